@@ -1,0 +1,128 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/allot-sched/allot"
+)
+
+// Parts of the format whose machinery allot does not have yet. A scenario
+// that uses them fails rather than pretending to pass.
+var (
+	errNoDrain = errors.New("drain: the scheduling loop is not built yet")
+	errNoOrder = errors.New("expectOrder: admission order is not built yet")
+)
+
+// Result is the outcome of running one scenario.
+type Result struct {
+	Name string
+	File string
+	// Passed is true when Failures is empty.
+	Passed bool
+	// Failures has one readable line per problem, like
+	//	step 3 (decide "gang"): reason: want TopologyUnsatisfiable, got InsufficientCapacity (message: ...)
+	Failures []string
+}
+
+// Run builds the scenario's snapshot, puts it in a Store and checks the
+// scenario against it: the request against its expectation, or the steps
+// in order. A step that cannot be carried out (a commit or event error, a
+// drain) ends the run; a mismatch does not.
+func (s *Scenario) Run() (r Result) {
+	r = Result{Name: s.Name, File: s.File}
+	fail := func(format string, args ...any) { r.Failures = append(r.Failures, fmt.Sprintf(format, args...)) }
+	where := "build" // what runs now, for a panic's failure line
+	defer func() {
+		// A panic in allot fails this scenario, not the whole run.
+		if v := recover(); v != nil {
+			fail("%s: panic: %v", where, v)
+		}
+		r.Passed = len(r.Failures) == 0
+	}()
+
+	snap, err := s.Build()
+	if err != nil {
+		fail("build: %v", err)
+		return r
+	}
+	if s.ExpectOrder != nil {
+		fail("%v", errNoOrder)
+	}
+	if s.Request != nil {
+		where = fmt.Sprintf("request %q", s.Request.ID)
+		d := allot.Decide(snap, *s.Request)
+		if s.Expect != nil {
+			for _, m := range s.Expect.Mismatches(snap, &d) {
+				fail("%s: %s", where, m)
+			}
+		}
+	}
+
+	where = "store"
+	store := allot.NewStore(snap)
+	for i, st := range s.Steps {
+		label := fmt.Sprintf("step %d (%v)", i+1, st)
+		where = label
+		switch st.Kind {
+		case StepDecide:
+			cur := store.Load()
+			d := allot.Decide(cur, st.Request)
+			if st.Expect != nil {
+				for _, m := range st.Expect.Mismatches(cur, &d) {
+					fail("%s: %s", label, m)
+				}
+			}
+			if st.Commit && d.Verdict == allot.VerdictAdmit {
+				if _, err := store.Commit(d); err != nil {
+					fail("%s: commit: %v", label, err)
+					return r
+				}
+			}
+		case StepDrain:
+			fail("step %d: %v", i+1, errNoDrain)
+			return r
+		case StepExpectState:
+			for _, m := range st.State.Mismatches(store.Load()) {
+				fail("%s: %s", label, m)
+			}
+		default:
+			ev, _ := st.Event()
+			if _, err := store.Apply(ev); err != nil {
+				fail("%s: %v", label, err)
+				return r
+			}
+		}
+	}
+	return r
+}
+
+// Decide returns the decision on the scenario's request. For a scenario
+// with steps it applies the events before the first decide step and decides
+// that step's request. Expectations are not checked.
+func (s *Scenario) Decide() (allot.Decision, error) {
+	snap, err := s.Build()
+	if err != nil {
+		return allot.Decision{}, fmt.Errorf("%s: build: %w", s.File, err)
+	}
+	if s.Request != nil {
+		return allot.Decide(snap, *s.Request), nil
+	}
+	store := allot.NewStore(snap)
+	for i, st := range s.Steps {
+		switch st.Kind {
+		case StepDecide:
+			return allot.Decide(store.Load(), st.Request), nil
+		case StepDrain:
+			return allot.Decision{}, fmt.Errorf("%s: step %d: %w", s.File, i+1, errNoDrain)
+		case StepExpectState:
+			// Nothing to check here.
+		default:
+			ev, _ := st.Event()
+			if _, err := store.Apply(ev); err != nil {
+				return allot.Decision{}, fmt.Errorf("%s: step %d (%v): %w", s.File, i+1, st, err)
+			}
+		}
+	}
+	return allot.Decision{}, fmt.Errorf("%s: no request to decide", s.File)
+}

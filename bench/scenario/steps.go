@@ -1,0 +1,168 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/allot-sched/allot"
+)
+
+// StepKind says what a step does. Its String is the step's key in the file.
+type StepKind uint8
+
+const (
+	// StepDecide decides Request on the current snapshot, checks Expect and,
+	// with Commit, commits an admission.
+	StepDecide StepKind = 1 + iota
+	// StepFinish ends the running workload Target.
+	StepFinish
+	// StepCheckpoint records a checkpoint of the running workload Target now.
+	StepCheckpoint
+	// StepAdvance moves the clock Seconds forward.
+	StepAdvance
+	// StepNodeDown takes the node Target down.
+	StepNodeDown
+	// StepNodeUp brings the node Target back.
+	StepNodeUp
+	// StepSubmit adds Workload to the pending workloads.
+	StepSubmit
+	// StepDrain runs the scheduling loop until a full pass admits nothing.
+	StepDrain
+	// StepExpectState checks State against the current snapshot.
+	StepExpectState
+)
+
+var stepKindNames = [...]string{"", "decide", "finish", "checkpoint", "advance", "nodeDown", "nodeUp", "submit", "drain", "expectState"}
+
+func (k StepKind) String() string {
+	if int(k) < len(stepKindNames) {
+		return stepKindNames[k]
+	}
+	return fmt.Sprintf("StepKind(%d)", uint8(k))
+}
+
+// Step is one entry of a scenario's steps. Kind says which fields count.
+type Step struct {
+	Kind StepKind
+
+	// Request is what a decide step asks about, Expect what its decision
+	// must show (nil: nothing is checked), and Commit whether an Admit is
+	// committed to the store.
+	Request allot.Request
+	Expect  *Expect
+	Commit  bool
+
+	// Target is the workload ID of a finish or checkpoint step, or the node
+	// name of a nodeDown or nodeUp step.
+	Target string
+	// Seconds is how far an advance step moves the clock.
+	Seconds int64
+	// Workload is what a submit step adds to the pending workloads.
+	Workload allot.Workload
+	// State is what an expectState step checks.
+	State *State
+}
+
+// Event returns the store event a step applies; ok is false for the steps
+// that are not events (decide, drain, expectState).
+func (st Step) Event() (ev allot.Event, ok bool) {
+	switch st.Kind {
+	case StepFinish:
+		return allot.Finish{ID: st.Target}, true
+	case StepCheckpoint:
+		return allot.Checkpoint{ID: st.Target}, true
+	case StepAdvance:
+		return allot.AdvanceTime{Seconds: st.Seconds}, true
+	case StepNodeDown:
+		return allot.NodeDown{Node: st.Target}, true
+	case StepNodeUp:
+		return allot.NodeUp{Node: st.Target}, true
+	case StepSubmit:
+		return allot.Submit{Workload: st.Workload}, true
+	}
+	return nil, false
+}
+
+// String describes the step in one line, as failure messages name it:
+// decide "gang", advance 150, expectState.
+func (st Step) String() string {
+	switch st.Kind {
+	case StepDecide:
+		return fmt.Sprintf("decide %q", st.Request.ID)
+	case StepFinish, StepCheckpoint, StepNodeDown, StepNodeUp:
+		return fmt.Sprintf("%s %q", st.Kind, st.Target)
+	case StepAdvance:
+		return fmt.Sprintf("advance %d", st.Seconds)
+	case StepSubmit:
+		return fmt.Sprintf("submit %q", st.Workload.ID)
+	}
+	return st.Kind.String()
+}
+
+// steps reads the step list. The clock moves with each advance step, and a
+// step's times must not be later than the clock at that step.
+func (p *parser) steps(n node) []Step {
+	clock := p.now
+	var out []Step
+	for _, e := range p.array(n) {
+		st := p.step(e, clock)
+		if st.Kind == StepAdvance {
+			clock += st.Seconds
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (p *parser) step(n node, now int64) Step {
+	o := p.object(n, "decide", "expect", "commit", "finish", "checkpoint", "advance", "nodeDown",
+		"nodeUp", "submit", "drain", "expectState")
+	var st Step
+	var actions []string
+	for k := StepDecide; k <= StepExpectState; k++ {
+		if o.has(k.String()) {
+			actions = append(actions, k.String())
+			st.Kind = k
+		}
+	}
+	if p.err != nil {
+		return st
+	}
+	switch len(actions) {
+	case 0:
+		p.failf(n, "a step needs one of %s", strings.Join(stepKindNames[1:], ", "))
+		return st
+	case 1:
+	default:
+		p.failf(n, "a step has one action, this one has %s", strings.Join(actions, " and "))
+		return st
+	}
+	if st.Kind != StepDecide {
+		p.forbid(o, "expect and commit go with decide", "expect", "commit")
+	}
+	v := o.get(st.Kind.String())
+	switch st.Kind {
+	case StepDecide:
+		st.Request = allot.Request(p.workload(v, request, now))
+		if o.has("expect") {
+			st.Expect = p.expect(o.get("expect"), st.Request)
+		}
+		st.Commit = p.boolean(o.get("commit"))
+	case StepFinish, StepCheckpoint, StepNodeDown, StepNodeUp:
+		st.Target = p.name(v)
+		if p.err == nil && (st.Kind == StepNodeDown || st.Kind == StepNodeUp) && !p.domains["node"][st.Target] {
+			p.failf(v, "unknown node %q", st.Target)
+		}
+	case StepAdvance:
+		st.Seconds = p.seconds(v)
+	case StepSubmit:
+		st.Workload = p.workload(v, pending, now)
+	case StepDrain:
+		if !p.boolean(v) && p.err == nil {
+			p.failf(v, "drain takes true")
+		}
+	case StepExpectState:
+		st.State = p.state(v)
+	}
+	return st
+}

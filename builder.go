@@ -1,0 +1,586 @@
+package allot
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/allot-sched/allot/internal/cow"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
+	"github.com/allot-sched/allot/topology"
+)
+
+// DefaultResources are the resources of a snapshot that declares none.
+var DefaultResources = []string{"gpu", "cpu", "memory"}
+
+// maxQuantity bounds every quantity so that sums and products of counts
+// cannot overflow int64.
+const maxQuantity = int64(1) << 52
+
+// maxPodCount bounds a pod set's count.
+const maxPodCount = 1 << 20
+
+// Builder describes a snapshot. Fill its fields and call Build, which
+// validates everything and refuses an invalid state with a *BuildError. The
+// Builder is not retained: changing it after Build does not change the
+// snapshot.
+type Builder struct {
+	// Now is the snapshot's time in seconds.
+	Now int64
+	// Resources are the resource names; empty means DefaultResources.
+	Resources []string
+	// Levels are the topology levels, broad to narrow; nodes are the
+	// implicit last level.
+	Levels      []string
+	Flavors     []Flavor
+	Nodes       []Node
+	Cohorts     []Cohort
+	Queues      []Queue
+	Running     []Workload
+	Pending     []Workload
+	History     History
+	Options     Options
+	FairSharing FairSharing
+	// Version is the first version's number.
+	Version uint64
+}
+
+// Build validates the description and returns the snapshot.
+func (b *Builder) Build() (*Snapshot, error) {
+	s := &Snapshot{version: b.Version, now: b.Now, history: b.History, options: b.Options, fairSharing: b.FairSharing,
+		cohorts: slices.Clone(b.Cohorts), queues: slices.Clone(b.Queues)}
+	if err := b.checkUnsupported(); err != nil {
+		return nil, err
+	}
+	if err := s.buildResources(b.Resources); err != nil {
+		return nil, err
+	}
+	if err := s.buildFlavors(b.Flavors); err != nil {
+		return nil, err
+	}
+	if err := s.buildTopology(b.Levels, b.Nodes); err != nil {
+		return nil, err
+	}
+	if err := s.buildQueues(b.Cohorts, b.Queues); err != nil {
+		return nil, err
+	}
+	s.running, s.byQueue, s.byNode, s.pending = newTrees()
+	s.usage = cow.Make[res.Vec](len(s.queues) * len(s.flavors))
+	s.runCount = make([]int32, len(s.queues))
+	seen := make(map[string]string, len(b.Running)+len(b.Pending))
+	for i := range b.Running {
+		path := fmt.Sprintf("running[%d]", i)
+		if err := s.addRunning(b.Running[i], path, seen); err != nil {
+			return nil, err
+		}
+	}
+	for i := range b.Pending {
+		path := fmt.Sprintf("pending[%d]", i)
+		if err := s.addPending(b.Pending[i], path, seen); err != nil {
+			return nil, err
+		}
+	}
+	s.state.Flush()
+	return s, nil
+}
+
+// checkUnsupported refuses configuration whose semantics are not built yet,
+// rather than ignoring it.
+func (b *Builder) checkUnsupported() error {
+	no := func(path, what string) error { return buildErr(ErrUnsupported, path, "%s", what) }
+	for i, c := range b.Cohorts {
+		if len(c.Quota) > 0 {
+			return no(fmt.Sprintf("cohorts[%d].quota", i), "cohort quota and borrowing")
+		}
+	}
+	for i, q := range b.Queues {
+		p := fmt.Sprintf("queues[%d]", i)
+		for _, fq := range q.Quota {
+			for _, rq := range fq.Resources {
+				rp := p + ".quota." + fq.Flavor + "." + rq.Name
+				switch {
+				case rq.BorrowingLimit != nil:
+					return no(rp+".borrowingLimit", "borrowing limits")
+				case rq.LendingLimit != nil:
+					return no(rp+".lendingLimit", "lending limits")
+				case rq.Hard != nil:
+					return no(rp+".hard", "hard caps")
+				case rq.Soft != nil:
+					return no(rp+".soft", "soft caps")
+				}
+			}
+		}
+		switch {
+		case q.FlavorFungibility != (FlavorFungibility{}):
+			return no(p+".flavorFungibility", "flavor fungibility policies")
+		case q.Preemption.WithinQueue != "" && q.Preemption.WithinQueue != "Never",
+			q.Preemption.ReclaimWithinCohort != "" && q.Preemption.ReclaimWithinCohort != "Never",
+			q.Preemption.BorrowWithinCohort.Policy != "" && q.Preemption.BorrowWithinCohort.Policy != "Never":
+			return no(p+".preemption", "preemption")
+		case q.FairSharing != nil:
+			return no(p+".fairSharing", "fair sharing")
+		case len(q.UserCap) > 0:
+			return no(p+".userCap", "per-user caps")
+		case len(q.NonPreemptibleCap) > 0:
+			return no(p+".nonPreemptibleCap", "non-preemptible caps")
+		case len(q.Windows) > 0:
+			return no(p+".windows", "time windows")
+		case q.SLATier != nil:
+			return no(p+".slaTier", "SLA tiers")
+		}
+	}
+	switch {
+	case b.FairSharing.Enabled:
+		return no("fairSharing", "fair sharing")
+	case len(b.History.Usage) > 0 || len(b.History.Preemptions) > 0:
+		return no("history", "fairness history")
+	case b.Options.Backfill != nil && *b.Options.Backfill:
+		return no("options.backfill", "backfill")
+	}
+	return nil
+}
+
+func (s *Snapshot) buildResources(names []string) error {
+	if len(names) == 0 {
+		names = DefaultResources
+	}
+	if len(names) > res.Max {
+		return buildErr(ErrInvalid, "resources", "%d resources, at most %d", len(names), res.Max)
+	}
+	s.resources = slices.Clone(names)
+	s.resIdx = make(map[string]int, len(names))
+	s.gpu, s.tokens = -1, -1
+	for i, n := range names {
+		if n == "" {
+			return buildErr(ErrInvalid, fmt.Sprintf("resources[%d]", i), "empty name")
+		}
+		if _, dup := s.resIdx[n]; dup {
+			return buildErr(ErrDuplicateID, fmt.Sprintf("resources[%d]", i), "resource %q twice", n)
+		}
+		s.resIdx[n] = i
+		switch n {
+		case "gpu":
+			s.gpu = i
+		case "tokens":
+			s.tokens = i
+		}
+	}
+	return nil
+}
+
+func (s *Snapshot) buildFlavors(fs []Flavor) error {
+	s.flavors = slices.Clone(fs)
+	s.flavorIdx = make(map[string]int32, len(fs))
+	for i, f := range fs {
+		if f.Name == "" {
+			return buildErr(ErrInvalid, fmt.Sprintf("flavors[%d].name", i), "empty name")
+		}
+		if _, dup := s.flavorIdx[f.Name]; dup {
+			return buildErr(ErrDuplicateID, fmt.Sprintf("flavors[%d]", i), "flavor %q twice", f.Name)
+		}
+		s.flavorIdx[f.Name] = int32(i)
+	}
+	return nil
+}
+
+// vector converts a resource map, refusing unknown names and bad values.
+func (s *Snapshot) vector(m Resources, path string) (res.Vec, error) {
+	var v res.Vec
+	found := 0
+	for i, name := range s.resources {
+		q, ok := m[name]
+		if !ok {
+			continue
+		}
+		found++
+		if q < 0 || q > maxQuantity {
+			return v, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, 2^52]", q)
+		}
+		v[i] = q
+	}
+	if found != len(m) {
+		for _, name := range sortedKeys(m) {
+			if _, ok := s.resIdx[name]; !ok {
+				return v, buildErr(ErrUnknownResource, path+"."+name, "resource %q is not declared", name)
+			}
+		}
+	}
+	return v, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (s *Snapshot) buildTopology(levels []string, nodes []Node) error {
+	for i, l := range levels {
+		if l == "" || l == "node" || l == "cluster" {
+			return buildErr(ErrInvalid, fmt.Sprintf("topology.levels[%d]", i), "level name %q is reserved or empty", l)
+		}
+		if slices.Index(levels[:i], l) >= 0 {
+			return buildErr(ErrDuplicateID, fmt.Sprintf("topology.levels[%d]", i), "level %q twice", l)
+		}
+	}
+	specs := make([]topology.NodeSpec, len(nodes))
+	names := make(map[string]int, len(nodes))
+	s.nodeRes = make([]uint16, len(s.flavors))
+	for i := range nodes {
+		n := &nodes[i]
+		p := fmt.Sprintf("nodes[%d]", i)
+		if n.Name == "" {
+			return buildErr(ErrInvalid, p+".name", "empty name")
+		}
+		if _, dup := names[n.Name]; dup {
+			return buildErr(ErrDuplicateID, p+".name", "node %q twice", n.Name)
+		}
+		names[n.Name] = i
+		f, ok := s.flavorIdx[n.Flavor]
+		if !ok {
+			return buildErr(ErrUnknownFlavor, p+".flavor", "node %q names flavor %q", n.Name, n.Flavor)
+		}
+		labels := make([]string, len(levels))
+		for l, lvl := range levels {
+			v, ok := n.Labels[lvl]
+			if !ok || v == "" {
+				return buildErr(ErrMissingLabel, p+".labels."+lvl, "node %q has no %q label", n.Name, lvl)
+			}
+			labels[l] = v
+		}
+		capacity, err := s.vector(n.Capacity, p+".capacity")
+		if err != nil {
+			return err
+		}
+		if s.gpu >= 0 && capacity[s.gpu] > topology.MaxNodeGPUs {
+			return buildErr(ErrInvalid, p+".capacity.gpu", "%d GPUs, at most %d per node", capacity[s.gpu], topology.MaxNodeGPUs)
+		}
+		if n.MaxPods < 0 {
+			return buildErr(ErrInvalid, p+".maxPods", "negative")
+		}
+		for r := range s.resources {
+			if capacity[r] > 0 {
+				s.nodeRes[f] |= 1 << r
+			}
+		}
+		specs[i] = topology.NodeSpec{Name: n.Name, Flavor: f, Labels: labels, Capacity: capacity, Groups: n.GPUGroups, MaxPods: n.MaxPods}
+	}
+	t, err := topology.New(levels, len(s.resources), s.gpu, len(s.flavors), specs)
+	if err != nil {
+		return buildErr(ErrInvalid, "nodes", "%v", err)
+	}
+	s.topo = t
+	s.capacity = topology.NewState(t, 0)
+	s.state = topology.NewState(t, s.now)
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Unschedulable || n.Down || n.CooldownUntil > s.now {
+			idx, _ := t.NodeIndex(n.Name)
+			s.state.SetCondition(idx, n.Unschedulable, n.Down, n.CooldownUntil)
+		}
+	}
+	return nil
+}
+
+func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
+	cs := make([]quota.CohortSpec, len(cohorts))
+	seen := make(map[string]bool, len(cohorts))
+	for i, c := range cohorts {
+		if c.Name == "" {
+			return buildErr(ErrInvalid, fmt.Sprintf("cohorts[%d].name", i), "empty name")
+		}
+		if seen[c.Name] {
+			return buildErr(ErrDuplicateID, fmt.Sprintf("cohorts[%d].name", i), "cohort %q twice", c.Name)
+		}
+		seen[c.Name] = true
+		cs[i] = quota.CohortSpec{Name: c.Name, Parent: c.Parent}
+	}
+	qs := make([]quota.Queue, len(queues))
+	qc := make([]string, len(queues))
+	s.queueIdx = make(map[string]int32, len(queues))
+	for i := range queues {
+		q, err := s.resolveQueue(queues[i], fmt.Sprintf("queues[%d]", i))
+		if err != nil {
+			return err
+		}
+		if _, dup := s.queueIdx[q.Name]; dup {
+			return buildErr(ErrDuplicateID, fmt.Sprintf("queues[%d].name", i), "queue %q twice", q.Name)
+		}
+		s.queueIdx[q.Name] = int32(i)
+		qs[i], qc[i] = q, queues[i].Cohort
+	}
+	t, err := quota.NewTree(len(s.flavors), cs, qs, qc)
+	if err != nil {
+		switch {
+		case errors.Is(err, quota.ErrCohortCycle):
+			return buildErr(ErrCohortCycle, "cohorts", "%v", err)
+		default:
+			return buildErr(ErrUnknownCohort, "cohorts", "%v", err)
+		}
+	}
+	s.quota = t
+	return nil
+}
+
+// resolveQueue turns a queue's configuration into quota's form.
+func (s *Snapshot) resolveQueue(q Queue, p string) (quota.Queue, error) {
+	out := quota.Queue{Name: q.Name, Hold: q.Hold, Tenants: slices.Sorted(slices.Values(q.Tenants))}
+	if q.Name == "" {
+		return out, buildErr(ErrInvalid, p+".name", "empty name")
+	}
+	byFlavor := make(map[int32]quota.FlavorQuota, len(q.Quota))
+	var order []int32
+	for i, fq := range q.Quota {
+		fp := fmt.Sprintf("%s.quota[%d]", p, i)
+		f, ok := s.flavorIdx[fq.Flavor]
+		if !ok {
+			return out, buildErr(ErrUnknownFlavor, fp+".flavor", "queue %q names flavor %q", q.Name, fq.Flavor)
+		}
+		if _, dup := byFlavor[f]; dup {
+			return out, buildErr(ErrDuplicateID, fp+".flavor", "flavor %q twice", fq.Flavor)
+		}
+		e := quota.FlavorQuota{Flavor: f}
+		for j, rq := range fq.Resources {
+			rp := fmt.Sprintf("%s.resources[%d]", fp, j)
+			r, ok := s.resIdx[rq.Name]
+			if !ok {
+				return out, buildErr(ErrUnknownResource, rp+".name", "resource %q is not declared", rq.Name)
+			}
+			if rq.Nominal < 0 || rq.Nominal > maxQuantity {
+				return out, buildErr(ErrInvalid, rp+".nominal", "quantity %d out of range", rq.Nominal)
+			}
+			if e.Covered&(1<<r) != 0 {
+				return out, buildErr(ErrDuplicateID, rp+".name", "resource %q twice", rq.Name)
+			}
+			e.Covered |= 1 << r
+			e.Nominal[r] = rq.Nominal
+		}
+		byFlavor[f] = e
+		order = append(order, f)
+	}
+	for i, name := range q.FlavorOrder {
+		f, ok := s.flavorIdx[name]
+		if !ok {
+			return out, buildErr(ErrUnknownFlavor, fmt.Sprintf("%s.flavorOrder[%d]", p, i), "flavor %q", name)
+		}
+		if e, ok := byFlavor[f]; ok {
+			out.Flavors = append(out.Flavors, e)
+			delete(byFlavor, f)
+		}
+	}
+	// Flavors with quota but missing from flavorOrder follow in the
+	// snapshot's flavor order.
+	slices.Sort(order)
+	for _, f := range order {
+		if e, ok := byFlavor[f]; ok {
+			out.Flavors = append(out.Flavors, e)
+		}
+	}
+	return out, nil
+}
+
+// addRunning validates an admitted workload and books it.
+func (s *Snapshot) addRunning(w Workload, p string, seen map[string]string) error {
+	if err := s.checkID(w.ID, p, seen); err != nil {
+		return err
+	}
+	q, ok := s.queueIdx[w.Queue]
+	if !ok {
+		return buildErr(ErrUnknownQueue, p+".queue", "workload %q names queue %q", w.ID, w.Queue)
+	}
+	if w.AdmittedAt > s.now {
+		return buildErr(ErrInvalid, p+".admittedAt", "%d is after now (%d)", w.AdmittedAt, s.now)
+	}
+	r := &running{w: w, queue: q}
+	r.w.PodSets = slices.Clone(w.PodSets)
+	for i := range w.PodSets {
+		ps := &r.w.PodSets[i]
+		pp := fmt.Sprintf("%s.podSets[%d]", p, i)
+		if ps.Count < 1 || ps.Count > maxPodCount {
+			return buildErr(ErrInvalid, pp+".count", "%d out of range [1, %d]", ps.Count, maxPodCount)
+		}
+		f, ok := s.flavorIdx[ps.Flavor]
+		if !ok {
+			return buildErr(ErrUnknownFlavor, pp+".flavor", "workload %q pod set %q names flavor %q", w.ID, ps.Name, ps.Flavor)
+		}
+		per, err := s.vector(ps.PerPod, pp+".perPod")
+		if err != nil {
+			return err
+		}
+		charge, err := s.podCharge(per, ps.Tokens, pp)
+		if err != nil {
+			return err
+		}
+		r.flavors = append(r.flavors, f)
+		r.need = append(r.need, charge.Scale(int64(ps.Count)))
+		book := s.placementRes(f, per)
+		r.perPod = append(r.perPod, book)
+		if len(ps.Nodes) == 0 {
+			for range ps.Count {
+				r.pods = append(r.pods, podAlloc{node: -1})
+			}
+			continue
+		}
+		if len(ps.Nodes) != int(ps.Count) {
+			return buildErr(ErrInvalid, pp+".nodes", "%d nodes for %d pods", len(ps.Nodes), ps.Count)
+		}
+		if len(ps.GPUIndices) != 0 && len(ps.GPUIndices) != int(ps.Count) {
+			return buildErr(ErrInvalid, pp+".gpuIndices", "%d lists for %d pods", len(ps.GPUIndices), ps.Count)
+		}
+		for k, name := range ps.Nodes {
+			np := fmt.Sprintf("%s.nodes[%d]", pp, k)
+			n, ok := s.topo.NodeIndex(name)
+			if !ok {
+				return buildErr(ErrUnknownNode, np, "workload %q runs on unknown node %q", w.ID, name)
+			}
+			node := &s.topo.Nodes[n]
+			if node.Flavor != f {
+				return buildErr(ErrInvalid, np, "node %q is of flavor %q, the pod set's is %q", name, s.flavors[node.Flavor].Name, ps.Flavor)
+			}
+			free := s.state.FreeMask(n)
+			g := int64(0)
+			if s.gpu >= 0 {
+				g = book[s.gpu]
+			}
+			var mask uint64
+			if len(ps.GPUIndices) > 0 {
+				for _, gi := range ps.GPUIndices[k] {
+					if gi < 0 || gi >= int(node.GPUs) {
+						return buildErr(ErrOverCapacity, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), "GPU %d on node %q with %d GPUs", gi, name, node.GPUs)
+					}
+					if mask&(1<<gi) != 0 || free&(1<<gi) == 0 {
+						return buildErr(ErrOverCapacity, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), "GPU %d of node %q is booked twice", gi, name)
+					}
+					mask |= 1 << gi
+				}
+				if int64(bits.OnesCount64(mask)) != g {
+					return buildErr(ErrInvalid, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), "%d GPUs listed, the pod asks for %d", bits.OnesCount64(mask), g)
+				}
+			} else {
+				if int64(bits.OnesCount64(free)) < g {
+					return buildErr(ErrOverCapacity, np, "node %q has %d free GPUs, the pod needs %d", name, bits.OnesCount64(free), g)
+				}
+				for range g {
+					low := free & -free
+					mask |= low
+					free &^= low
+				}
+			}
+			ns := s.state.Node(n)
+			if !book.LessEq(ns.Free) {
+				return buildErr(ErrOverCapacity, np, "node %q cannot hold the pod: free %s, pod %s", name, s.fmtVec(ns.Free), s.fmtVec(book))
+			}
+			if node.MaxPods > 0 && ns.Pods >= node.MaxPods {
+				return buildErr(ErrOverCapacity, np, "node %q already holds its %d pods", name, node.MaxPods)
+			}
+			s.state.Allocate(n, mask, book, 1)
+			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
+		}
+	}
+	s.insertRunning(r)
+	return nil
+}
+
+// podCharge is what one pod charges to quota: its resources plus its token
+// budget.
+func (s *Snapshot) podCharge(per res.Vec, t *Tokens, p string) (res.Vec, error) {
+	if t == nil {
+		return per, nil
+	}
+	if s.tokens < 0 {
+		return per, buildErr(ErrUnknownResource, p+".tokens", "the snapshot declares no \"tokens\" resource")
+	}
+	if t.Prompt < 0 || t.MaxTokens < 0 || t.Prompt > maxQuantity || t.MaxTokens > maxQuantity {
+		return per, buildErr(ErrInvalid, p+".tokens", "token counts out of range")
+	}
+	per[s.tokens] += t.Prompt + t.MaxTokens
+	if per[s.tokens] > maxQuantity {
+		return per, buildErr(ErrInvalid, p+".tokens", "token counts out of range")
+	}
+	return per, nil
+}
+
+// insertRunning books an admitted workload in the indexes and usage.
+func (s *Snapshot) insertRunning(r *running) {
+	for i, f := range r.flavors {
+		s.addUsage(r.queue, f, r.need[i], 1)
+	}
+	for _, pa := range r.pods {
+		r.gpus += int64(bits.OnesCount64(pa.gpus))
+	}
+	s.running.Set(r)
+	s.byQueue.Set(queueKey{r.queue, r.w.ID})
+	last := int32(-1)
+	for _, pa := range r.pods {
+		if pa.node >= 0 && pa.node != last {
+			s.byNode.Set(nodeKey{pa.node, r.w.ID})
+			last = pa.node
+		}
+	}
+	s.runCount[r.queue]++
+}
+
+// removeRunning releases an admitted workload.
+func (s *Snapshot) removeRunning(r *running) {
+	k := 0
+	for i := range r.flavors {
+		s.addUsage(r.queue, r.flavors[i], r.need[i], -1)
+		for range r.w.PodSets[i].Count {
+			pa := r.pods[k]
+			k++
+			if pa.node >= 0 {
+				s.state.Release(pa.node, pa.gpus, r.perPod[i], 1)
+				s.byNode.Delete(nodeKey{pa.node, r.w.ID})
+			}
+		}
+	}
+	s.running.Delete(r)
+	s.byQueue.Delete(queueKey{r.queue, r.w.ID})
+	s.runCount[r.queue]--
+}
+
+func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) error {
+	if err := s.checkID(w.ID, p, seen); err != nil {
+		return err
+	}
+	if _, ok := s.queueIdx[w.Queue]; !ok {
+		return buildErr(ErrUnknownQueue, p+".queue", "workload %q names queue %q", w.ID, w.Queue)
+	}
+	if w.SubmittedAt > s.now {
+		return buildErr(ErrInvalid, p+".submittedAt", "%d is after now (%d)", w.SubmittedAt, s.now)
+	}
+	if msg, field := s.validate((*Request)(&w)); msg != "" {
+		return buildErr(ErrInvalid, p+"."+field, "%s", msg)
+	}
+	cp := w
+	cp.PodSets = slices.Clone(w.PodSets)
+	s.pending.Set(&cp)
+	return nil
+}
+
+func (s *Snapshot) checkID(id, p string, seen map[string]string) error {
+	if id == "" {
+		return buildErr(ErrInvalid, p+".id", "empty id")
+	}
+	if prev, dup := seen[id]; dup {
+		return buildErr(ErrDuplicateID, p+".id", "workload %q is also %s", id, prev)
+	}
+	seen[id] = p
+	return nil
+}
+
+func (s *Snapshot) fmtVec(v res.Vec) string {
+	out := "{"
+	for i, n := range s.resources {
+		if i > 0 {
+			out += " "
+		}
+		out += fmt.Sprintf("%s:%d", n, v[i])
+	}
+	return out + "}"
+}

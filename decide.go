@@ -1,0 +1,721 @@
+package allot
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
+)
+
+// Decide answers one request on one snapshot: Admit (here, on these GPUs),
+// Preempt (after evicting these victims), Queue (and why) or Reject (and
+// why). It is a pure function: the same snapshot and request give the same
+// decision, byte for byte. It never modifies the snapshot, so any number of
+// goroutines may decide on one snapshot at once.
+//
+// The checks run in DESIGN order: validate, authorize, hold, caps, flavor
+// assignment against quota, gang placement on the chosen flavor, backfill,
+// soft cap, preemption. The trail records each check that ran.
+func Decide(s *Snapshot, r Request) Decision {
+	var d Decision
+	DecideInto(s, r, &d)
+	// A returned decision shares no memory that a later decision reuses.
+	d.decisionScratch = decisionScratch{}
+	return d
+}
+
+// DecideInto is Decide writing into d and reusing the memory d already
+// holds, so a caller deciding in a loop allocates nothing once d has grown.
+// d's strings (Message, trail details) and slices are overwritten by the next
+// DecideInto on the same d: copy what must outlive it.
+func DecideInto(s *Snapshot, r Request, d *Decision) {
+	d.reset()
+	d.request = r
+	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
+	dc := decider{s: s, r: &d.request, d: d}
+	dc.run()
+	dc.finish()
+}
+
+// reset empties d, keeping its memory.
+func (d *Decision) reset() {
+	*d = Decision{
+		Flavors:   d.Flavors[:0],
+		Placement: d.Placement[:0],
+		Borrowing: d.Borrowing[:0],
+		Victims:   d.Victims[:0],
+		Trail:     d.Trail[:0],
+		decisionScratch: decisionScratch{
+			buf:    d.buf[:0],
+			gpuBuf: d.gpuBuf[:0],
+			asg:    d.asg[:0],
+			placer: d.placer,
+		},
+	}
+}
+
+type span struct{ from, to int32 }
+
+// decider is one decision in progress.
+type decider struct {
+	s *Snapshot
+	r *Request
+	d *Decision
+
+	q  int32
+	qc *quota.Queue
+	// Per pod set: resolved vectors and the chosen flavor.
+	n       int
+	perPod  [maxPodSets]res.Vec // what a pod books on a node of its flavor
+	charge  [maxPodSets]res.Vec // what a pod charges to quota
+	need    [maxPodSets]res.Vec // charge × count
+	chosen  [maxPodSets]int32
+	asgFrom [maxPodSets]int32 // first assignment of each pod set, -1 if none
+	gsets   [maxPodSets]gang.PodSet
+
+	// Text spans into d.buf: the message and each trail check's detail.
+	msg   span
+	spans [16]span
+	extra []span
+}
+
+// Check stage results go to the trail as they happen.
+func (dc *decider) check(st Stage, passed bool, detail span) {
+	i := len(dc.d.Trail)
+	dc.d.Trail = append(dc.d.Trail, Check{Stage: st, Passed: passed})
+	if i < len(dc.spans) {
+		dc.spans[i] = detail
+	} else {
+		dc.extra = append(dc.extra, detail)
+	}
+}
+
+// Text writing: everything goes to one buffer, turned into strings once.
+func (dc *decider) mark() int32 { return int32(len(dc.d.buf)) }
+func (dc *decider) since(m int32) span {
+	return span{m, dc.mark()}
+}
+func (dc *decider) w(s string)  { dc.d.buf = append(dc.d.buf, s...) }
+func (dc *decider) wi(i int64)  { dc.d.buf = strconv.AppendInt(dc.d.buf, i, 10) }
+func (dc *decider) wq(s string) { dc.d.buf = strconv.AppendQuote(dc.d.buf, s) }
+func (dc *decider) wres(r int)  { dc.w(dc.s.resources[r]) }
+
+// finish turns the text buffer into the decision's strings.
+func (dc *decider) finish() {
+	d := dc.d
+	if len(d.buf) == 0 {
+		return
+	}
+	text := unsafe.String(unsafe.SliceData(d.buf), len(d.buf))
+	sub := func(sp span) string { return text[sp.from:sp.to] }
+	d.Message = sub(dc.msg)
+	for i := range d.Trail {
+		var sp span
+		if i < len(dc.spans) {
+			sp = dc.spans[i]
+		} else {
+			sp = dc.extra[i-len(dc.spans)]
+		}
+		d.Trail[i].Detail = sub(sp)
+	}
+}
+
+// conclude sets the verdict from the reason, with the message text between
+// m and now; the last trail check records it too.
+func (dc *decider) conclude(st Stage, reason Reason, m int32) {
+	dc.msg = dc.since(m)
+	dc.d.Reason, dc.d.Verdict = reason, reason.Verdict()
+	dc.check(st, reason.Verdict() == VerdictAdmit, dc.msg)
+}
+
+func (dc *decider) run() {
+	s, r := dc.s, dc.r
+	// Validate.
+	if msg, field := s.validate(r); msg != "" {
+		m := dc.mark()
+		dc.w(field)
+		dc.w(": ")
+		dc.w(msg)
+		dc.conclude(StageValidate, InvalidRequest, m)
+		return
+	}
+	dc.check(StageValidate, true, span{})
+	q, ok := s.queueIdx[r.Queue]
+	if !ok {
+		m := dc.mark()
+		dc.w("queue ")
+		dc.wq(r.Queue)
+		dc.w(" does not exist")
+		dc.conclude(StageValidate, UnknownQueue, m)
+		return
+	}
+	dc.q, dc.qc = q, &s.quota.Queues[q]
+	// Authorize.
+	if !dc.qc.Authorized(r.Tenant) {
+		m := dc.mark()
+		dc.w("tenant ")
+		dc.wq(r.Tenant)
+		dc.w(" may not submit to queue ")
+		dc.wq(r.Queue)
+		dc.conclude(StageAuthorize, Unauthorized, m)
+		return
+	}
+	dc.check(StageAuthorize, true, span{})
+	// Hold.
+	if dc.qc.Hold {
+		m := dc.mark()
+		dc.w("queue ")
+		dc.wq(r.Queue)
+		dc.w(" is on hold: it admits nothing new")
+		dc.conclude(StageHold, QueueHeld, m)
+		return
+	}
+	dc.check(StageHold, true, span{})
+	dc.resolve()
+	if !dc.assign() {
+		return
+	}
+	dc.admit()
+}
+
+// resolve turns the request's pod sets into vectors.
+func (dc *decider) resolve() {
+	s, r := dc.s, dc.r
+	dc.n = len(r.PodSets)
+	for i := range r.PodSets {
+		ps := &r.PodSets[i]
+		var v res.Vec
+		for k, name := range s.resources {
+			v[k] = ps.PerPod[name]
+		}
+		dc.perPod[i] = v
+		if ps.Tokens != nil && s.tokens >= 0 {
+			v[s.tokens] += ps.Tokens.Prompt + ps.Tokens.MaxTokens
+		}
+		dc.charge[i] = v
+		dc.need[i] = v.Scale(int64(ps.Count))
+		dc.chosen[i] = -1
+		dc.asgFrom[i] = -1
+	}
+}
+
+// attempt is the outcome of trying one flavor for one unit of pod sets.
+type attempt struct {
+	flavor int32
+	reason Reason
+	never  bool
+	qc     quota.Check
+	fail   gang.Failure
+	podSet int
+}
+
+// assign picks a flavor for every pod set (a group's members together) and
+// places it. It concludes the decision on failure.
+func (dc *decider) assign() bool {
+	s, r := dc.s, dc.r
+	placer := dc.placer()
+	for i := 0; i < dc.n; i++ {
+		if dc.chosen[i] >= 0 {
+			continue // placed with its group
+		}
+		members := dc.unit(i)
+		var first, firstNever attempt
+		haveWait, haveNever := false, false
+		for k := range dc.qc.Flavors {
+			fq := &dc.qc.Flavors[k]
+			f := fq.Flavor
+			if !dc.allowed(members, f) {
+				continue
+			}
+			a := dc.try(placer, members, fq)
+			if a.reason == 0 {
+				for _, m := range membersOf(members) {
+					dc.chosen[m] = f
+				}
+				goto placed
+			}
+			if a.never {
+				if !haveNever {
+					firstNever, haveNever = a, true
+				}
+			} else if !haveWait {
+				first, haveWait = a, true
+			}
+		}
+		// No flavor took the unit.
+		switch {
+		case haveWait:
+			dc.explain(first)
+		case haveNever:
+			dc.explain(firstNever)
+		default:
+			m := dc.mark()
+			dc.w("queue ")
+			dc.wq(r.Queue)
+			dc.w(" has no quota on any flavor pod set ")
+			dc.wq(r.PodSets[i].Name)
+			dc.w(" may use")
+			dc.conclude(StageQuota, NeverFits, m)
+		}
+		return false
+	placed:
+	}
+	_ = s
+	return true
+}
+
+// unit is the set of pod sets placed together with pod set i: its group, or
+// itself. Bit k set means pod set k.
+func (dc *decider) unit(i int) uint16 {
+	g := dc.r.PodSets[i].Topology.Group
+	if g == "" {
+		return 1 << i
+	}
+	var u uint16
+	for k := i; k < dc.n; k++ {
+		if dc.r.PodSets[k].Topology.Group == g {
+			u |= 1 << k
+		}
+	}
+	return u
+}
+
+func membersOf(u uint16) []int {
+	var out []int
+	for k := 0; k < maxPodSets; k++ {
+		if u&(1<<k) != 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// allowed reports whether every member may use flavor f.
+func (dc *decider) allowed(u uint16, f int32) bool {
+	name := dc.s.flavors[f].Name
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) == 0 {
+			continue
+		}
+		fs := dc.r.PodSets[k].Flavors
+		if len(fs) == 0 {
+			continue
+		}
+		ok := false
+		for _, a := range fs {
+			if a == name {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// try checks quota and placement of a unit on one flavor.
+func (dc *decider) try(pl *gang.Placer, u uint16, fq *quota.FlavorQuota) attempt {
+	s := dc.s
+	f := fq.Flavor
+	a := attempt{flavor: f}
+	// Quota: the queue's usage, plus what earlier pod sets of this request
+	// put on the same flavor, plus this unit.
+	used := s.usageOf(dc.q, f)
+	var need res.Vec
+	for k := 0; k < dc.n; k++ {
+		switch {
+		case u&(1<<k) != 0:
+			need = need.Add(dc.need[k])
+		case dc.chosen[k] == f:
+			used = used.Add(dc.need[k])
+		}
+	}
+	a.qc = fq.Fits(used, need, len(s.resources))
+	switch a.qc.Verdict {
+	case quota.NoFitEver:
+		a.reason, a.never = NeverFits, true
+		return a
+	case quota.NoFitNow:
+		a.reason = QuotaExhausted
+		a.never = !dc.everPlaceable(u, f)
+		return a
+	}
+	if !s.flavorHasNodes(f) {
+		return a
+	}
+	sets := dc.gangSets(u, f)
+	mark := len(dc.d.asg)
+	asg, fail, ok := pl.Place(sets, dc.d.asg)
+	dc.d.asg = asg
+	if ok {
+		at := int32(mark)
+		for k := 0; k < dc.n; k++ {
+			if u&(1<<k) != 0 {
+				dc.asgFrom[k] = at
+				at += dc.r.PodSets[k].Count
+			}
+		}
+		return a
+	}
+	dc.d.asg = dc.d.asg[:mark]
+	a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
+	dc.classify(&a, u, sets)
+	return a
+}
+
+// memberIndex maps an index into a unit's pod sets back to the request's.
+func (dc *decider) memberIndex(u uint16, i int) int {
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) != 0 {
+			if i == 0 {
+				return k
+			}
+			i--
+		}
+	}
+	return 0
+}
+
+// gangSets resolves a unit's pod sets for the placer on flavor f.
+func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
+	s := dc.s
+	out := dc.gsets[:0]
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) == 0 {
+			continue
+		}
+		ps := &dc.r.PodSets[k]
+		book := s.placementRes(f, dc.perPod[k])
+		g := gang.PodSet{Flavor: f, Count: int64(ps.Count), Res: book, Mode: gang.Unconstrained, Policy: gang.Pack}
+		if s.gpu >= 0 {
+			g.GPUs = int(book[s.gpu])
+		}
+		t := &ps.Topology
+		switch {
+		case t.Required != "":
+			g.Mode = gang.Required
+			g.Level, _ = s.topo.LevelIndex(t.Required)
+		case t.Preferred != "":
+			g.Mode = gang.Preferred
+			g.Level, _ = s.topo.LevelIndex(t.Preferred)
+		}
+		switch t.Policy {
+		case Spread:
+			g.Policy = gang.Spread
+		case Balanced:
+			g.Policy = gang.Balanced
+		}
+		if len(t.Slices) > 0 {
+			g.Slices = make([]gang.SliceSpec, len(t.Slices))
+			for j, sl := range t.Slices {
+				lvl, _ := s.topo.LevelIndex(sl.Level)
+				g.Slices[j] = gang.SliceSpec{Level: lvl, Size: int64(sl.Size)}
+			}
+		}
+		if t.Group != "" {
+			g.Group = 1
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// everPlaceable reports whether the unit could be placed on flavor f of an
+// empty cluster (always true on a quota-only flavor).
+func (dc *decider) everPlaceable(u uint16, f int32) bool {
+	if !dc.s.flavorHasNodes(f) {
+		return true
+	}
+	var p gang.Placer
+	p.Reset(dc.s.capacity)
+	_, _, ok := p.Place(dc.gangSets(u, f), nil)
+	return ok
+}
+
+// classify tells why a placement failed: it never fits, it waits for nodes
+// to cool down, there is not enough free, or the free capacity has the
+// wrong shape.
+func (dc *decider) classify(a *attempt, u uint16, sets []gang.PodSet) {
+	s := dc.s
+	var p gang.Placer
+	p.Reset(s.capacity)
+	if _, fail, ok := p.Place(sets, nil); !ok {
+		a.reason, a.never, a.fail = NeverFits, true, fail
+		return
+	}
+	if len(s.state.Cooling()) > 0 {
+		p.Reset(s.state)
+		p.IgnoreCooldown = true
+		if _, _, ok := p.Place(sets, nil); ok {
+			a.reason = Cooldown
+			return
+		}
+	}
+	root := s.topo.Flavors[a.flavor].Levels[0][0]
+	free := s.state.Agg(root).SumFree
+	var need res.Vec
+	for i := range sets {
+		need = need.Add(sets[i].Res.Scale(sets[i].Count))
+	}
+	for r := range s.resources {
+		if need[r] > free[r] {
+			a.reason = InsufficientCapacity
+			a.qc.Resource, a.qc.Need, a.qc.Used = r, need[r], free[r]
+			return
+		}
+	}
+	a.reason = TopologyUnsatisfiable
+	if s.gpu >= 0 {
+		a.qc.Resource, a.qc.Need, a.qc.Used = s.gpu, need[s.gpu], free[s.gpu]
+	}
+}
+
+// explain concludes a failed assignment from the attempt that tells most.
+func (dc *decider) explain(a attempt) {
+	s, r := dc.s, dc.r
+	flavor := s.flavors[a.flavor].Name
+	m := dc.mark()
+	switch a.reason {
+	case QuotaExhausted:
+		dc.w("queue ")
+		dc.wq(r.Queue)
+		dc.w(" uses ")
+		dc.wi(a.qc.Used)
+		dc.w("/")
+		dc.wi(a.qc.Nominal)
+		dc.w(" ")
+		dc.wres(a.qc.Resource)
+		dc.w(" of ")
+		dc.w(flavor)
+		dc.w(" nominal quota, the request needs ")
+		dc.wi(a.qc.Need)
+		dc.conclude(StageQuota, QuotaExhausted, m)
+	case NeverFits:
+		if a.fail.Need == 0 { // quota
+			dc.w("the request needs ")
+			dc.wi(a.qc.Need)
+			dc.w(" ")
+			dc.wres(a.qc.Resource)
+			dc.w(" of ")
+			dc.w(flavor)
+			if r := a.qc.Resource; r >= 0 && dc.qc.Flavors != nil {
+				if fq, ok := dc.qc.Quota(a.flavor); ok && fq.Covered&(1<<r) != 0 {
+					dc.w(", more than queue ")
+					dc.wq(dc.r.Queue)
+					dc.w("'s nominal quota of ")
+					dc.wi(fq.Nominal[r])
+				} else {
+					dc.w(", on which queue ")
+					dc.wq(dc.r.Queue)
+					dc.w(" has no quota of it")
+				}
+			}
+			dc.conclude(StageQuota, NeverFits, m)
+			return
+		}
+		dc.w("no domain of ")
+		dc.w(flavor)
+		dc.w(" could ever hold pod set ")
+		dc.wq(r.PodSets[a.podSet].Name)
+		dc.w(": on an empty cluster it fits only ")
+		dc.wi(a.fail.Fit)
+		dc.w(" of ")
+		dc.wi(a.fail.Need)
+		dc.w(" pods at level ")
+		dc.w(s.levelName(a.fail.Level))
+		dc.conclude(StagePlacement, NeverFits, m)
+	case Cooldown:
+		dc.w("pod set ")
+		dc.wq(r.PodSets[a.podSet].Name)
+		dc.w(" fits ")
+		dc.w(flavor)
+		dc.w(" only on nodes still cooling down")
+		dc.conclude(StagePlacement, Cooldown, m)
+	case InsufficientCapacity:
+		dc.w(flavor)
+		dc.w(" has ")
+		dc.wi(a.qc.Used)
+		dc.w(" ")
+		dc.wres(a.qc.Resource)
+		dc.w(" free on usable nodes, the request needs ")
+		dc.wi(a.qc.Need)
+		dc.conclude(StagePlacement, InsufficientCapacity, m)
+	case TopologyUnsatisfiable:
+		if s.gpu >= 0 {
+			dc.w(flavor)
+			dc.w(" has ")
+			dc.wi(a.qc.Used)
+			dc.w(" gpu free for the ")
+			dc.wi(a.qc.Need)
+			dc.w(" needed, but ")
+		}
+		dc.w("pod set ")
+		dc.wq(r.PodSets[a.podSet].Name)
+		dc.w(" fits only ")
+		dc.wi(a.fail.Fit)
+		dc.w(" of ")
+		dc.wi(a.fail.Need)
+		dc.w(" pods at level ")
+		dc.w(s.levelName(a.fail.Level))
+		dc.conclude(StagePlacement, TopologyUnsatisfiable, m)
+	}
+}
+
+// placer returns the decision's reusable placer, reset to the snapshot.
+func (dc *decider) placer() *gang.Placer {
+	if dc.d.placer == nil {
+		dc.d.placer = new(gang.Placer)
+	}
+	dc.d.placer.Reset(dc.s.state)
+	return dc.d.placer
+}
+
+// admit fills in an admission.
+func (dc *decider) admit() {
+	s, r, d := dc.s, dc.r, dc.d
+	spot := false
+	for i := 0; i < dc.n; i++ {
+		f := dc.chosen[i]
+		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[f].Name})
+		spot = spot || s.flavors[f].Spot
+	}
+	d.Preemptible = spot
+	// Quota figures of the first pod set's flavor, in its main resource.
+	f := dc.chosen[0]
+	res0 := dc.mainResource(0)
+	fq, _ := dc.qc.Quota(f)
+	used := s.usageOf(dc.q, f)[res0]
+	var total int64
+	for k := 0; k < dc.n; k++ {
+		if dc.chosen[k] == f {
+			total += dc.need[k][res0]
+		}
+	}
+	qm := dc.mark()
+	dc.w(s.flavors[f].Name)
+	dc.w(": ")
+	dc.wres(res0)
+	dc.w(" ")
+	dc.wi(used + total)
+	dc.w("/")
+	dc.wi(fq.Nominal[res0])
+	dc.w(" of nominal after admission")
+	qs := dc.since(qm)
+	dc.check(StageQuota, true, qs)
+	// Placement, in request order.
+	placed := false
+	total = 0
+	for i := 0; i < dc.n; i++ {
+		if dc.asgFrom[i] >= 0 {
+			placed = true
+			total += int64(r.PodSets[i].Count)
+		}
+	}
+	var pm span
+	if placed {
+		ngpu := 0
+		for i := 0; i < dc.n; i++ {
+			if dc.asgFrom[i] >= 0 {
+				ngpu += int(r.PodSets[i].Count) * int(dc.gsetGPUs(i))
+			}
+		}
+		if cap(d.gpuBuf) < ngpu {
+			d.gpuBuf = make([]int, 0, ngpu)
+		}
+		if cap(d.Placement) < int(total) {
+			d.Placement = make([]PodPlacement, 0, total)
+		}
+		for i := 0; i < dc.n; i++ {
+			from := dc.asgFrom[i]
+			if from < 0 {
+				continue
+			}
+			ps := &r.PodSets[i]
+			for p := int32(0); p < ps.Count; p++ {
+				a := d.asg[from+p]
+				start := len(d.gpuBuf)
+				for m := a.GPUs; m != 0; m &= m - 1 {
+					d.gpuBuf = append(d.gpuBuf, trailing(m))
+				}
+				pp := PodPlacement{PodSet: ps.Name, Pod: p, Node: s.topo.Nodes[a.Node].Name}
+				if len(d.gpuBuf) > start {
+					pp.GPUs = d.gpuBuf[start:len(d.gpuBuf):len(d.gpuBuf)]
+				}
+				d.Placement = append(d.Placement, pp)
+			}
+		}
+		pm = dc.describePlacement(total)
+		dc.check(StagePlacement, true, pm)
+	}
+	m := dc.mark()
+	dc.w("admitted on ")
+	dc.d.buf = append(dc.d.buf, dc.d.buf[qs.from:qs.to]...)
+	if placed {
+		dc.w("; ")
+		dc.d.buf = append(dc.d.buf, dc.d.buf[pm.from:pm.to]...)
+	}
+	dc.msg = dc.since(m)
+	d.Reason, d.Verdict = Fits, VerdictAdmit
+}
+
+// gsetGPUs is pod set i's GPUs per pod on its flavor.
+func (dc *decider) gsetGPUs(i int) int64 {
+	if dc.s.gpu < 0 {
+		return 0
+	}
+	return dc.s.placementRes(dc.chosen[i], dc.perPod[i])[dc.s.gpu]
+}
+
+// describePlacement writes "N pods on M nodes in rack r1".
+func (dc *decider) describePlacement(pods int64) span {
+	s, d := dc.s, dc.d
+	m := dc.mark()
+	nodes := 0
+	last := int32(-1)
+	first := d.asg[0].Node
+	shared := s.topo.NodeLevel() - 1 // narrowest level all pods share
+	for _, a := range d.asg {
+		if a.Node != last {
+			nodes++
+			last = a.Node
+		}
+		for shared > 0 && s.topo.Nodes[a.Node].Domains[shared] != s.topo.Nodes[first].Domains[shared] {
+			shared--
+		}
+	}
+	dc.wi(pods)
+	dc.w(" pods on ")
+	dc.wi(int64(nodes))
+	if nodes == 1 {
+		dc.w(" node ")
+		dc.w(s.topo.Nodes[first].Name)
+	} else {
+		dc.w(" nodes")
+		if shared > 0 {
+			dc.w(" in ")
+			dc.w(s.topo.Levels[shared-1])
+			dc.w(" ")
+			dc.w(s.topo.Domains[s.topo.Nodes[first].Domains[shared]].Path)
+		}
+	}
+	return dc.since(m)
+}
+
+// mainResource is the resource a pod set's messages speak of: gpu when it
+// asks for GPUs, else the first resource it asks for.
+func (dc *decider) mainResource(i int) int {
+	if g := dc.s.gpu; g >= 0 && dc.need[i][g] > 0 {
+		return g
+	}
+	for r := range dc.s.resources {
+		if dc.need[i][r] > 0 {
+			return r
+		}
+	}
+	return 0
+}
+

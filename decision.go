@@ -1,0 +1,135 @@
+package allot
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/allot-sched/allot/gang"
+)
+
+func trailing(m uint64) int { return bits.TrailingZeros64(m) }
+
+// Decision is Decide's answer. It is a plain value with JSON tags, so an
+// admission webhook can return it as it is.
+type Decision struct {
+	Verdict Verdict `json:"verdict"`
+	Reason  Reason  `json:"reason"`
+	// Message is one line for a person, with the figures that led to it.
+	Message  string `json:"message"`
+	Workload string `json:"workload"`
+	Queue    string `json:"queue"`
+	// Flavors is the flavor chosen for each pod set, in request order.
+	Flavors []PodSetFlavor `json:"flavors,omitempty"`
+	// Placement is one entry per pod, pod sets in request order; empty for
+	// pod sets on quota-only flavors.
+	Placement []PodPlacement `json:"placement,omitempty"`
+	// Borrowing lists what the admission takes beyond the queue's nominal
+	// quota, per flavor and resource.
+	Borrowing []Borrowed `json:"borrowing,omitempty"`
+	// Preemptible marks an admission that others may later reclaim.
+	Preemptible bool     `json:"preemptible"`
+	Victims     []Victim `json:"victims,omitempty"`
+	// Trail is every check in the order it ran, passed or failed.
+	Trail []Check `json:"trail"`
+	// Version is the snapshot version the decision was made on.
+	Version uint64 `json:"version"`
+
+	// request is what was decided; Store.Commit applies it.
+	request Request
+	decisionScratch
+}
+
+// PodSetFlavor names the flavor of one pod set.
+type PodSetFlavor struct {
+	PodSet string `json:"podSet"`
+	Flavor string `json:"flavor"`
+}
+
+// PodPlacement is where one pod goes: a node and node-local GPU indices.
+type PodPlacement struct {
+	PodSet string `json:"podSet"`
+	Pod    int32  `json:"pod"`
+	Node   string `json:"node"`
+	GPUs   []int  `json:"gpus,omitempty"`
+}
+
+// Borrowed is an amount taken beyond nominal quota.
+type Borrowed struct {
+	Flavor   string `json:"flavor"`
+	Resource string `json:"resource"`
+	Amount   int64  `json:"amount"`
+}
+
+// Victim is a running workload to evict before the preemptor is admitted.
+type Victim struct {
+	ID       string `json:"id"`
+	Queue    string `json:"queue"`
+	Priority int32  `json:"priority"`
+	// Reason in Kueue's words: InClusterQueue, InCohortReclamation,
+	// InCohortReclaimWhileBorrowing, InCohortFairSharing.
+	Reason string `json:"reason"`
+	// LostGPUSeconds is the work lost: seconds since the last checkpoint (or
+	// admission) times the victim's GPUs.
+	LostGPUSeconds int64 `json:"lostGpuSeconds"`
+}
+
+// Stage names a check in the decision pipeline.
+type Stage uint8
+
+const (
+	StageValidate Stage = 1 + iota
+	StageAuthorize
+	StageHold
+	StageCaps
+	StageQuota
+	StagePlacement
+	StageBackfill
+	StageSoftCap
+	StagePreemption
+)
+
+var stageNames = [...]string{"", "validate", "authorize", "hold", "caps", "quota", "placement", "backfill", "softCap", "preemption"}
+
+func (s Stage) String() string {
+	if int(s) < len(stageNames) {
+		return stageNames[s]
+	}
+	return fmt.Sprintf("Stage(%d)", uint8(s))
+}
+
+// MarshalText renders the stage's name.
+func (s Stage) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a stage name.
+func (s *Stage) UnmarshalText(b []byte) error { return parseEnum(s, b, stageNames[:], "stage") }
+
+// Check is one step of the trail.
+type Check struct {
+	Stage  Stage  `json:"stage"`
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// FlavorOf returns the flavor chosen for the named pod set.
+func (d *Decision) FlavorOf(podSet string) (string, bool) {
+	for _, f := range d.Flavors {
+		if f.PodSet == podSet {
+			return f.Flavor, true
+		}
+	}
+	return "", false
+}
+
+// IsBorrowing reports whether the admission borrows any quota.
+func (d *Decision) IsBorrowing() bool { return len(d.Borrowing) > 0 }
+
+// Request returns what was decided.
+func (d *Decision) Request() Request { return d.request }
+
+// Reusable memory of a decision (see DecideInto).
+type decisionScratch struct {
+	buf    []byte
+	gpuBuf []int
+	asg    []gang.Assignment
+	placer *gang.Placer
+}

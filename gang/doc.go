@@ -1,0 +1,34 @@
+// Package gang places the pods of a workload all together or not at all.
+//
+// Placement follows Kueue's topology-aware scheduling where Kueue has an
+// answer. For each pod set the placer counts, per node, how many pods of its
+// shape fit (GPU islands, every resource and the node's pod limit
+// respected), sums the counts up the topology tree, then:
+//
+//   - required level: the tightest domain of that level that holds the whole
+//     pod set (best fit), ties by domain path; none means wait;
+//   - preferred level: the same, then one domain of each broader level, then
+//     a split across the whole cluster;
+//   - unconstrained: one node if a single node holds it, else the nodes with
+//     the fewest free slots first (least free capacity, fragmentation-averse).
+//
+// From the chosen domain it descends level by level: the children of the
+// chosen domains are pooled and taken greedily from the largest, the last one
+// by best fit (Kueue's BestFit). Slices ([{rack,16},{node,4}]) round every
+// child's count down to the slice size at its level and distribute in those
+// units. Policy spread allows one pod per node; balanced splits a domain's
+// pods as evenly as the minimal set of children allows. Pod sets sharing a
+// group are co-located in one domain of the narrowest level they require.
+// Inside a node, a pod smaller than the node sits in the GPU island with the
+// fewest free GPUs that holds it.
+//
+// Domain counts come from the state's incremental per-domain counters when
+// they are exact for the pod's shape (no slices, no spread, no other resource
+// tighter than GPUs on any node with free GPUs); otherwise the placer counts
+// the domain's nodes. Either way the answer is the same; only the time
+// differs.
+//
+// A Placer reads a topology.State and never writes it: earlier pod sets of
+// the same request are kept in a small overlay, so many goroutines may place
+// on one published state at once, each with its own Placer.
+package gang

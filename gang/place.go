@@ -1,0 +1,685 @@
+package gang
+
+import (
+	"math"
+	"slices"
+
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/topology"
+)
+
+// Mode is how a pod set is constrained to the topology.
+type Mode uint8
+
+const (
+	// Unconstrained fills the least-free nodes that fit.
+	Unconstrained Mode = 1 + iota
+	// Required keeps all pods in one domain of Level, or fails.
+	Required
+	// Preferred tries one domain of Level, then broader ones, then the
+	// whole cluster.
+	Preferred
+)
+
+// Policy is how pods spread over the chosen domains.
+type Policy uint8
+
+const (
+	Pack Policy = 1 + iota
+	Spread
+	Balanced
+)
+
+// SliceSpec is one layer of slices: every Size consecutive pods in one
+// domain of tree level Level.
+type SliceSpec struct {
+	Level int
+	Size  int64
+}
+
+// PodSet is one pod set to place, already resolved against the topology.
+type PodSet struct {
+	Flavor int32
+	Count  int64
+	// GPUs per pod; Res per pod, the GPU count included.
+	GPUs int
+	Res  res.Vec
+	Mode Mode
+	// Level is the tree level of Required or Preferred (1 is the broadest
+	// declared level, topology.NodeLevel() the node).
+	Level  int
+	Policy Policy
+	// Slices, outermost first, with strictly increasing levels; sizes
+	// divide each other and Count.
+	Slices []SliceSpec
+	// Group co-locates pod sets of one request that share a non-zero value.
+	Group int
+}
+
+// Assignment places one pod: a node and a node-local GPU mask.
+type Assignment struct {
+	Node int32
+	GPUs uint64
+}
+
+// Failure explains why a pod set did not fit.
+type Failure struct {
+	// PodSet is the index of the pod set that failed.
+	PodSet int
+	// Level is the tree level at which the best domain was counted.
+	Level int
+	// Fit is how many pods the best domain of Level holds; Need how many
+	// were asked.
+	Fit, Need int64
+}
+
+type cand struct {
+	id    int32
+	count int64
+}
+
+type ovNode struct {
+	node int32
+	gpus uint64
+	r    res.Vec
+	pods int32
+}
+
+// Placer places pod sets on one state. The zero value is not usable; call
+// Reset. A Placer is not safe for concurrent use, but any number of Placers
+// may read one state.
+type Placer struct {
+	st *topology.State
+	t  *topology.Topology
+	// IgnoreCooldown counts nodes still cooling down as usable (to tell a
+	// Cooldown wait from any other).
+	IgnoreCooldown bool
+	ov             []ovNode
+	cands, next    []cand
+	ps             *PodSet
+	units          [10]int64
+}
+
+// Reset points the placer at a state and forgets earlier pod sets.
+func (p *Placer) Reset(st *topology.State) {
+	p.st, p.t = st, st.T
+	p.ov = p.ov[:0]
+	p.IgnoreCooldown = false
+}
+
+// Place places every pod set, in order, each on what the earlier ones left.
+// It appends one assignment per pod to out, pod sets in order, and returns
+// it; on failure it returns the first pod set that failed.
+func (p *Placer) Place(sets []PodSet, out []Assignment) ([]Assignment, Failure, bool) {
+	for i := range sets {
+		ps := &sets[i]
+		first, more := true, false
+		if ps.Group != 0 {
+			for j := range sets {
+				if j != i && sets[j].Group == ps.Group {
+					if j < i {
+						first = false
+					} else {
+						more = true
+					}
+				}
+			}
+		}
+		if !first {
+			continue // placed with its group
+		}
+		var f Failure
+		var ok bool
+		if more {
+			out, f, ok = p.placeGroup(sets, ps.Group, out)
+		} else {
+			out, f, ok = p.placeOne(ps, p.root(ps.Flavor), 0, out)
+			f.PodSet = i
+		}
+		if !ok {
+			return out, f, false
+		}
+	}
+	return p.reorder(sets, out), Failure{}, true
+}
+
+// reorder makes pod sets of a group that were placed together appear in
+// request order again.
+func (p *Placer) reorder(sets []PodSet, out []Assignment) []Assignment {
+	grouped := false
+	for i := range sets {
+		if sets[i].Group != 0 {
+			grouped = true
+		}
+	}
+	if !grouped {
+		return out
+	}
+	// placement order: sets in order, but a group's members all at the
+	// position of its first member, in member order. Rebuild request order.
+	type span struct{ from, to int }
+	spans := make([]span, len(sets))
+	pos := len(out)
+	for i := range sets {
+		pos -= int(sets[i].Count)
+	}
+	at := pos
+	done := make([]bool, len(sets))
+	for i := range sets {
+		if done[i] {
+			continue
+		}
+		for j := i; j < len(sets); j++ {
+			if j == i || (sets[i].Group != 0 && sets[j].Group == sets[i].Group) {
+				spans[j] = span{at, at + int(sets[j].Count)}
+				at += int(sets[j].Count)
+				done[j] = true
+			}
+		}
+	}
+	placed := slices.Clone(out[pos:])
+	w := pos
+	for i := range sets {
+		w += copy(out[w:], placed[spans[i].from-pos:spans[i].to-pos])
+	}
+	return out
+}
+
+func (p *Placer) root(f int32) int32 { return p.t.Flavors[f].Levels[0][0] }
+
+// placeGroup co-locates the pod sets of one group in one domain of the
+// narrowest level they require (or prefer).
+func (p *Placer) placeGroup(sets []PodSet, group int, out []Assignment) ([]Assignment, Failure, bool) {
+	var members []int
+	level, mode := 0, Unconstrained
+	for i := range sets {
+		if sets[i].Group != group {
+			continue
+		}
+		members = append(members, i)
+		m := &sets[i]
+		switch {
+		case m.Mode == Required && (mode != Required || m.Level > level):
+			level, mode = m.Level, Required
+		case m.Mode == Preferred && mode != Required && m.Level > level:
+			level, mode = m.Level, Preferred
+		}
+	}
+	lead := members[0]
+	for _, i := range members {
+		if sets[i].Count > sets[lead].Count {
+			lead = i
+		}
+	}
+	f0 := sets[lead].Flavor
+	root := p.root(f0)
+	best := Failure{PodSet: lead, Level: level}
+	for l := level; l >= 0; l-- {
+		var lo, hi int32
+		if l == 0 {
+			lo, hi = root, root+1
+		} else {
+			lo, hi = p.domainsAt(f0, l, root)
+		}
+		p.cands = p.cands[:0]
+		for d := lo; d < hi; d++ {
+			fits := true
+			for _, i := range members {
+				p.setPodSet(&sets[i])
+				c := p.count(d, l)
+				if i == lead && c > best.Fit && l == level {
+					best.Fit = c
+				}
+				if c < sets[i].Count {
+					fits = false
+					break
+				}
+			}
+			if fits {
+				p.setPodSet(&sets[lead])
+				p.cands = append(p.cands, cand{d, p.count(d, l)})
+			}
+		}
+		slices.SortStableFunc(p.cands, func(a, b cand) int { return cmpInt(a.count, b.count) })
+		tried := slices.Clone(p.cands)
+		for _, c := range tried {
+			saved := slices.Clone(p.ov)
+			mark := len(out)
+			ok := true
+			for _, i := range members {
+				m := sets[i]
+				if m.Level <= l || m.Mode == Unconstrained {
+					m.Mode, m.Level = Required, l
+				}
+				var f Failure
+				out, f, ok = p.placeOne(&m, c.id, l, out)
+				if !ok {
+					_ = f
+					break
+				}
+			}
+			if ok {
+				return out, Failure{}, true
+			}
+			out = out[:mark]
+			p.ov = saved
+		}
+		if mode != Preferred {
+			break
+		}
+	}
+	best.Need = sets[lead].Count
+	return out, best, false
+}
+
+// domainsAt bounds the level-l domains (or nodes) inside scope.
+func (p *Placer) domainsAt(f int32, l int, scope int32) (int32, int32) {
+	d := &p.t.Domains[scope]
+	if l == p.t.NodeLevel() {
+		return d.First, d.End
+	}
+	return p.t.DomainsWithin(f, l, d.First, d.End)
+}
+
+func (p *Placer) setPodSet(ps *PodSet) {
+	p.ps = ps
+	nl := p.t.NodeLevel()
+	for l := 0; l <= nl && l < len(p.units); l++ {
+		u := int64(1)
+		for _, s := range ps.Slices {
+			if s.Level >= l {
+				u = s.Size
+				break
+			}
+		}
+		p.units[l] = u
+	}
+}
+
+func (p *Placer) unit(l int) int64 {
+	if l < len(p.units) {
+		return p.units[l]
+	}
+	return 1
+}
+
+// placeOne places one pod set inside domain scope (at tree level scopeLevel).
+func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignment) ([]Assignment, Failure, bool) {
+	p.setPodSet(ps)
+	need := ps.Count
+	nl := p.t.NodeLevel()
+	mode, level := ps.Mode, ps.Level
+	if mode == Unconstrained && len(ps.Slices) > 0 {
+		mode, level = Preferred, scopeLevel // Kueue: slice-only requests start at the top
+	}
+	if level < scopeLevel {
+		level = scopeLevel
+	}
+	switch mode {
+	case Required, Preferred:
+		fail := Failure{Level: level, Need: need}
+		for l := level; l >= scopeLevel; l-- {
+			if l == scopeLevel {
+				c := p.count(scope, l)
+				if l == level {
+					fail.Fit = c
+				}
+				if c >= need {
+					return p.descend(cand{scope, need}, l, out), Failure{}, true
+				}
+				break
+			}
+			lo, hi := p.domainsAt(ps.Flavor, l, scope)
+			best, bestC, maxC := int32(-1), int64(math.MaxInt64), int64(0)
+			for d := lo; d < hi; d++ {
+				c := p.count(d, l)
+				maxC = max(maxC, c)
+				if c >= need && c < bestC {
+					best, bestC = d, c
+				}
+			}
+			if l == level {
+				fail.Fit = maxC
+			}
+			if best >= 0 {
+				return p.descend(cand{best, need}, l, out), Failure{}, true
+			}
+			if mode == Required {
+				break
+			}
+		}
+		return out, fail, false
+	}
+	// Unconstrained: least free capacity over the scope's nodes.
+	total := p.count(scope, scopeLevel)
+	if total < need {
+		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
+	}
+	p.cands = p.collectNodes(scope, scopeLevel, p.cands[:0])
+	single := -1
+	for i, c := range p.cands {
+		if c.count >= need && (single < 0 || c.count < p.cands[single].count) {
+			single = i
+		}
+	}
+	if single >= 0 {
+		p.next = append(p.next[:0], cand{p.cands[single].id, need})
+		return p.emit(out), Failure{}, true
+	}
+	sortAscending(p.cands)
+	p.next = p.next[:0]
+	for _, c := range p.cands {
+		take := min(c.count, need)
+		p.next = append(p.next, cand{c.id, take})
+		need -= take
+		if need == 0 {
+			break
+		}
+	}
+	return p.emit(out), Failure{}, true
+}
+
+// bestNode is the most pods any node inside scope holds.
+func (p *Placer) bestNode(scope int32) int64 {
+	d := &p.t.Domains[scope]
+	best := int64(0)
+	for n := d.First; n < d.End; n++ {
+		best = max(best, p.nodeCount(n))
+	}
+	return best
+}
+
+// collectNodes appends every node of scope with room for a pod, skipping
+// domains whose counters say they are full.
+func (p *Placer) collectNodes(d int32, l int, out []cand) []cand {
+	nl := p.t.NodeLevel()
+	if l == nl {
+		if c := p.nodeCount(d); c > 0 {
+			out = append(out, cand{d, c})
+		}
+		return out
+	}
+	if c, ok := p.fastCount(d, l); ok && c == 0 {
+		return out
+	}
+	dom := &p.t.Domains[d]
+	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
+		out = p.collectNodes(c, l+1, out)
+	}
+	return out
+}
+
+// sortAscending orders candidates by count, then by index (path).
+func sortAscending(cs []cand) {
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.count != b.count {
+			return cmpInt(a.count, b.count)
+		}
+		return int(a.id) - int(b.id)
+	})
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// descend turns a chosen domain at level l into nodes, level by level.
+func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
+	nl := p.t.NodeLevel()
+	p.next = append(p.next[:0], chosen)
+	for ; l < nl; l++ {
+		cur := append(p.cands[:0], p.next...)
+		p.cands = cur
+		p.next = p.next[:0]
+		pooled := p.unit(l+1) == 1 && p.ps.Policy != Balanced
+		if pooled {
+			// Kueue's global re-selection: pool the children of every
+			// chosen domain and take greedily.
+			start := len(p.next)
+			need := int64(0)
+			for _, c := range cur {
+				need += c.count
+				p.next = p.children(c.id, l, p.next)
+			}
+			sortDescending(p.next[start:])
+			p.next = append(p.next[:start], greedyTake(p.next[start:], need)...)
+			continue
+		}
+		for _, c := range cur {
+			start := len(p.next)
+			p.next = p.children(c.id, l, p.next)
+			kids := p.next[start:]
+			sortDescending(kids)
+			var picked []cand
+			if p.ps.Policy == Balanced {
+				picked = balancedTake(kids, c.count, p.unit(l+1))
+			} else {
+				picked = greedyTake(kids, c.count)
+			}
+			p.next = append(p.next[:start], picked...)
+		}
+	}
+	return p.emit(out)
+}
+
+// children appends the children of domain d (at level l) that hold a pod,
+// with their counts.
+func (p *Placer) children(d int32, l int, out []cand) []cand {
+	dom := &p.t.Domains[d]
+	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
+		if n := p.count(c, l+1); n > 0 {
+			out = append(out, cand{c, n})
+		}
+	}
+	return out
+}
+
+// sortDescending orders candidates for BestFit: most pods first, then path.
+func sortDescending(cs []cand) {
+	slices.SortFunc(cs, func(a, b cand) int {
+		if a.count != b.count {
+			return cmpInt(b.count, a.count)
+		}
+		return int(a.id) - int(b.id)
+	})
+}
+
+// greedyTake takes from candidates sorted by count descending until need is
+// met; the domain that finishes the request is the tightest that can (best
+// fit). It reuses cs's storage for its result.
+func greedyTake(cs []cand, need int64) []cand {
+	n := 0
+	for i := 0; i < len(cs) && need > 0; i++ {
+		if cs[i].count >= need {
+			j := i
+			for k := i + 1; k < len(cs); k++ {
+				if cs[k].count >= need && cs[k].count < cs[j].count {
+					j = k
+				}
+			}
+			cs[n] = cand{cs[j].id, need}
+			n++
+			break
+		}
+		cs[n] = cs[i]
+		need -= cs[i].count
+		n++
+	}
+	return cs[:n]
+}
+
+// balancedTake picks the fewest children that hold need (largest first) and
+// splits need over them as evenly as their capacities allow, in units.
+func balancedTake(cs []cand, need, unit int64) []cand {
+	k, sum := 0, int64(0)
+	for k < len(cs) && sum < need {
+		sum += cs[k].count
+		k++
+	}
+	chosen := cs[:k]
+	slices.SortStableFunc(chosen, func(a, b cand) int { return cmpInt(a.count, b.count) })
+	rem := need / unit
+	for i := range chosen {
+		left := int64(len(chosen) - i)
+		share := (rem + left - 1) / left
+		take := min(chosen[i].count/unit, share)
+		chosen[i].count = take * unit
+		rem -= take
+	}
+	slices.SortFunc(chosen, func(a, b cand) int { return int(a.id) - int(b.id) })
+	n := 0
+	for _, c := range chosen {
+		if c.count > 0 {
+			chosen[n] = c
+			n++
+		}
+	}
+	return chosen[:n]
+}
+
+// emit turns p.next (nodes with pod counts) into assignments, nodes in path
+// order, and books them in the overlay for later pod sets.
+func (p *Placer) emit(out []Assignment) []Assignment {
+	slices.SortFunc(p.next, func(a, b cand) int { return int(a.id) - int(b.id) })
+	ps := p.ps
+	for _, c := range p.next {
+		n := c.id
+		node := &p.t.Nodes[n]
+		mask := p.st.FreeMask(n)
+		oi, inOv := p.ovFind(n)
+		if inOv {
+			mask &^= p.ov[oi].gpus
+		}
+		var taken uint64
+		for range c.count {
+			m := uint64(0)
+			if ps.GPUs > 0 {
+				m = node.TakeGPUs(mask, ps.GPUs)
+				mask &^= m
+				taken |= m
+			}
+			out = append(out, Assignment{Node: n, GPUs: m})
+		}
+		r := ps.Res.Scale(c.count)
+		if inOv {
+			e := &p.ov[oi]
+			e.gpus |= taken
+			e.r = e.r.Add(r)
+			e.pods += int32(c.count)
+		} else {
+			p.ov = slices.Insert(p.ov, oi, ovNode{node: n, gpus: taken, r: r, pods: int32(c.count)})
+		}
+	}
+	return out
+}
+
+func (p *Placer) ovFind(n int32) (int, bool) {
+	return slices.BinarySearchFunc(p.ov, n, func(e ovNode, n int32) int { return int(e.node) - int(n) })
+}
+
+// ovTouches reports whether the overlay holds a node of domain d.
+func (p *Placer) ovTouches(d int32) bool {
+	if len(p.ov) == 0 {
+		return false
+	}
+	dom := &p.t.Domains[d]
+	i, _ := p.ovFind(dom.First)
+	return i < len(p.ov) && p.ov[i].node < dom.End
+}
+
+// nodeCount is how many pods of the current pod set node n holds.
+func (p *Placer) nodeCount(n int32) int64 {
+	ns := p.st.Node(n)
+	if ns.Cordoned || ns.Down || (!p.IgnoreCooldown && ns.CooldownUntil > p.st.Now()) {
+		return 0
+	}
+	ps := p.ps
+	node := &p.t.Nodes[n]
+	free, pods := ns.Free, ns.Pods
+	var mask uint64
+	if ps.GPUs > 0 {
+		mask = p.st.FreeMask(n)
+	}
+	if i, ok := p.ovFind(n); ok {
+		e := &p.ov[i]
+		free, pods, mask = free.Sub(e.r), pods+e.pods, mask&^e.gpus
+	}
+	c := int64(math.MaxInt64)
+	if ps.GPUs > 0 {
+		c = min(c, int64(node.GPUFits(mask, ps.GPUs)))
+	}
+	for r := 0; r < p.t.Resource; r++ {
+		if r != p.t.GPU && ps.Res[r] > 0 {
+			c = min(c, max(free[r], 0)/ps.Res[r])
+		}
+	}
+	if node.MaxPods > 0 {
+		c = min(c, int64(max(node.MaxPods-pods, 0)))
+	}
+	if c == math.MaxInt64 {
+		c = ps.Count // the pod asks for nothing a node could run out of
+	}
+	if ps.Policy == Spread {
+		c = min(c, 1)
+	}
+	return c - c%p.unit(p.t.NodeLevel())
+}
+
+// count is how many pods of the current pod set domain d (at level l) holds,
+// in whole slices of its level.
+func (p *Placer) count(d int32, l int) int64 {
+	nl := p.t.NodeLevel()
+	if l == nl {
+		return p.nodeCount(d)
+	}
+	if c, ok := p.fastCount(d, l); ok {
+		return c
+	}
+	dom := &p.t.Domains[d]
+	sum := int64(0)
+	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
+		sum += p.count(c, l+1)
+	}
+	return sum - sum%p.unit(l)
+}
+
+// fastCount reads a domain's count from the state's counters when they are
+// exact for the current pod shape.
+func (p *Placer) fastCount(d int32, l int) (int64, bool) {
+	ps := p.ps
+	if ps.GPUs <= 0 || ps.GPUs > p.t.G || ps.Policy == Spread || p.IgnoreCooldown || p.unit(l) != 1 || p.unit(p.t.NodeLevel()) != 1 {
+		return 0, false
+	}
+	for k := l + 1; k < p.t.NodeLevel(); k++ {
+		if p.unit(k) != 1 {
+			return 0, false
+		}
+	}
+	if p.ovTouches(d) {
+		return 0, false
+	}
+	agg := p.st.Agg(d)
+	perNode := int64(p.t.G / ps.GPUs)
+	if int64(agg.MinPodsLeft) < perNode {
+		return 0, false
+	}
+	for r := 0; r < p.t.Resource; r++ {
+		if r != p.t.GPU && ps.Res[r] > 0 && ps.Res[r] > agg.MinFree[r]/perNode {
+			return 0, false
+		}
+	}
+	return int64(p.st.Fits(d, ps.GPUs)), true
+}
+
+// Count is how many pods of ps the domain d at tree level l holds on the
+// placer's state (overlay included).
+func (p *Placer) Count(ps *PodSet, d int32, l int) int64 {
+	p.setPodSet(ps)
+	return p.count(d, l)
+}

@@ -1,0 +1,160 @@
+package quota
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/allot-sched/allot/internal/res"
+)
+
+// Errors returned by NewTree.
+var (
+	ErrUnknownCohort = errors.New("quota: unknown cohort")
+	ErrCohortCycle   = errors.New("quota: cycle in the cohort tree")
+)
+
+// FlavorQuota is a queue's quota on one flavor.
+type FlavorQuota struct {
+	Flavor int32
+	// Covered has bit r set when the queue has quota for resource r on this
+	// flavor; a request for an uncovered resource cannot use the flavor.
+	Covered uint16
+	Nominal res.Vec
+}
+
+// Queue is a queue's quota configuration.
+type Queue struct {
+	Name   string
+	Cohort int32 // -1 without a cohort
+	// Flavors in the order the queue tries them.
+	Flavors []FlavorQuota
+	// Tenants is the sorted allow-list; empty admits anyone.
+	Tenants []string
+	Hold    bool
+}
+
+// Cohort is a node of the cohort tree.
+type Cohort struct {
+	Name   string
+	Parent int32 // -1 at a root
+}
+
+// Tree is every queue and cohort.
+type Tree struct {
+	Queues  []Queue
+	Cohorts []Cohort
+	// Flavors is the number of flavors; usage is indexed queue*Flavors+flavor.
+	Flavors int
+}
+
+// CohortSpec names a cohort and its parent ("" for none).
+type CohortSpec struct{ Name, Parent string }
+
+// NewTree validates the cohort tree: every parent and every queue's cohort
+// must exist, and no cohort may be its own ancestor.
+func NewTree(flavors int, cohorts []CohortSpec, queues []Queue, queueCohorts []string) (*Tree, error) {
+	t := &Tree{Flavors: flavors, Queues: queues}
+	idx := make(map[string]int32, len(cohorts))
+	for i, c := range cohorts {
+		idx[c.Name] = int32(i)
+		t.Cohorts = append(t.Cohorts, Cohort{Name: c.Name, Parent: -1})
+	}
+	for i, c := range cohorts {
+		if c.Parent == "" {
+			continue
+		}
+		p, ok := idx[c.Parent]
+		if !ok {
+			return nil, fmt.Errorf("%w: cohort %q names parent %q", ErrUnknownCohort, c.Name, c.Parent)
+		}
+		t.Cohorts[i].Parent = p
+	}
+	for i := range t.Cohorts {
+		seen := 0
+		for c := int32(i); c >= 0; c = t.Cohorts[c].Parent {
+			if seen > len(t.Cohorts) {
+				return nil, fmt.Errorf("%w: through cohort %q", ErrCohortCycle, t.Cohorts[i].Name)
+			}
+			seen++
+		}
+	}
+	for i := range t.Queues {
+		t.Queues[i].Cohort = -1
+		if name := queueCohorts[i]; name != "" {
+			c, ok := idx[name]
+			if !ok {
+				return nil, fmt.Errorf("%w: queue %q names cohort %q", ErrUnknownCohort, t.Queues[i].Name, name)
+			}
+			t.Queues[i].Cohort = c
+		}
+	}
+	return t, nil
+}
+
+// Authorized reports whether tenant may submit to queue q.
+func (q *Queue) Authorized(tenant string) bool {
+	if len(q.Tenants) == 0 {
+		return true
+	}
+	_, ok := slices.BinarySearch(q.Tenants, tenant)
+	return ok
+}
+
+// Quota returns the queue's quota on flavor f.
+func (q *Queue) Quota(f int32) (*FlavorQuota, bool) {
+	for i := range q.Flavors {
+		if q.Flavors[i].Flavor == f {
+			return &q.Flavors[i], true
+		}
+	}
+	return nil, false
+}
+
+// Verdict is the outcome of a quota check on one flavor.
+type Verdict uint8
+
+const (
+	// Fit: within the queue's nominal quota, with current usage.
+	Fit Verdict = 1 + iota
+	// NoFitNow: it would fit the nominal quota, but current usage is in the
+	// way.
+	NoFitNow
+	// NoFitEver: it exceeds the nominal quota on its own, or asks for a
+	// resource the flavor's quota does not cover.
+	NoFitEver
+)
+
+// Check is the figures of a quota check, for the decision's message.
+type Check struct {
+	Verdict  Verdict
+	Resource int   // the first resource that did not fit
+	Used     int64 // current usage of it
+	Need     int64 // the request's need of it
+	Nominal  int64 // the queue's nominal quota of it
+}
+
+// Fits checks need against the queue's quota on a flavor, given the queue's
+// usage of that flavor. Resources the request does not use are not checked.
+func (fq *FlavorQuota) Fits(used, need res.Vec, resources int) Check {
+	for r := 0; r < resources; r++ {
+		if need[r] == 0 {
+			continue
+		}
+		if fq.Covered&(1<<r) == 0 {
+			return Check{Verdict: NoFitEver, Resource: r, Used: used[r], Need: need[r]}
+		}
+		if need[r] > fq.Nominal[r] {
+			return Check{Verdict: NoFitEver, Resource: r, Used: used[r], Need: need[r], Nominal: fq.Nominal[r]}
+		}
+	}
+	for r := 0; r < resources; r++ {
+		if need[r] == 0 {
+			continue
+		}
+		if s, ok := res.AddOK(used[r], need[r]); !ok || s > fq.Nominal[r] {
+			return Check{Verdict: NoFitNow, Resource: r, Used: used[r], Need: need[r], Nominal: fq.Nominal[r]}
+		}
+	}
+	return Check{Verdict: Fit, Resource: -1}
+}

@@ -1,0 +1,254 @@
+package allot
+
+import (
+	"strings"
+
+	"github.com/tidwall/btree"
+
+	"github.com/allot-sched/allot/internal/cow"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
+	"github.com/allot-sched/allot/topology"
+)
+
+// Snapshot is an immutable picture of the cluster: resources, flavors,
+// topology with its free capacity, queues and cohorts with their usage,
+// admitted and pending workloads, fairness history and policy options. Build
+// one with a Builder; get the next version from a Store. A Snapshot is never
+// modified, so any number of goroutines may read it and Decide on it at once.
+type Snapshot struct {
+	version uint64
+	now     int64
+
+	resources []string
+	gpu       int // index of "gpu", -1 if undeclared
+	tokens    int // index of "tokens", -1 if undeclared
+	resIdx    map[string]int
+
+	flavors   []Flavor
+	flavorIdx map[string]int32
+	// nodeRes[f] has bit r set when some node of flavor f has resource r;
+	// other resources are quota-only on that flavor.
+	nodeRes []uint16
+
+	topo  *topology.Topology
+	state *topology.State
+	// capacity is the empty cluster, every node usable: what could ever fit.
+	capacity *topology.State
+
+	quota    *quota.Tree
+	queueIdx map[string]int32
+	queues   []Queue // the configuration as given
+	// usage[q*F+f] is queue q's usage of flavor f.
+	usage    cow.Slice[res.Vec]
+	runCount []int32
+
+	running *btree.BTreeG[*running]
+	byQueue *btree.BTreeG[queueKey]
+	byNode  *btree.BTreeG[nodeKey]
+	pending *btree.BTreeG[*Workload]
+
+	cohorts     []Cohort
+	history     History
+	options     Options
+	fairSharing FairSharing
+}
+
+// running is an admitted workload with its resolved placement. Items are
+// shared between versions and never changed; a change makes a new item.
+type running struct {
+	w       Workload
+	queue   int32
+	flavors []int32   // per pod set
+	need    []res.Vec // per pod set: what it charges to quota
+	perPod  []res.Vec // per pod set: what one pod books on its node
+	pods    []podAlloc
+	gpus    int64
+}
+
+type podAlloc struct {
+	node int32 // -1 on a quota-only flavor
+	gpus uint64
+}
+
+type queueKey struct {
+	queue int32
+	id    string
+}
+
+type nodeKey struct {
+	node int32
+	id   string
+}
+
+var treeOpts = btree.Options{NoLocks: true, Degree: 16}
+
+func newTrees() (*btree.BTreeG[*running], *btree.BTreeG[queueKey], *btree.BTreeG[nodeKey], *btree.BTreeG[*Workload]) {
+	return btree.NewBTreeGOptions(func(a, b *running) bool { return a.w.ID < b.w.ID }, treeOpts),
+		btree.NewBTreeGOptions(func(a, b queueKey) bool {
+			if a.queue != b.queue {
+				return a.queue < b.queue
+			}
+			return a.id < b.id
+		}, treeOpts),
+		btree.NewBTreeGOptions(func(a, b nodeKey) bool {
+			if a.node != b.node {
+				return a.node < b.node
+			}
+			return a.id < b.id
+		}, treeOpts),
+		btree.NewBTreeGOptions(func(a, b *Workload) bool { return a.ID < b.ID }, treeOpts)
+}
+
+// Version is the snapshot's version; every store event increments it.
+func (s *Snapshot) Version() uint64 { return s.version }
+
+// Now is the snapshot's time in seconds.
+func (s *Snapshot) Now() int64 { return s.now }
+
+// Resources are the declared resource names.
+func (s *Snapshot) Resources() []string { return s.resources }
+
+// Levels are the topology levels, broad to narrow.
+func (s *Snapshot) Levels() []string { return s.topo.Levels }
+
+// Usage is what a queue's admitted workloads charge to a flavor's resource.
+func (s *Snapshot) Usage(queue, flavor, resource string) int64 {
+	q, ok1 := s.queueIdx[queue]
+	f, ok2 := s.flavorIdx[flavor]
+	r, ok3 := s.resIdx[resource]
+	if !ok1 || !ok2 || !ok3 {
+		return 0
+	}
+	return s.usage.At(int(q)*len(s.flavors) + int(f))[r]
+}
+
+// RunningIDs lists the admitted workloads, sorted.
+func (s *Snapshot) RunningIDs() []string {
+	out := make([]string, 0, s.running.Len())
+	s.running.Scan(func(r *running) bool { out = append(out, r.w.ID); return true })
+	return out
+}
+
+// PendingIDs lists the pending workloads, sorted.
+func (s *Snapshot) PendingIDs() []string {
+	out := make([]string, 0, s.pending.Len())
+	s.pending.Scan(func(w *Workload) bool { out = append(out, w.ID); return true })
+	return out
+}
+
+// Running returns an admitted workload, its placement filled in.
+func (s *Snapshot) Running(id string) (Workload, bool) {
+	r, ok := s.running.Get(&running{w: Workload{ID: id}})
+	if !ok {
+		return Workload{}, false
+	}
+	return r.w, true
+}
+
+// Pending returns a pending workload.
+func (s *Snapshot) Pending(id string) (Workload, bool) {
+	w, ok := s.pending.Get(&Workload{ID: id})
+	if !ok {
+		return Workload{}, false
+	}
+	return *w, true
+}
+
+// PendingWorkloads lists the pending workloads by ID.
+func (s *Snapshot) PendingWorkloads() []Workload {
+	out := make([]Workload, 0, s.pending.Len())
+	s.pending.Scan(func(w *Workload) bool { out = append(out, *w); return true })
+	return out
+}
+
+// RunningCount counts a queue's admitted workloads.
+func (s *Snapshot) RunningCount(queue string) int {
+	q, ok := s.queueIdx[queue]
+	if !ok {
+		return 0
+	}
+	return int(s.runCount[q])
+}
+
+// RunningOn lists the workloads with a pod on a node, sorted.
+func (s *Snapshot) RunningOn(node string) []string {
+	n, ok := s.topo.NodeIndex(node)
+	if !ok {
+		return nil
+	}
+	var out []string
+	s.byNode.Ascend(nodeKey{node: n}, func(k nodeKey) bool {
+		if k.node != n {
+			return false
+		}
+		out = append(out, k.id)
+		return true
+	})
+	return out
+}
+
+// FreeGPUs counts the free GPUs of the cluster, on every node.
+func (s *Snapshot) FreeGPUs() int64 { return s.state.FreeGPUs() }
+
+// NodeLabel is a node's domain name at a level; "node" gives the node's name.
+func (s *Snapshot) NodeLabel(node, level string) (string, bool) {
+	n, ok := s.topo.NodeIndex(node)
+	if !ok {
+		return "", false
+	}
+	if level == "node" {
+		return node, true
+	}
+	for i, l := range s.topo.Levels {
+		if l == level {
+			return s.topo.Nodes[n].Labels[i], true
+		}
+	}
+	return "", false
+}
+
+// Queue returns a queue's configuration.
+func (s *Snapshot) Queue(name string) (Queue, bool) {
+	q, ok := s.queueIdx[name]
+	if !ok {
+		return Queue{}, false
+	}
+	return s.queues[q], true
+}
+
+// Topology is the snapshot's static cluster shape (read-only).
+func (s *Snapshot) Topology() *topology.Topology { return s.topo }
+
+// State is the snapshot's free capacity (read-only).
+func (s *Snapshot) State() *topology.State { return s.state }
+
+func (s *Snapshot) usageOf(q, f int32) res.Vec { return s.usage.At(int(q)*len(s.flavors) + int(f)) }
+
+func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
+	u := s.usage.Mut(int(q)*len(s.flavors) + int(f))
+	for i := range u {
+		u[i] += sign * v[i]
+	}
+}
+
+// placementRes masks a per-pod vector down to what nodes of flavor f hold.
+func (s *Snapshot) placementRes(f int32, v res.Vec) res.Vec {
+	m := s.nodeRes[f]
+	for r := range v {
+		if m&(1<<r) == 0 {
+			v[r] = 0
+		}
+	}
+	return v
+}
+
+func (s *Snapshot) flavorHasNodes(f int32) bool {
+	ft := &s.topo.Flavors[f]
+	return ft.End > ft.First && (s.options.TopologyAware == nil || *s.options.TopologyAware)
+}
+
+// levelName renders a tree level for messages.
+func (s *Snapshot) levelName(l int) string { return s.topo.LevelName(l) }
+
+func resourceList(names []string) string { return strings.Join(names, ",") }

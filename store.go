@@ -1,0 +1,403 @@
+package allot
+
+import (
+	"fmt"
+	"maps"
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/allot-sched/allot/internal/cow"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
+)
+
+// Store holds the current snapshot and turns events into new versions.
+//
+// Load is wait-free: readers get the published snapshot from an
+// atomic.Pointer and never block. Writers (Commit and Apply) are serialised;
+// each keeps working on a private master copy and publishes a copy-on-write
+// fork of it (btree Copy, shared pages of per-node and per-domain state, the
+// free-GPU bitset's words copied), never a full rebuild. A published snapshot
+// is never written again.
+type Store struct {
+	mu     sync.Mutex
+	cur    atomic.Pointer[Snapshot]
+	master *Snapshot
+}
+
+// NewStore starts a store at snapshot s. s itself stays valid and unchanged.
+func NewStore(s *Snapshot) *Store {
+	st := &Store{master: s.fork()}
+	st.cur.Store(s)
+	return st
+}
+
+// Load returns the current snapshot.
+func (st *Store) Load() *Snapshot { return st.cur.Load() }
+
+// fork returns a copy that shares structure with s; writing either never
+// changes what the other shows.
+func (s *Snapshot) fork() *Snapshot {
+	c := *s
+	c.state = s.state.Clone()
+	c.usage = s.usage.Clone()
+	c.running = s.running.Copy()
+	c.byQueue = s.byQueue.Copy()
+	c.byNode = s.byNode.Copy()
+	c.pending = s.pending.Copy()
+	c.runCount = slices.Clone(s.runCount)
+	return &c
+}
+
+// publish makes the master's state the next version.
+func (st *Store) publish() *Snapshot {
+	m := st.master
+	m.version++
+	m.state.Flush()
+	snap := m.fork()
+	st.cur.Store(snap)
+	return snap
+}
+
+// Event is a change to the cluster: Finish, Evict, Checkpoint, NodeDown,
+// NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, Submit.
+type Event interface {
+	// apply checks the event against s and applies it; it changes nothing
+	// when it returns an error.
+	apply(s *Snapshot) error
+}
+
+// Apply applies one event and publishes the next version.
+func (st *Store) Apply(ev Event) (*Snapshot, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := ev.apply(st.master); err != nil {
+		return nil, err
+	}
+	return st.publish(), nil
+}
+
+// Commit admits a decision made by Decide. When the store has moved on since
+// the decision's version, the decision is checked again against the current
+// snapshot (quota, hold, tenancy, and that every GPU and resource it places
+// on is still free on a usable node); a decision that no longer holds is
+// refused with a *ConflictError and changes nothing. Nothing is ever
+// double-booked.
+func (st *Store) Commit(d Decision) (*Snapshot, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	m := st.master
+	if d.Verdict != VerdictAdmit {
+		return nil, fmt.Errorf("%w: only an Admit decision can be committed, got %v", ErrInvalid, d.Verdict)
+	}
+	conflict := func(format string, args ...any) error {
+		return &ConflictError{Workload: d.Workload, DecidedOn: d.Version, Current: m.version, Detail: fmt.Sprintf(format, args...)}
+	}
+	r, err := m.admission(&d, conflict)
+	if err != nil {
+		return nil, err
+	}
+	m.pending.Delete(&Workload{ID: r.w.ID})
+	for i, pa := range r.pods {
+		if pa.node >= 0 {
+			m.state.Allocate(pa.node, pa.gpus, r.perPod[r.podSetOf(i)], 1)
+		}
+	}
+	m.insertRunning(r)
+	return st.publish(), nil
+}
+
+// podSetOf maps a pod's index to its pod set.
+func (r *running) podSetOf(pod int) int {
+	for i := range r.w.PodSets {
+		pod -= int(r.w.PodSets[i].Count)
+		if pod < 0 {
+			return i
+		}
+	}
+	return len(r.w.PodSets) - 1
+}
+
+// admission re-checks decision d on s and builds the admitted workload.
+func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (*running, error) {
+	req := d.request
+	if req.ID != d.Workload || len(d.Flavors) != len(req.PodSets) {
+		return nil, fmt.Errorf("%w: the decision was not made by Decide", ErrInvalid)
+	}
+	if _, ok := s.running.Get(&running{w: Workload{ID: req.ID}}); ok {
+		return nil, conflict("workload is already admitted")
+	}
+	q, ok := s.queueIdx[req.Queue]
+	if !ok {
+		return nil, conflict("queue %q no longer exists", req.Queue)
+	}
+	qc := &s.quota.Queues[q]
+	if !qc.Authorized(req.Tenant) {
+		return nil, conflict("tenant %q may no longer submit to queue %q", req.Tenant, req.Queue)
+	}
+	if qc.Hold {
+		return nil, conflict("queue %q is on hold", req.Queue)
+	}
+	w := Workload(req)
+	w.AdmittedAt = s.now
+	w.PodSets = slices.Clone(req.PodSets)
+	r := &running{w: w, queue: q}
+	byFlavor := make(map[int32]res.Vec, 2)
+	for i := range w.PodSets {
+		ps := &w.PodSets[i]
+		f, ok := s.flavorIdx[d.Flavors[i].Flavor]
+		if !ok || d.Flavors[i].PodSet != ps.Name {
+			return nil, fmt.Errorf("%w: pod set %q has no flavor in the decision", ErrInvalid, ps.Name)
+		}
+		ps.Flavor = s.flavors[f].Name
+		per, err := s.vector(ps.PerPod, "perPod")
+		if err != nil {
+			return nil, err
+		}
+		charge, err := s.podCharge(per, ps.Tokens, "tokens")
+		if err != nil {
+			return nil, err
+		}
+		r.flavors = append(r.flavors, f)
+		r.need = append(r.need, charge.Scale(int64(ps.Count)))
+		r.perPod = append(r.perPod, s.placementRes(f, per))
+		byFlavor[f] = byFlavor[f].Add(r.need[i])
+	}
+	for _, f := range slices.Sorted(maps.Keys(byFlavor)) {
+		fq, ok := qc.Quota(f)
+		if !ok {
+			return nil, conflict("queue %q has no quota on %q any more", req.Queue, s.flavors[f].Name)
+		}
+		if c := fq.Fits(s.usageOf(q, f), byFlavor[f], len(s.resources)); c.Verdict != quota.Fit {
+			return nil, conflict("quota: %s %d/%d of %s nominal in use, the workload needs %d",
+				s.resources[c.Resource], c.Used, c.Nominal, s.flavors[f].Name, c.Need)
+		}
+	}
+	if err := s.bookPods(r, d, conflict); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// bookPods resolves the decision's placement and checks every pod still fits
+// on what is free, pods of the same workload included.
+func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...any) error) error {
+	type take struct {
+		gpus uint64
+		r    res.Vec
+		pods int32
+	}
+	taken := make(map[int32]take)
+	k := 0
+	for i := range r.w.PodSets {
+		ps := &r.w.PodSets[i]
+		if !s.flavorHasNodes(r.flavors[i]) {
+			for range ps.Count {
+				r.pods = append(r.pods, podAlloc{node: -1})
+			}
+			continue
+		}
+		ps.Nodes = make([]string, ps.Count)
+		ps.GPUIndices = make([][]int, ps.Count)
+		for p := range ps.Count {
+			if k >= len(d.Placement) || d.Placement[k].PodSet != ps.Name {
+				return fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name)
+			}
+			pl := d.Placement[k]
+			k++
+			n, ok := s.topo.NodeIndex(pl.Node)
+			if !ok || s.topo.Nodes[n].Flavor != r.flavors[i] {
+				return fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
+			}
+			node := &s.topo.Nodes[n]
+			var mask uint64
+			for _, g := range pl.GPUs {
+				if g < 0 || g >= int(node.GPUs) {
+					return fmt.Errorf("%w: GPU %d on node %q", ErrInvalid, g, pl.Node)
+				}
+				mask |= 1 << g
+			}
+			if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != r.perPod[i][s.gpu] {
+				return fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), r.perPod[i][s.gpu])
+			}
+			ns := s.state.Node(n)
+			if !ns.Usable(s.now) {
+				return conflict("node %q is no longer usable", pl.Node)
+			}
+			t := taken[n]
+			if free := s.state.FreeMask(n) &^ t.gpus; mask&^free != 0 {
+				return conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
+			}
+			t.gpus |= mask
+			t.r = t.r.Add(r.perPod[i])
+			t.pods++
+			if !t.r.LessEq(ns.Free) {
+				return conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(ns.Free), s.fmtVec(t.r))
+			}
+			if node.MaxPods > 0 && ns.Pods+t.pods > node.MaxPods {
+				return conflict("node %q no longer has room for %d more pods", pl.Node, t.pods)
+			}
+			taken[n] = t
+			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
+			ps.Nodes[p] = pl.Node
+			ps.GPUIndices[p] = slices.Clone(pl.GPUs)
+		}
+	}
+	return nil
+}
+
+// Finish ends an admitted workload and frees what it held.
+type Finish struct{ ID string }
+
+func (e Finish) apply(s *Snapshot) error {
+	r, ok := s.running.Get(&running{w: Workload{ID: e.ID}})
+	if !ok {
+		return fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, e.ID)
+	}
+	s.removeRunning(r)
+	return nil
+}
+
+// Evict stops an admitted workload, frees what it held and puts it back in
+// the pending set, without its placement, to be admitted again.
+type Evict struct{ ID string }
+
+func (e Evict) apply(s *Snapshot) error {
+	r, ok := s.running.Get(&running{w: Workload{ID: e.ID}})
+	if !ok {
+		return fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, e.ID)
+	}
+	s.removeRunning(r)
+	w := r.w
+	w.AdmittedAt, w.Borrowing = 0, false
+	w.PodSets = slices.Clone(w.PodSets)
+	for i := range w.PodSets {
+		w.PodSets[i].Flavor, w.PodSets[i].Nodes, w.PodSets[i].GPUIndices = "", nil, nil
+	}
+	s.pending.Set(&w)
+	return nil
+}
+
+// Checkpoint records that a running workload saved its work now.
+type Checkpoint struct{ ID string }
+
+func (e Checkpoint) apply(s *Snapshot) error {
+	r, ok := s.running.Get(&running{w: Workload{ID: e.ID}})
+	if !ok {
+		return fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, e.ID)
+	}
+	c := *r
+	c.w.Preemption.LastCheckpointAt = s.now
+	s.running.Set(&c)
+	return nil
+}
+
+// NodeDown marks a node down: nothing new lands there. Workloads on it keep
+// running until the embedder evicts them.
+type NodeDown struct{ Node string }
+
+func (e NodeDown) apply(s *Snapshot) error {
+	return s.setNode(e.Node, func(c *nodeCond) { c.down = true })
+}
+
+// NodeUp brings a node back.
+type NodeUp struct{ Node string }
+
+func (e NodeUp) apply(s *Snapshot) error {
+	return s.setNode(e.Node, func(c *nodeCond) { c.down = false })
+}
+
+// NodeCordon cordons (or uncordons) a node.
+type NodeCordon struct {
+	Node     string
+	Cordoned bool
+}
+
+func (e NodeCordon) apply(s *Snapshot) error {
+	return s.setNode(e.Node, func(c *nodeCond) { c.cordoned = e.Cordoned })
+}
+
+// NodeCooldown keeps a node out of use until a time (cleanup in flight).
+type NodeCooldown struct {
+	Node  string
+	Until int64
+}
+
+func (e NodeCooldown) apply(s *Snapshot) error {
+	return s.setNode(e.Node, func(c *nodeCond) { c.until = e.Until })
+}
+
+type nodeCond struct {
+	cordoned, down bool
+	until          int64
+}
+
+func (s *Snapshot) setNode(name string, fn func(*nodeCond)) error {
+	n, ok := s.topo.NodeIndex(name)
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownNode, name)
+	}
+	ns := s.state.Node(n)
+	c := nodeCond{ns.Cordoned, ns.Down, ns.CooldownUntil}
+	fn(&c)
+	s.state.SetCondition(n, c.cordoned, c.down, c.until)
+	return nil
+}
+
+// AdvanceTime moves the clock forward.
+type AdvanceTime struct{ Seconds int64 }
+
+func (e AdvanceTime) apply(s *Snapshot) error {
+	if e.Seconds < 0 {
+		return fmt.Errorf("%w: time moves forward only, got %d seconds", ErrInvalid, e.Seconds)
+	}
+	s.now += e.Seconds
+	s.state.SetNow(s.now)
+	return nil
+}
+
+// SetQueue adds a queue or replaces its configuration; usage is kept.
+type SetQueue struct{ Queue Queue }
+
+func (e SetQueue) apply(s *Snapshot) error {
+	if err := (&Builder{Queues: []Queue{e.Queue}}).checkUnsupported(); err != nil {
+		return err
+	}
+	queues := slices.Clone(s.queues)
+	old, exists := s.queueIdx[e.Queue.Name]
+	if exists {
+		queues[old] = e.Queue
+	} else {
+		queues = append(queues, e.Queue)
+	}
+	next := *s
+	if err := next.buildQueues(s.cohorts, queues); err != nil {
+		return err
+	}
+	s.quota, s.queueIdx, s.queues = next.quota, next.queueIdx, queues
+	if !exists {
+		usage := cow.Make[res.Vec](len(queues) * len(s.flavors))
+		for i := 0; i < s.usage.Len(); i++ {
+			usage.Set(i, s.usage.At(i))
+		}
+		s.usage = usage
+		s.runCount = append(s.runCount, 0)
+	}
+	return nil
+}
+
+// Submit adds a workload to the pending set.
+type Submit struct{ Workload Workload }
+
+func (e Submit) apply(s *Snapshot) error {
+	id := e.Workload.ID
+	if _, ok := s.running.Get(&running{w: Workload{ID: id}}); ok {
+		return fmt.Errorf("%w: %q is running", ErrDuplicateID, id)
+	}
+	if _, ok := s.pending.Get(&Workload{ID: id}); ok {
+		return fmt.Errorf("%w: %q is pending", ErrDuplicateID, id)
+	}
+	return s.addPending(e.Workload, "submit", map[string]string{})
+}

@@ -1,0 +1,217 @@
+package allot
+
+// Resources maps resource names to quantities in base units: GPUs as whole
+// devices, cpu in millicores, memory in bytes, tokens as tokens. Names must be
+// among the snapshot's declared resources.
+type Resources map[string]int64
+
+// Workload is a unit of admission: one or more pod sets admitted all together
+// or not at all. Running workloads also carry their placement (PodSet.Flavor,
+// PodSet.Nodes, PodSet.GPUIndices) and AdmittedAt.
+type Workload struct {
+	ID       string `json:"id"`
+	Queue    string `json:"queue"`
+	Tenant   string `json:"tenant,omitempty"`
+	User     string `json:"user,omitempty"`
+	Priority int32  `json:"priority"`
+	// SubmittedAt and AdmittedAt are seconds on the snapshot's clock.
+	SubmittedAt int64 `json:"submittedAt"`
+	AdmittedAt  int64 `json:"admittedAt,omitempty"`
+	// ExpectedRuntime in seconds, zero when unknown; it feeds backfill.
+	ExpectedRuntime int64          `json:"expectedRuntime,omitempty"`
+	Preemption      PreemptionSpec `json:"preemption,omitzero"`
+	PodSets         []PodSet       `json:"podSets"`
+	// Borrowing records, for a running workload, that it was admitted on
+	// borrowed quota.
+	Borrowing bool `json:"borrowing,omitempty"`
+}
+
+// Request is the workload a caller asks Decide about. It has the shape of a
+// Workload without a placement.
+type Request Workload
+
+// PreemptionSpec says how much a workload loses when it is evicted.
+type PreemptionSpec struct {
+	Class PreemptionClass `json:"class,omitempty"`
+	// LastCheckpointAt is the time of the last checkpoint of a
+	// checkpointable workload (zero: none yet).
+	LastCheckpointAt int64 `json:"lastCheckpointAt,omitempty"`
+}
+
+// PodSet is a group of identical pods inside a workload.
+type PodSet struct {
+	Name  string    `json:"name"`
+	Count int32     `json:"count"`
+	PerPod Resources `json:"perPod"`
+	// Flavors restricts the flavors this pod set may use; empty means any
+	// flavor of its queue.
+	Flavors []string `json:"flavors,omitempty"`
+	// Tokens, for LLM inference, is charged to the "tokens" resource as
+	// Prompt + MaxTokens per pod.
+	Tokens   *Tokens         `json:"tokens,omitempty"`
+	Topology TopologyRequest `json:"topology,omitzero"`
+
+	// Flavor, Nodes and GPUIndices place a running pod set: Nodes holds one
+	// node name per pod; GPUIndices, when present, one list of node-local GPU
+	// indices per pod. Requests leave them empty.
+	Flavor     string   `json:"flavor,omitempty"`
+	Nodes      []string `json:"nodes,omitempty"`
+	GPUIndices [][]int  `json:"gpuIndices,omitempty"`
+}
+
+// Tokens is the token budget of one inference pod.
+type Tokens struct {
+	Prompt    int64 `json:"prompt"`
+	MaxTokens int64 `json:"maxTokens"`
+}
+
+// TopologyRequest constrains where the pods of one pod set may land.
+type TopologyRequest struct {
+	// Required names a level: all pods in one domain of it, or wait.
+	Required string `json:"required,omitempty"`
+	// Preferred names a level: try one domain of it, then of each broader
+	// level, then split across the broadest.
+	Preferred string `json:"preferred,omitempty"`
+	// Policy is pack (the default), spread or balanced.
+	Policy PlacementPolicy `json:"policy,omitempty"`
+	// Slices, outermost first: every Size consecutive pods sit in one domain
+	// of Level.
+	Slices []Slice `json:"slices,omitempty"`
+	// Group keeps the pod sets of one workload that share it in one domain of
+	// the narrowest of their required levels.
+	Group string `json:"group,omitempty"`
+}
+
+// Slice is one layer of a multi-layer slice constraint.
+type Slice struct {
+	Level string `json:"level"`
+	Size  int32  `json:"size"`
+}
+
+// Flavor is a class of interchangeable nodes.
+type Flavor struct {
+	Name string `json:"name"`
+	// Spot makes whatever lands on the flavor preemptible.
+	Spot bool `json:"spot,omitempty"`
+}
+
+// Node is one machine. Labels name its domain at every topology level.
+type Node struct {
+	Name     string            `json:"name"`
+	Flavor   string            `json:"flavor"`
+	Labels   map[string]string `json:"labels,omitempty"`
+	Capacity Resources         `json:"capacity"`
+	// GPUGroups splits the node's GPUs into islands (NVLink or NUMA); it sums
+	// to the node's gpu capacity. Empty means one island.
+	GPUGroups []int `json:"gpuGroups,omitempty"`
+	// MaxPods limits the pods on the node; zero means no limit.
+	MaxPods       int32 `json:"maxPods,omitempty"`
+	CooldownUntil int64 `json:"cooldownUntil,omitempty"`
+	Unschedulable bool  `json:"unschedulable,omitempty"`
+	Down          bool  `json:"down,omitempty"`
+}
+
+// Cohort groups queues (and other cohorts) that share quota.
+type Cohort struct {
+	Name   string `json:"name"`
+	Parent string `json:"parent,omitempty"`
+	// Quota a cohort holds of its own, per flavor.
+	Quota []FlavorQuota `json:"quota,omitempty"`
+}
+
+// FlavorQuota is the quota of one flavor, per resource.
+type FlavorQuota struct {
+	Flavor    string          `json:"flavor"`
+	Resources []ResourceQuota `json:"resources"`
+}
+
+// ResourceQuota is the quota of one resource of one flavor. Nil limits mean
+// unlimited, as in Kueue.
+type ResourceQuota struct {
+	Name           string `json:"name"`
+	Nominal        int64  `json:"nominal"`
+	BorrowingLimit *int64 `json:"borrowingLimit,omitempty"`
+	LendingLimit   *int64 `json:"lendingLimit,omitempty"`
+	Hard           *int64 `json:"hard,omitempty"`
+	Soft           *int64 `json:"soft,omitempty"`
+}
+
+// Queue is an admission queue (Kueue's ClusterQueue).
+type Queue struct {
+	Name   string        `json:"name"`
+	Cohort string        `json:"cohort,omitempty"`
+	Quota  []FlavorQuota `json:"quota,omitempty"`
+	// FlavorOrder is the order in which flavors are tried; empty means the
+	// snapshot's flavor order.
+	FlavorOrder       []string           `json:"flavorOrder,omitempty"`
+	FlavorFungibility FlavorFungibility  `json:"flavorFungibility,omitzero"`
+	Preemption        QueuePreemption    `json:"preemption,omitzero"`
+	FairSharing       *QueueFairSharing  `json:"fairSharing,omitempty"`
+	// Tenants is the allow-list; empty admits any tenant.
+	Tenants []string `json:"tenants,omitempty"`
+	// Hold admits nothing new; admitted work runs on.
+	Hold              bool       `json:"hold,omitempty"`
+	UserCap           Resources  `json:"userCap,omitempty"`
+	NonPreemptibleCap Resources  `json:"nonPreemptibleCap,omitempty"`
+	Windows           []Window   `json:"windows,omitempty"`
+	SLATier           *SLATier   `json:"slaTier,omitempty"`
+}
+
+// FlavorFungibility is Kueue's policy for moving to the next flavor.
+type FlavorFungibility struct {
+	WhenCanBorrow  string `json:"whenCanBorrow,omitempty"`
+	WhenCanPreempt string `json:"whenCanPreempt,omitempty"`
+}
+
+// QueuePreemption is Kueue's ClusterQueue preemption policy.
+type QueuePreemption struct {
+	WithinQueue         string             `json:"withinQueue,omitempty"`
+	ReclaimWithinCohort string             `json:"reclaimWithinCohort,omitempty"`
+	BorrowWithinCohort  BorrowWithinCohort `json:"borrowWithinCohort,omitzero"`
+}
+
+// BorrowWithinCohort is Kueue's borrowWithinCohort policy.
+type BorrowWithinCohort struct {
+	Policy               string `json:"policy,omitempty"`
+	MaxPriorityThreshold *int32 `json:"maxPriorityThreshold,omitempty"`
+}
+
+// QueueFairSharing holds a queue's fair-sharing weight.
+type QueueFairSharing struct {
+	Weight *float64 `json:"weight,omitempty"`
+}
+
+// Window scales a queue's quota between From and To (HH:MM, UTC).
+type Window struct {
+	From  string  `json:"from"`
+	To    string  `json:"to"`
+	Scale float64 `json:"scale"`
+}
+
+// SLATier scales a queue's quota always.
+type SLATier struct {
+	Availability float64 `json:"availability"`
+	Scale        float64 `json:"scale"`
+}
+
+// History is the fairness history of the cluster.
+type History struct {
+	Usage       map[string]Resources `json:"usage,omitempty"`
+	Preemptions map[string]int64     `json:"preemptions,omitempty"`
+	HalfLife    int64                `json:"halfLife,omitempty"`
+}
+
+// Options are policy switches.
+type Options struct {
+	// Backfill, when set, turns backfill reservations on.
+	Backfill *bool `json:"backfill,omitempty"`
+	// TopologyAware, nil or true, places pods on nodes; false makes every
+	// flavor quota-only.
+	TopologyAware *bool `json:"topologyAware,omitempty"`
+}
+
+// FairSharing turns Kueue's fair sharing on.
+type FairSharing struct {
+	Enabled              bool     `json:"enabled,omitempty"`
+	PreemptionStrategies []string `json:"preemptionStrategies,omitempty"`
+}

@@ -1,0 +1,150 @@
+package allot
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/allot-sched/allot/internal/res"
+)
+
+// maxPodSets is the most pod sets a workload may have (Kueue's limit).
+const maxPodSets = 8
+
+// validate checks a request; on a problem it returns a message and the path
+// of the field at fault. It does not allocate when the request is valid.
+func (s *Snapshot) validate(r *Request) (msg, field string) {
+	if r.ID == "" {
+		return "must not be empty", "id"
+	}
+	if r.Queue == "" {
+		return "must not be empty", "queue"
+	}
+	if r.SubmittedAt < 0 {
+		return "must not be negative", "submittedAt"
+	}
+	if r.ExpectedRuntime < 0 {
+		return "must not be negative", "expectedRuntime"
+	}
+	if r.Preemption.Class > Never {
+		return "unknown preemption class", "preemption.class"
+	}
+	if r.Preemption.LastCheckpointAt < 0 {
+		return "must not be negative", "preemption.lastCheckpointAt"
+	}
+	if len(r.PodSets) == 0 {
+		return "a workload needs at least one pod set", "podSets"
+	}
+	if len(r.PodSets) > maxPodSets {
+		return fmt.Sprintf("%d pod sets, at most %d", len(r.PodSets), maxPodSets), "podSets"
+	}
+	for i := range r.PodSets {
+		if m, f := s.validatePodSet(r, i); m != "" {
+			return m, "podSets[" + strconv.Itoa(i) + "]." + f
+		}
+	}
+	return "", ""
+}
+
+func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
+	ps := &r.PodSets[i]
+	if ps.Name == "" {
+		return "must not be empty", "name"
+	}
+	for j := range i {
+		if r.PodSets[j].Name == ps.Name {
+			return fmt.Sprintf("pod set %q twice", ps.Name), "name"
+		}
+	}
+	if ps.Count < 1 {
+		return fmt.Sprintf("must be at least 1, got %d", ps.Count), "count"
+	}
+	if ps.Count > maxPodCount {
+		return fmt.Sprintf("%d pods, at most %d", ps.Count, maxPodCount), "count"
+	}
+	found := 0
+	for _, name := range s.resources {
+		q, ok := ps.PerPod[name]
+		if !ok {
+			continue
+		}
+		found++
+		if q < 0 {
+			return fmt.Sprintf("must not be negative, got %d", q), "perPod." + name
+		}
+		if q > maxQuantity {
+			return fmt.Sprintf("%d is more than 2^52", q), "perPod." + name
+		}
+		if _, ok := res.MulOK(q, int64(ps.Count)); !ok || q*int64(ps.Count) > maxQuantity {
+			return fmt.Sprintf("%d pods × %d overflows", ps.Count, q), "perPod." + name
+		}
+	}
+	if found != len(ps.PerPod) {
+		for _, name := range sortedKeys(ps.PerPod) {
+			if _, ok := s.resIdx[name]; !ok {
+				return fmt.Sprintf("resource %q is not declared by the snapshot", name), "perPod." + name
+			}
+		}
+	}
+	if ps.Tokens != nil {
+		if s.tokens < 0 {
+			return "the snapshot declares no \"tokens\" resource", "tokens"
+		}
+		t := ps.Tokens
+		if t.Prompt < 0 || t.MaxTokens < 0 {
+			return "must not be negative", "tokens"
+		}
+		// Each term is at most 2^52, so the sum cannot overflow.
+		if t.Prompt > maxQuantity || t.MaxTokens > maxQuantity ||
+			t.Prompt+t.MaxTokens+ps.PerPod["tokens"] > maxQuantity/int64(ps.Count) {
+			return "token budget overflows", "tokens"
+		}
+	}
+	for k, f := range ps.Flavors {
+		if _, ok := s.flavorIdx[f]; !ok {
+			return fmt.Sprintf("unknown flavor %q", f), "flavors[" + strconv.Itoa(k) + "]"
+		}
+	}
+	if ps.Flavor != "" || len(ps.Nodes) > 0 || len(ps.GPUIndices) > 0 {
+		return "a request carries no placement (flavor, nodes, gpuIndices)", "nodes"
+	}
+	return s.validateTopology(&ps.Topology, ps.Count)
+}
+
+func (s *Snapshot) validateTopology(t *TopologyRequest, count int32) (msg, field string) {
+	if t.Required != "" && t.Preferred != "" {
+		return "required and preferred exclude each other", "topology"
+	}
+	main := 0
+	for _, c := range [...]struct{ name, field string }{{t.Required, "topology.required"}, {t.Preferred, "topology.preferred"}} {
+		if c.name == "" {
+			continue
+		}
+		l, ok := s.topo.LevelIndex(c.name)
+		if !ok {
+			return fmt.Sprintf("unknown level %q", c.name), c.field
+		}
+		main = l
+	}
+	if t.Policy > Balanced {
+		return "unknown policy", "topology.policy"
+	}
+	prevLevel, prevSize := main-1, int32(count)
+	for k, sl := range t.Slices {
+		f := "topology.slices[" + strconv.Itoa(k) + "]"
+		l, ok := s.topo.LevelIndex(sl.Level)
+		if !ok {
+			return fmt.Sprintf("unknown level %q", sl.Level), f + ".level"
+		}
+		if l <= prevLevel {
+			return fmt.Sprintf("level %q must be narrower than the levels before it", sl.Level), f + ".level"
+		}
+		if sl.Size < 1 {
+			return fmt.Sprintf("size must be at least 1, got %d", sl.Size), f + ".size"
+		}
+		if prevSize%sl.Size != 0 {
+			return fmt.Sprintf("size %d does not divide %d", sl.Size, prevSize), f + ".size"
+		}
+		prevLevel, prevSize = l, sl.Size
+	}
+	return "", ""
+}
