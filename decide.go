@@ -39,8 +39,15 @@ func DecideInto(s *Snapshot, r Request, d *Decision) {
 	dc.finish()
 }
 
-// reset empties d, keeping its memory.
+// reset empties d, keeping its memory; a fresh d gets room for a typical
+// decision in a few allocations.
 func (d *Decision) reset() {
+	if d.buf == nil {
+		d.buf = make([]byte, 0, 512)
+		d.Trail = make([]Check, 0, 10)
+		d.Flavors = make([]PodSetFlavor, 0, 2)
+		d.gsets = make([]gang.PodSet, 0, 2)
+	}
 	*d = Decision{
 		Flavors:   d.Flavors[:0],
 		Placement: d.Placement[:0],
@@ -52,6 +59,7 @@ func (d *Decision) reset() {
 			gpuBuf: d.gpuBuf[:0],
 			asg:    d.asg[:0],
 			placer: d.placer,
+			gsets:  d.gsets[:0],
 		},
 	}
 }
@@ -73,9 +81,10 @@ type decider struct {
 	need    [maxPodSets]res.Vec // charge × count
 	chosen  [maxPodSets]int32
 	asgFrom [maxPodSets]int32 // first assignment of each pod set, -1 if none
-	gsets   [maxPodSets]gang.PodSet
 
 	// Text spans into d.buf: the message and each trail check's detail.
+	placerReady bool
+
 	msg   span
 	spans [16]span
 	extra []span
@@ -214,8 +223,7 @@ type attempt struct {
 // assign picks a flavor for every pod set (a group's members together) and
 // places it. It concludes the decision on failure.
 func (dc *decider) assign() bool {
-	s, r := dc.s, dc.r
-	placer := dc.placer()
+	r := dc.r
 	for i := 0; i < dc.n; i++ {
 		if dc.chosen[i] >= 0 {
 			continue // placed with its group
@@ -229,10 +237,12 @@ func (dc *decider) assign() bool {
 			if !dc.allowed(members, f) {
 				continue
 			}
-			a := dc.try(placer, members, fq)
+			a := dc.try(members, fq)
 			if a.reason == 0 {
-				for _, m := range membersOf(members) {
-					dc.chosen[m] = f
+				for m := 0; m < dc.n; m++ {
+					if members&(1<<m) != 0 {
+						dc.chosen[m] = f
+					}
 				}
 				goto placed
 			}
@@ -262,7 +272,6 @@ func (dc *decider) assign() bool {
 		return false
 	placed:
 	}
-	_ = s
 	return true
 }
 
@@ -280,16 +289,6 @@ func (dc *decider) unit(i int) uint16 {
 		}
 	}
 	return u
-}
-
-func membersOf(u uint16) []int {
-	var out []int
-	for k := 0; k < maxPodSets; k++ {
-		if u&(1<<k) != 0 {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // allowed reports whether every member may use flavor f.
@@ -318,7 +317,7 @@ func (dc *decider) allowed(u uint16, f int32) bool {
 }
 
 // try checks quota and placement of a unit on one flavor.
-func (dc *decider) try(pl *gang.Placer, u uint16, fq *quota.FlavorQuota) attempt {
+func (dc *decider) try(u uint16, fq *quota.FlavorQuota) attempt {
 	s := dc.s
 	f := fq.Flavor
 	a := attempt{flavor: f}
@@ -349,7 +348,7 @@ func (dc *decider) try(pl *gang.Placer, u uint16, fq *quota.FlavorQuota) attempt
 	}
 	sets := dc.gangSets(u, f)
 	mark := len(dc.d.asg)
-	asg, fail, ok := pl.Place(sets, dc.d.asg)
+	asg, fail, ok := dc.placer().Place(sets, dc.d.asg)
 	dc.d.asg = asg
 	if ok {
 		at := int32(mark)
@@ -383,7 +382,7 @@ func (dc *decider) memberIndex(u uint16, i int) int {
 // gangSets resolves a unit's pod sets for the placer on flavor f.
 func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
 	s := dc.s
-	out := dc.gsets[:0]
+	out := dc.d.gsets[:0]
 	for k := 0; k < dc.n; k++ {
 		if u&(1<<k) == 0 {
 			continue
@@ -421,6 +420,7 @@ func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
 		}
 		out = append(out, g)
 	}
+	dc.d.gsets = out
 	return out
 }
 
@@ -565,12 +565,16 @@ func (dc *decider) explain(a attempt) {
 	}
 }
 
-// placer returns the decision's reusable placer, reset to the snapshot.
+// placer returns the decision's reusable placer, set to the snapshot on
+// first use; later pod sets of the request see the earlier ones' pods.
 func (dc *decider) placer() *gang.Placer {
 	if dc.d.placer == nil {
 		dc.d.placer = new(gang.Placer)
 	}
-	dc.d.placer.Reset(dc.s.state)
+	if !dc.placerReady {
+		dc.d.placer.Reset(dc.s.state)
+		dc.placerReady = true
+	}
 	return dc.d.placer
 }
 
@@ -718,4 +722,3 @@ func (dc *decider) mainResource(i int) int {
 	}
 	return 0
 }
-

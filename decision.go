@@ -132,4 +132,5 @@ type decisionScratch struct {
 	gpuBuf []int
 	asg    []gang.Assignment
 	placer *gang.Placer
+	gsets  []gang.PodSet
 }

@@ -40,8 +40,8 @@ type PreemptionSpec struct {
 
 // PodSet is a group of identical pods inside a workload.
 type PodSet struct {
-	Name  string    `json:"name"`
-	Count int32     `json:"count"`
+	Name   string    `json:"name"`
+	Count  int32     `json:"count"`
 	PerPod Resources `json:"perPod"`
 	// Flavors restricts the flavors this pod set may use; empty means any
 	// flavor of its queue.
@@ -143,18 +143,18 @@ type Queue struct {
 	Quota  []FlavorQuota `json:"quota,omitempty"`
 	// FlavorOrder is the order in which flavors are tried; empty means the
 	// snapshot's flavor order.
-	FlavorOrder       []string           `json:"flavorOrder,omitempty"`
-	FlavorFungibility FlavorFungibility  `json:"flavorFungibility,omitzero"`
-	Preemption        QueuePreemption    `json:"preemption,omitzero"`
-	FairSharing       *QueueFairSharing  `json:"fairSharing,omitempty"`
+	FlavorOrder       []string          `json:"flavorOrder,omitempty"`
+	FlavorFungibility FlavorFungibility `json:"flavorFungibility,omitzero"`
+	Preemption        QueuePreemption   `json:"preemption,omitzero"`
+	FairSharing       *QueueFairSharing `json:"fairSharing,omitempty"`
 	// Tenants is the allow-list; empty admits any tenant.
 	Tenants []string `json:"tenants,omitempty"`
 	// Hold admits nothing new; admitted work runs on.
-	Hold              bool       `json:"hold,omitempty"`
-	UserCap           Resources  `json:"userCap,omitempty"`
-	NonPreemptibleCap Resources  `json:"nonPreemptibleCap,omitempty"`
-	Windows           []Window   `json:"windows,omitempty"`
-	SLATier           *SLATier   `json:"slaTier,omitempty"`
+	Hold              bool      `json:"hold,omitempty"`
+	UserCap           Resources `json:"userCap,omitempty"`
+	NonPreemptibleCap Resources `json:"nonPreemptibleCap,omitempty"`
+	Windows           []Window  `json:"windows,omitempty"`
+	SLATier           *SLATier  `json:"slaTier,omitempty"`
 }
 
 // FlavorFungibility is Kueue's policy for moving to the next flavor.

@@ -9,8 +9,8 @@
 //     pod set (best fit), ties by domain path; none means wait;
 //   - preferred level: the same, then one domain of each broader level, then
 //     a split across the whole cluster;
-//   - unconstrained: one node if a single node holds it, else the nodes with
-//     the fewest free slots first (least free capacity, fragmentation-averse).
+//   - unconstrained: the nodes with the fewest free slots first, each filled
+//     before the next (least free capacity, fragmentation-averse).
 //
 // From the chosen domain it descends level by level: the children of the
 // chosen domains are pooled and taken greedily from the largest, the last one

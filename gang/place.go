@@ -98,6 +98,13 @@ type Placer struct {
 	cands, next    []cand
 	ps             *PodSet
 	units          [10]int64
+	// keep says whether later pod sets of the request need this one's
+	// pods in the overlay.
+	keep bool
+	// Fast-path figures of the current pod set (see fastCount).
+	fast    bool
+	perNode int64
+	minFree res.Vec
 }
 
 // Reset points the placer at a state and forgets earlier pod sets.
@@ -105,6 +112,10 @@ func (p *Placer) Reset(st *topology.State) {
 	p.st, p.t = st, st.T
 	p.ov = p.ov[:0]
 	p.IgnoreCooldown = false
+	if p.cands == nil {
+		p.cands = make([]cand, 0, 32)
+		p.next = make([]cand, 0, 32)
+	}
 }
 
 // Place places every pod set, in order, each on what the earlier ones left.
@@ -130,6 +141,7 @@ func (p *Placer) Place(sets []PodSet, out []Assignment) ([]Assignment, Failure, 
 		}
 		var f Failure
 		var ok bool
+		p.keep = more || i < len(sets)-1
 		if more {
 			out, f, ok = p.placeGroup(sets, ps.Group, out)
 		} else {
@@ -294,6 +306,21 @@ func (p *Placer) setPodSet(ps *PodSet) {
 		}
 		p.units[l] = u
 	}
+	p.fast = ps.GPUs > 0 && ps.GPUs <= p.t.G && ps.Policy != Spread && !p.IgnoreCooldown
+	for l := 0; l <= nl && p.fast; l++ {
+		p.fast = p.unit(l) == 1
+	}
+	if p.fast {
+		// The counters are exact when no node with a free GPU is short of
+		// anything else for the most pods of this shape a node can take.
+		p.perNode = int64(p.t.G / ps.GPUs)
+		for r := 0; r < p.t.Resource; r++ {
+			p.minFree[r] = 0
+			if r != p.t.GPU && ps.Res[r] > 0 {
+				p.minFree[r] = res.MulSat(ps.Res[r], p.perNode)
+			}
+		}
+	}
 }
 
 func (p *Placer) unit(l int) int64 {
@@ -356,16 +383,6 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
 	}
 	p.cands = p.collectNodes(scope, scopeLevel, p.cands[:0])
-	single := -1
-	for i, c := range p.cands {
-		if c.count >= need && (single < 0 || c.count < p.cands[single].count) {
-			single = i
-		}
-	}
-	if single >= 0 {
-		p.next = append(p.next[:0], cand{p.cands[single].id, need})
-		return p.emit(out), Failure{}, true
-	}
 	sortAscending(p.cands)
 	p.next = p.next[:0]
 	for _, c := range p.cands {
@@ -548,13 +565,17 @@ func balancedTake(cs []cand, need, unit int64) []cand {
 func (p *Placer) emit(out []Assignment) []Assignment {
 	slices.SortFunc(p.next, func(a, b cand) int { return int(a.id) - int(b.id) })
 	ps := p.ps
+	hadOv := len(p.ov)
 	for _, c := range p.next {
 		n := c.id
 		node := &p.t.Nodes[n]
 		mask := p.st.FreeMask(n)
-		oi, inOv := p.ovFind(n)
-		if inOv {
-			mask &^= p.ov[oi].gpus
+		oi, inOv := -1, false
+		if hadOv > 0 {
+			oi, inOv = p.ovFind(n)
+			if inOv {
+				mask &^= p.ov[oi].gpus
+			}
 		}
 		var taken uint64
 		for range c.count {
@@ -566,6 +587,9 @@ func (p *Placer) emit(out []Assignment) []Assignment {
 			}
 			out = append(out, Assignment{Node: n, GPUs: m})
 		}
+		if !p.keep {
+			continue
+		}
 		r := ps.Res.Scale(c.count)
 		if inOv {
 			e := &p.ov[oi]
@@ -573,8 +597,11 @@ func (p *Placer) emit(out []Assignment) []Assignment {
 			e.r = e.r.Add(r)
 			e.pods += int32(c.count)
 		} else {
-			p.ov = slices.Insert(p.ov, oi, ovNode{node: n, gpus: taken, r: r, pods: int32(c.count)})
+			p.ov = append(p.ov, ovNode{node: n, gpus: taken, r: r, pods: int32(c.count)})
 		}
+	}
+	if p.keep && hadOv > 0 && len(p.ov) > hadOv {
+		slices.SortFunc(p.ov, func(a, b ovNode) int { return int(a.node) - int(b.node) })
 	}
 	return out
 }
@@ -606,7 +633,7 @@ func (p *Placer) nodeCount(n int32) int64 {
 	if ps.GPUs > 0 {
 		mask = p.st.FreeMask(n)
 	}
-	if i, ok := p.ovFind(n); ok {
+	if i, ok := p.ovFind(n); len(p.ov) > 0 && ok {
 		e := &p.ov[i]
 		free, pods, mask = free.Sub(e.r), pods+e.pods, mask&^e.gpus
 	}
@@ -652,29 +679,19 @@ func (p *Placer) count(d int32, l int) int64 {
 // fastCount reads a domain's count from the state's counters when they are
 // exact for the current pod shape.
 func (p *Placer) fastCount(d int32, l int) (int64, bool) {
-	ps := p.ps
-	if ps.GPUs <= 0 || ps.GPUs > p.t.G || ps.Policy == Spread || p.IgnoreCooldown || p.unit(l) != 1 || p.unit(p.t.NodeLevel()) != 1 {
-		return 0, false
-	}
-	for k := l + 1; k < p.t.NodeLevel(); k++ {
-		if p.unit(k) != 1 {
-			return 0, false
-		}
-	}
-	if p.ovTouches(d) {
+	if !p.fast || (len(p.ov) > 0 && p.ovTouches(d)) {
 		return 0, false
 	}
 	agg := p.st.Agg(d)
-	perNode := int64(p.t.G / ps.GPUs)
-	if int64(agg.MinPodsLeft) < perNode {
+	if int64(agg.MinPodsLeft) < p.perNode {
 		return 0, false
 	}
 	for r := 0; r < p.t.Resource; r++ {
-		if r != p.t.GPU && ps.Res[r] > 0 && ps.Res[r] > agg.MinFree[r]/perNode {
+		if p.minFree[r] > agg.MinFree[r] {
 			return 0, false
 		}
 	}
-	return int64(p.st.Fits(d, ps.GPUs)), true
+	return int64(p.st.Fits(d, p.ps.GPUs)), true
 }
 
 // Count is how many pods of ps the domain d at tree level l holds on the

@@ -164,7 +164,7 @@ func (s *State) addFits(n int32, sign int32) {
 			break
 		}
 		for _, d := range node.Domains {
-			*s.fits.Mut(int(d)*G+g-1) += sign * c
+			*s.fits.Mut(int(d)*G + g - 1) += sign * c
 		}
 	}
 }
