@@ -1,6 +1,7 @@
 package allot
 
 import (
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -56,7 +57,6 @@ func (d *Decision) reset() {
 		Trail:     d.Trail[:0],
 		decisionScratch: decisionScratch{
 			buf:    d.buf[:0],
-			gpuBuf: d.gpuBuf[:0],
 			asg:    d.asg[:0],
 			placer: d.placer,
 			gsets:  d.gsets[:0],
@@ -348,6 +348,9 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota) attempt {
 	}
 	sets := dc.gangSets(u, f)
 	mark := len(dc.d.asg)
+	for i := range sets {
+		dc.d.asg = slices.Grow(dc.d.asg, int(sets[i].Count))
+	}
 	asg, fail, ok := dc.placer().Place(sets, dc.d.asg)
 	dc.d.asg = asg
 	if ok {
@@ -621,15 +624,6 @@ func (dc *decider) admit() {
 	}
 	var pm span
 	if placed {
-		ngpu := 0
-		for i := 0; i < dc.n; i++ {
-			if dc.asgFrom[i] >= 0 {
-				ngpu += int(r.PodSets[i].Count) * int(dc.gsetGPUs(i))
-			}
-		}
-		if cap(d.gpuBuf) < ngpu {
-			d.gpuBuf = make([]int, 0, ngpu)
-		}
 		if cap(d.Placement) < int(total) {
 			d.Placement = make([]PodPlacement, 0, total)
 		}
@@ -641,15 +635,7 @@ func (dc *decider) admit() {
 			ps := &r.PodSets[i]
 			for p := int32(0); p < ps.Count; p++ {
 				a := d.asg[from+p]
-				start := len(d.gpuBuf)
-				for m := a.GPUs; m != 0; m &= m - 1 {
-					d.gpuBuf = append(d.gpuBuf, trailing(m))
-				}
-				pp := PodPlacement{PodSet: ps.Name, Pod: p, Node: s.topo.Nodes[a.Node].Name}
-				if len(d.gpuBuf) > start {
-					pp.GPUs = d.gpuBuf[start:len(d.gpuBuf):len(d.gpuBuf)]
-				}
-				d.Placement = append(d.Placement, pp)
+				d.Placement = append(d.Placement, PodPlacement{PodSet: ps.Name, Pod: p, Node: s.topo.Nodes[a.Node].Name, GPUs: GPUSet(a.GPUs)})
 			}
 		}
 		pm = dc.describePlacement(total)

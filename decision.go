@@ -2,12 +2,9 @@ package allot
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/allot-sched/allot/gang"
 )
-
-func trailing(m uint64) int { return bits.TrailingZeros64(m) }
 
 // Decision is Decide's answer. It is a plain value with JSON tags, so an
 // admission webhook can return it as it is.
@@ -50,7 +47,7 @@ type PodPlacement struct {
 	PodSet string `json:"podSet"`
 	Pod    int32  `json:"pod"`
 	Node   string `json:"node"`
-	GPUs   []int  `json:"gpus,omitempty"`
+	GPUs   GPUSet `json:"gpus,omitempty"`
 }
 
 // Borrowed is an amount taken beyond nominal quota.
@@ -129,7 +126,6 @@ func (d *Decision) Request() Request { return d.request }
 // Reusable memory of a decision (see DecideInto).
 type decisionScratch struct {
 	buf    []byte
-	gpuBuf []int
 	asg    []gang.Assignment
 	placer *gang.Placer
 	gsets  []gang.PodSet

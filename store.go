@@ -212,12 +212,9 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 				return fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
 			}
 			node := &s.topo.Nodes[n]
-			var mask uint64
-			for _, g := range pl.GPUs {
-				if g < 0 || g >= int(node.GPUs) {
-					return fmt.Errorf("%w: GPU %d on node %q", ErrInvalid, g, pl.Node)
-				}
-				mask |= 1 << g
+			mask := uint64(pl.GPUs)
+			if node.GPUs < 64 && mask>>node.GPUs != 0 {
+				return fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
 			}
 			if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != r.perPod[i][s.gpu] {
 				return fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), r.perPod[i][s.gpu])
@@ -242,7 +239,7 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 			taken[n] = t
 			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
 			ps.Nodes[p] = pl.Node
-			ps.GPUIndices[p] = slices.Clone(pl.GPUs)
+			ps.GPUIndices[p] = pl.GPUs.Indices()
 		}
 	}
 	return nil

@@ -96,6 +96,7 @@ type Placer struct {
 	IgnoreCooldown bool
 	ov             []ovNode
 	cands, next    []cand
+	tmp            []cand
 	ps             *PodSet
 	units          [10]int64
 	// keep says whether later pod sets of the request need this one's
@@ -383,7 +384,7 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
 	}
 	p.cands = p.collectNodes(scope, scopeLevel, p.cands[:0])
-	sortAscending(p.cands)
+	p.sortAscending(p.cands)
 	p.next = p.next[:0]
 	for _, c := range p.cands {
 		take := min(c.count, need)
@@ -427,13 +428,56 @@ func (p *Placer) collectNodes(d int32, l int, out []cand) []cand {
 }
 
 // sortAscending orders candidates by count, then by index (path).
-func sortAscending(cs []cand) {
+func (p *Placer) sortAscending(cs []cand) {
+	if p.bucketSort(cs, false) {
+		return
+	}
 	slices.SortFunc(cs, func(a, b cand) int {
 		if a.count != b.count {
 			return cmpInt(a.count, b.count)
 		}
 		return int(a.id) - int(b.id)
 	})
+}
+
+// bucketSort orders candidates given in index order by count (descending
+// when desc), stably, when every count is small: a counting sort, linear
+// instead of n log n. It reports false when counts are too large for it.
+func (p *Placer) bucketSort(cs []cand, desc bool) bool {
+	const maxBucket = 64
+	if len(cs) < 32 {
+		return false
+	}
+	var hist [maxBucket + 2]int32
+	for i := 1; i < len(cs); i++ {
+		if cs[i].id < cs[i-1].id {
+			return false // not in index order: ties would not go by path
+		}
+	}
+	for _, c := range cs {
+		if c.count > maxBucket || c.count < 0 {
+			return false
+		}
+		k := c.count
+		if desc {
+			k = maxBucket - k
+		}
+		hist[k+1]++
+	}
+	for i := 1; i < len(hist); i++ {
+		hist[i] += hist[i-1]
+	}
+	p.tmp = slices.Grow(p.tmp[:0], len(cs))[:len(cs)]
+	for _, c := range cs {
+		k := c.count
+		if desc {
+			k = maxBucket - k
+		}
+		p.tmp[hist[k]] = c
+		hist[k]++
+	}
+	copy(cs, p.tmp)
+	return true
 }
 
 func cmpInt(a, b int64) int {
@@ -460,11 +504,12 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 			// chosen domain and take greedily.
 			start := len(p.next)
 			need := int64(0)
+			slices.SortFunc(cur, func(a, b cand) int { return int(a.id) - int(b.id) })
 			for _, c := range cur {
 				need += c.count
 				p.next = p.children(c.id, l, p.next)
 			}
-			sortDescending(p.next[start:])
+			p.sortDescending(p.next[start:])
 			p.next = append(p.next[:start], greedyTake(p.next[start:], need)...)
 			continue
 		}
@@ -472,7 +517,7 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 			start := len(p.next)
 			p.next = p.children(c.id, l, p.next)
 			kids := p.next[start:]
-			sortDescending(kids)
+			p.sortDescending(kids)
 			var picked []cand
 			if p.ps.Policy == Balanced {
 				picked = balancedTake(kids, c.count, p.unit(l+1))
@@ -489,6 +534,7 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 // with their counts.
 func (p *Placer) children(d int32, l int, out []cand) []cand {
 	dom := &p.t.Domains[d]
+	out = slices.Grow(out, int(dom.ChildEnd-dom.ChildFirst))
 	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
 		if n := p.count(c, l+1); n > 0 {
 			out = append(out, cand{c, n})
@@ -498,7 +544,10 @@ func (p *Placer) children(d int32, l int, out []cand) []cand {
 }
 
 // sortDescending orders candidates for BestFit: most pods first, then path.
-func sortDescending(cs []cand) {
+func (p *Placer) sortDescending(cs []cand) {
+	if p.bucketSort(cs, true) {
+		return
+	}
 	slices.SortFunc(cs, func(a, b cand) int {
 		if a.count != b.count {
 			return cmpInt(b.count, a.count)
@@ -633,9 +682,11 @@ func (p *Placer) nodeCount(n int32) int64 {
 	if ps.GPUs > 0 {
 		mask = p.st.FreeMask(n)
 	}
-	if i, ok := p.ovFind(n); len(p.ov) > 0 && ok {
-		e := &p.ov[i]
-		free, pods, mask = free.Sub(e.r), pods+e.pods, mask&^e.gpus
+	if len(p.ov) > 0 {
+		if i, ok := p.ovFind(n); ok {
+			e := &p.ov[i]
+			free, pods, mask = free.Sub(e.r), pods+e.pods, mask&^e.gpus
+		}
 	}
 	c := int64(math.MaxInt64)
 	if ps.GPUs > 0 {
