@@ -688,6 +688,10 @@ func (p *Placer) nodeCount(n int32) int64 {
 			free, pods, mask = free.Sub(e.r), pods+e.pods, mask&^e.gpus
 		}
 	}
+	if p.fast && (node.MaxPods <= 0 || int64(node.MaxPods-pods) >= p.perNode) && p.minFree.LessEq(free) {
+		// Nothing but GPUs can limit this node: no division needed.
+		return int64(node.GPUFits(mask, ps.GPUs))
+	}
 	c := int64(math.MaxInt64)
 	if ps.GPUs > 0 {
 		c = min(c, int64(node.GPUFits(mask, ps.GPUs)))
@@ -706,7 +710,10 @@ func (p *Placer) nodeCount(n int32) int64 {
 	if ps.Policy == Spread {
 		c = min(c, 1)
 	}
-	return c - c%p.unit(p.t.NodeLevel())
+	if u := p.unit(p.t.NodeLevel()); u > 1 {
+		c -= c % u
+	}
+	return c
 }
 
 // count is how many pods of the current pod set domain d (at level l) holds,
@@ -724,7 +731,10 @@ func (p *Placer) count(d int32, l int) int64 {
 	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
 		sum += p.count(c, l+1)
 	}
-	return sum - sum%p.unit(l)
+	if u := p.unit(l); u > 1 {
+		sum -= sum % u
+	}
+	return sum
 }
 
 // fastCount reads a domain's count from the state's counters when they are

@@ -324,6 +324,9 @@ func (n *Node) TakeGPUs(mask uint64, g int) uint64 {
 		}
 		from = mask & n.Groups[best]
 	}
+	if bits.OnesCount64(from) == g {
+		return from
+	}
 	var out uint64
 	for range g {
 		low := from & -from
