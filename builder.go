@@ -66,7 +66,8 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := s.buildQueues(b.Cohorts, b.Queues); err != nil {
 		return nil, err
 	}
-	s.running, s.byQueue, s.byNode, s.pending = newTrees()
+	s.running, s.pending = newTrees()
+	s.holders = cow.Make[[]string](len(s.topo.Nodes))
 	s.usage = cow.Make[res.Vec](len(s.queues) * len(s.flavors))
 	s.runCount = make([]int32, len(s.queues))
 	seen := make(map[string]string, len(b.Running)+len(b.Pending))
@@ -416,10 +417,8 @@ func (s *Snapshot) addRunning(w Workload, p string, seen map[string]string) erro
 		if err != nil {
 			return err
 		}
-		r.flavors = append(r.flavors, f)
-		r.need = append(r.need, charge.Scale(int64(ps.Count)))
 		book := s.placementRes(f, per)
-		r.perPod = append(r.perPod, book)
+		r.sets = append(r.sets, runSet{flavor: f, need: charge.Scale(int64(ps.Count)), perPod: book})
 		if len(ps.Nodes) == 0 {
 			for range ps.Count {
 				r.pods = append(r.pods, podAlloc{node: -1})
@@ -482,6 +481,9 @@ func (s *Snapshot) addRunning(w Workload, p string, seen map[string]string) erro
 			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
 		}
 	}
+	for i := range r.w.PodSets {
+		r.w.PodSets[i].Nodes, r.w.PodSets[i].GPUIndices = nil, nil
+	}
 	s.insertRunning(r)
 	return nil
 }
@@ -507,19 +509,20 @@ func (s *Snapshot) podCharge(per res.Vec, t *Tokens, p string) (res.Vec, error) 
 
 // insertRunning books an admitted workload in the indexes and usage.
 func (s *Snapshot) insertRunning(r *running) {
-	for i, f := range r.flavors {
-		s.addUsage(r.queue, f, r.need[i], 1)
+	for i := range r.sets {
+		s.addUsage(r.queue, r.sets[i].flavor, r.sets[i].need, 1)
 	}
 	for _, pa := range r.pods {
 		r.gpus += int64(bits.OnesCount64(pa.gpus))
 	}
 	s.running.Set(r)
-	s.byQueue.Set(queueKey{r.queue, r.w.ID})
-	last := int32(-1)
 	for _, pa := range r.pods {
-		if pa.node >= 0 && pa.node != last {
-			s.byNode.Set(nodeKey{pa.node, r.w.ID})
-			last = pa.node
+		if pa.node < 0 {
+			continue
+		}
+		h := s.holders.At(int(pa.node))
+		if i, found := slices.BinarySearch(h, r.w.ID); !found {
+			s.holders.Set(int(pa.node), slices.Insert(slices.Clip(h), i, r.w.ID))
 		}
 	}
 	s.runCount[r.queue]++
@@ -528,19 +531,22 @@ func (s *Snapshot) insertRunning(r *running) {
 // removeRunning releases an admitted workload.
 func (s *Snapshot) removeRunning(r *running) {
 	k := 0
-	for i := range r.flavors {
-		s.addUsage(r.queue, r.flavors[i], r.need[i], -1)
+	for i := range r.sets {
+		s.addUsage(r.queue, r.sets[i].flavor, r.sets[i].need, -1)
 		for range r.w.PodSets[i].Count {
 			pa := r.pods[k]
 			k++
-			if pa.node >= 0 {
-				s.state.Release(pa.node, pa.gpus, r.perPod[i], 1)
-				s.byNode.Delete(nodeKey{pa.node, r.w.ID})
+			if pa.node < 0 {
+				continue
+			}
+			s.state.Release(pa.node, pa.gpus, r.sets[i].perPod, 1)
+			h := s.holders.At(int(pa.node))
+			if j, found := slices.BinarySearch(h, r.w.ID); found {
+				s.holders.Set(int(pa.node), slices.Delete(slices.Clone(h), j, j+1))
 			}
 		}
 	}
 	s.running.Delete(r)
-	s.byQueue.Delete(queueKey{r.queue, r.w.ID})
 	s.runCount[r.queue]--
 }
 

@@ -458,8 +458,7 @@ func (dc *decider) classify(a *attempt, u uint16, sets []gang.PodSet) {
 			return
 		}
 	}
-	root := s.topo.Flavors[a.flavor].Levels[0][0]
-	free := s.state.Agg(root).SumFree
+	free := s.state.FlavorFree(a.flavor)
 	var need res.Vec
 	for i := range sets {
 		need = need.Add(sets[i].Res.Scale(sets[i].Count))

@@ -1,6 +1,7 @@
 package allot
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/tidwall/btree"
@@ -44,8 +45,8 @@ type Snapshot struct {
 	runCount []int32
 
 	running *btree.BTreeG[*running]
-	byQueue *btree.BTreeG[queueKey]
-	byNode  *btree.BTreeG[nodeKey]
+	// holders[n] lists, sorted, the admitted workloads with a pod on node n.
+	holders cow.Slice[[]string]
 	pending *btree.BTreeG[*Workload]
 
 	cohorts     []Cohort
@@ -57,13 +58,19 @@ type Snapshot struct {
 // running is an admitted workload with its resolved placement. Items are
 // shared between versions and never changed; a change makes a new item.
 type running struct {
-	w       Workload
-	queue   int32
-	flavors []int32   // per pod set
-	need    []res.Vec // per pod set: what it charges to quota
-	perPod  []res.Vec // per pod set: what one pod books on its node
-	pods    []podAlloc
-	gpus    int64
+	// w is the workload as admitted, each pod set's Flavor set; its Nodes
+	// and GPUIndices are rebuilt from pods when asked for.
+	w     Workload
+	queue int32
+	sets  []runSet // per pod set
+	pods  []podAlloc
+	gpus  int64
+}
+
+type runSet struct {
+	flavor int32
+	need   res.Vec // what the pod set charges to quota
+	perPod res.Vec // what one pod books on its node
 }
 
 type podAlloc struct {
@@ -71,32 +78,10 @@ type podAlloc struct {
 	gpus uint64
 }
 
-type queueKey struct {
-	queue int32
-	id    string
-}
-
-type nodeKey struct {
-	node int32
-	id   string
-}
-
 var treeOpts = btree.Options{NoLocks: true, Degree: 16}
 
-func newTrees() (*btree.BTreeG[*running], *btree.BTreeG[queueKey], *btree.BTreeG[nodeKey], *btree.BTreeG[*Workload]) {
+func newTrees() (*btree.BTreeG[*running], *btree.BTreeG[*Workload]) {
 	return btree.NewBTreeGOptions(func(a, b *running) bool { return a.w.ID < b.w.ID }, treeOpts),
-		btree.NewBTreeGOptions(func(a, b queueKey) bool {
-			if a.queue != b.queue {
-				return a.queue < b.queue
-			}
-			return a.id < b.id
-		}, treeOpts),
-		btree.NewBTreeGOptions(func(a, b nodeKey) bool {
-			if a.node != b.node {
-				return a.node < b.node
-			}
-			return a.id < b.id
-		}, treeOpts),
 		btree.NewBTreeGOptions(func(a, b *Workload) bool { return a.ID < b.ID }, treeOpts)
 }
 
@@ -143,7 +128,30 @@ func (s *Snapshot) Running(id string) (Workload, bool) {
 	if !ok {
 		return Workload{}, false
 	}
-	return r.w, true
+	return r.workload(s), true
+}
+
+// workload renders an admitted workload with its placement.
+func (r *running) workload(s *Snapshot) Workload {
+	w := r.w
+	w.PodSets = slices.Clone(r.w.PodSets)
+	k := 0
+	for i := range w.PodSets {
+		ps := &w.PodSets[i]
+		if r.pods[k].node < 0 {
+			k += int(ps.Count)
+			continue
+		}
+		ps.Nodes = make([]string, ps.Count)
+		ps.GPUIndices = make([][]int, ps.Count)
+		for p := range ps.Count {
+			pa := r.pods[k]
+			k++
+			ps.Nodes[p] = s.topo.Nodes[pa.node].Name
+			ps.GPUIndices[p] = GPUSet(pa.gpus).Indices()
+		}
+	}
+	return w
 }
 
 // Pending returns a pending workload.
@@ -177,15 +185,7 @@ func (s *Snapshot) RunningOn(node string) []string {
 	if !ok {
 		return nil
 	}
-	var out []string
-	s.byNode.Ascend(nodeKey{node: n}, func(k nodeKey) bool {
-		if k.node != n {
-			return false
-		}
-		out = append(out, k.id)
-		return true
-	})
-	return out
+	return slices.Clone(s.holders.At(int(n)))
 }
 
 // FreeGPUs counts the free GPUs of the cluster, on every node.

@@ -2,7 +2,6 @@ package allot
 
 import (
 	"fmt"
-	"maps"
 	"math/bits"
 	"slices"
 	"sync"
@@ -44,8 +43,7 @@ func (s *Snapshot) fork() *Snapshot {
 	c.state = s.state.Clone()
 	c.usage = s.usage.Clone()
 	c.running = s.running.Copy()
-	c.byQueue = s.byQueue.Copy()
-	c.byNode = s.byNode.Copy()
+	c.holders = s.holders.Clone()
 	c.pending = s.pending.Copy()
 	c.runCount = slices.Clone(s.runCount)
 	return &c
@@ -99,25 +97,20 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.pending.Delete(&Workload{ID: r.w.ID})
-	for i, pa := range r.pods {
-		if pa.node >= 0 {
-			m.state.Allocate(pa.node, pa.gpus, r.perPod[r.podSetOf(i)], 1)
+	if m.pending.Len() > 0 {
+		m.pending.Delete(&Workload{ID: r.w.ID})
+	}
+	k := 0
+	for i := range r.sets {
+		for range r.w.PodSets[i].Count {
+			if pa := r.pods[k]; pa.node >= 0 {
+				m.state.Allocate(pa.node, pa.gpus, r.sets[i].perPod, 1)
+			}
+			k++
 		}
 	}
 	m.insertRunning(r)
 	return st.publish(), nil
-}
-
-// podSetOf maps a pod's index to its pod set.
-func (r *running) podSetOf(pod int) int {
-	for i := range r.w.PodSets {
-		pod -= int(r.w.PodSets[i].Count)
-		if pod < 0 {
-			return i
-		}
-	}
-	return len(r.w.PodSets) - 1
 }
 
 // admission re-checks decision d on s and builds the admitted workload.
@@ -143,8 +136,7 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 	w := Workload(req)
 	w.AdmittedAt = s.now
 	w.PodSets = slices.Clone(req.PodSets)
-	r := &running{w: w, queue: q}
-	byFlavor := make(map[int32]res.Vec, 2)
+	r := &running{w: w, queue: q, sets: make([]runSet, len(w.PodSets))}
 	for i := range w.PodSets {
 		ps := &w.PodSets[i]
 		f, ok := s.flavorIdx[d.Flavors[i].Flavor]
@@ -160,17 +152,25 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 		if err != nil {
 			return nil, err
 		}
-		r.flavors = append(r.flavors, f)
-		r.need = append(r.need, charge.Scale(int64(ps.Count)))
-		r.perPod = append(r.perPod, s.placementRes(f, per))
-		byFlavor[f] = byFlavor[f].Add(r.need[i])
+		r.sets[i] = runSet{flavor: f, need: charge.Scale(int64(ps.Count)), perPod: s.placementRes(f, per)}
 	}
-	for _, f := range slices.Sorted(maps.Keys(byFlavor)) {
+	// Quota, flavor by flavor: the pod sets on one flavor together.
+	for i := range r.sets {
+		f := r.sets[i].flavor
+		if slices.IndexFunc(r.sets[:i], func(o runSet) bool { return o.flavor == f }) >= 0 {
+			continue
+		}
+		var need res.Vec
+		for _, o := range r.sets[i:] {
+			if o.flavor == f {
+				need = need.Add(o.need)
+			}
+		}
 		fq, ok := qc.Quota(f)
 		if !ok {
 			return nil, conflict("queue %q has no quota on %q any more", req.Queue, s.flavors[f].Name)
 		}
-		if c := fq.Fits(s.usageOf(q, f), byFlavor[f], len(s.resources)); c.Verdict != quota.Fit {
+		if c := fq.Fits(s.usageOf(q, f), need, len(s.resources)); c.Verdict != quota.Fit {
 			return nil, conflict("quota: %s %d/%d of %s nominal in use, the workload needs %d",
 				s.resources[c.Resource], c.Used, c.Nominal, s.flavors[f].Name, c.Need)
 		}
@@ -184,23 +184,21 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 // bookPods resolves the decision's placement and checks every pod still fits
 // on what is free, pods of the same workload included.
 func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...any) error) error {
-	type take struct {
-		gpus uint64
-		r    res.Vec
-		pods int32
+	total := 0
+	for i := range r.w.PodSets {
+		total += int(r.w.PodSets[i].Count)
 	}
-	taken := make(map[int32]take)
+	r.pods = make([]podAlloc, 0, total)
 	k := 0
 	for i := range r.w.PodSets {
 		ps := &r.w.PodSets[i]
-		if !s.flavorHasNodes(r.flavors[i]) {
+		set := &r.sets[i]
+		if !s.flavorHasNodes(set.flavor) {
 			for range ps.Count {
 				r.pods = append(r.pods, podAlloc{node: -1})
 			}
 			continue
 		}
-		ps.Nodes = make([]string, ps.Count)
-		ps.GPUIndices = make([][]int, ps.Count)
 		for p := range ps.Count {
 			if k >= len(d.Placement) || d.Placement[k].PodSet != ps.Name {
 				return fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name)
@@ -208,7 +206,7 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 			pl := d.Placement[k]
 			k++
 			n, ok := s.topo.NodeIndex(pl.Node)
-			if !ok || s.topo.Nodes[n].Flavor != r.flavors[i] {
+			if !ok || s.topo.Nodes[n].Flavor != set.flavor {
 				return fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
 			}
 			node := &s.topo.Nodes[n]
@@ -216,33 +214,49 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 			if node.GPUs < 64 && mask>>node.GPUs != 0 {
 				return fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
 			}
-			if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != r.perPod[i][s.gpu] {
-				return fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), r.perPod[i][s.gpu])
+			if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != set.perPod[s.gpu] {
+				return fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), set.perPod[s.gpu])
 			}
 			ns := s.state.Node(n)
 			if !ns.Usable(s.now) {
 				return conflict("node %q is no longer usable", pl.Node)
 			}
-			t := taken[n]
-			if free := s.state.FreeMask(n) &^ t.gpus; mask&^free != 0 {
+			// What earlier pods of this workload take on the same node.
+			var gpus uint64
+			var booked res.Vec
+			pods := int32(1)
+			for j, prev := range r.pods {
+				if prev.node == n {
+					gpus |= prev.gpus
+					booked = booked.Add(r.sets[r.setOf(j)].perPod)
+					pods++
+				}
+			}
+			if mask&^(s.state.FreeMask(n)&^gpus) != 0 {
 				return conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
 			}
-			t.gpus |= mask
-			t.r = t.r.Add(r.perPod[i])
-			t.pods++
-			if !t.r.LessEq(ns.Free) {
-				return conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(ns.Free), s.fmtVec(t.r))
+			booked = booked.Add(set.perPod)
+			if !booked.LessEq(ns.Free) {
+				return conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(ns.Free), s.fmtVec(booked))
 			}
-			if node.MaxPods > 0 && ns.Pods+t.pods > node.MaxPods {
-				return conflict("node %q no longer has room for %d more pods", pl.Node, t.pods)
+			if node.MaxPods > 0 && ns.Pods+pods > node.MaxPods {
+				return conflict("node %q no longer has room for %d more pods", pl.Node, pods)
 			}
-			taken[n] = t
 			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
-			ps.Nodes[p] = pl.Node
-			ps.GPUIndices[p] = pl.GPUs.Indices()
 		}
 	}
 	return nil
+}
+
+// setOf maps a pod's index to its pod set.
+func (r *running) setOf(pod int) int {
+	for i := range r.w.PodSets {
+		pod -= int(r.w.PodSets[i].Count)
+		if pod < 0 {
+			return i
+		}
+	}
+	return len(r.w.PodSets) - 1
 }
 
 // Finish ends an admitted workload and frees what it held.

@@ -6,6 +6,7 @@ package gang_test
 // enumerated.
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -152,7 +153,26 @@ func genPropCase(t *testing.T, seed uint64) propCase {
 	if ps.Mode != gang.Unconstrained {
 		ps.Level = 1 + rng.IntN(topo.NodeLevel())
 	}
-	fmt.Fprintf(&desc, "pod set: count=%d gpus=%d cpu=%d mode=%d level=%d policy=%d", ps.Count, ps.GPUs, cpu, ps.Mode, ps.Level, ps.Policy)
+	if rng.IntN(4) == 0 {
+		// One or two layers of slices at or below the main level; the
+		// count is a multiple of the outer size, at most 8.
+		nl := topo.NodeLevel()
+		lo := max(ps.Level, 1)
+		inner := gang.SliceSpec{Level: lo + rng.IntN(nl-lo+1), Size: int64(1 + rng.IntN(3))}
+		ps.Slices = []gang.SliceSpec{inner}
+		if inner.Level < nl && rng.IntN(2) == 0 {
+			outer := inner
+			outer.Size *= int64(1 + rng.IntN(2))
+			inner.Level += 1 + rng.IntN(nl-inner.Level)
+			ps.Slices = []gang.SliceSpec{outer, inner}
+		}
+		k := ps.Slices[0].Size
+		ps.Count = k * int64(1+rng.IntN(3))
+		for ps.Count > 8 {
+			ps.Count -= k
+		}
+	}
+	fmt.Fprintf(&desc, "pod set: count=%d gpus=%d cpu=%d mode=%d level=%d policy=%d slices=%v", ps.Count, ps.GPUs, cpu, ps.Mode, ps.Level, ps.Policy, ps.Slices)
 	return propCase{seed: seed, st: st, ps: ps, desc: desc.String()}
 }
 
@@ -262,14 +282,43 @@ func domainOf(t *topology.Topology, n int32, l int) string {
 	return strings.Join(t.Nodes[n].Labels[:l], "/")
 }
 
+// sliceSize is the size of the slice layer at tree level l, 1 for none.
+func (r *refPlacer) sliceSize(l int) int64 {
+	for _, sl := range r.ps.Slices {
+		if sl.Level == l {
+			return sl.Size
+		}
+	}
+	return 1
+}
+
 // domainCounts is, per domain of level l (by path), how many pods its nodes
+// hold in whole slices: every domain of a slice layer's level holds a
+// multiple of the layer's size, its largest one within what its children
 // hold.
 func (r *refPlacer) domainCounts(l int) map[string]int64 {
-	out := map[string]int64{}
-	for n := range r.st.T.Nodes {
-		out[domainOf(r.st.T, int32(n), l)] += r.max[n]
+	t := r.st.T
+	nl := t.NodeLevel()
+	cur := map[string]int64{}
+	for n := range t.Nodes {
+		cur[domainOf(t, int32(n), nl)] = r.max[n] - r.max[n]%r.sliceSize(nl)
 	}
-	return out
+	for lvl := nl - 1; lvl >= l; lvl-- {
+		next := map[string]int64{}
+		seen := map[string]bool{}
+		for n := range t.Nodes {
+			child := domainOf(t, int32(n), lvl+1)
+			if !seen[child] {
+				seen[child] = true
+				next[domainOf(t, int32(n), lvl)] += cur[child]
+			}
+		}
+		for k, v := range next {
+			next[k] = v - v%r.sliceSize(lvl)
+		}
+		cur = next
+	}
+	return cur
 }
 
 // valid reports whether a composition (pods per node) satisfies the pod set.
@@ -290,6 +339,20 @@ func (r *refPlacer) valid(counts []int64) bool {
 				return false
 			}
 			domain = d
+		}
+	}
+	// With slices, pods can be ordered so that every size consecutive pods
+	// share a domain of the layer's level exactly when every such domain
+	// holds a multiple of the size.
+	for _, sl := range r.ps.Slices {
+		per := map[string]int64{}
+		for n, c := range counts {
+			per[domainOf(r.st.T, int32(n), sl.Level)] += c
+		}
+		for _, c := range per {
+			if c%sl.Size != 0 {
+				return false
+			}
 		}
 	}
 	return sum == r.ps.Count
@@ -358,6 +421,16 @@ func checkAssignments(st *topology.State, ps *gang.PodSet, asg []gang.Assignment
 			domain = d
 		}
 	}
+	for _, sl := range ps.Slices {
+		for i := 0; i < len(asg); i += int(sl.Size) {
+			d := domainOf(t, asg[i].Node, sl.Level)
+			for _, a := range asg[i:min(i+int(sl.Size), len(asg))] {
+				if got := domainOf(t, a.Node, sl.Level); got != d {
+					return fmt.Errorf("%w: pods %d..%d span %s and %s (slices of %d at level %d)", errSliceSplit, i, i+int(sl.Size)-1, d, got, sl.Size, sl.Level)
+				}
+			}
+		}
+	}
 	for n, c := range pods {
 		node, ns := &t.Nodes[n], st.Node(n)
 		if c*ps.Res[resCPU] > ns.Free[resCPU] {
@@ -372,6 +445,9 @@ func checkAssignments(st *topology.State, ps *gang.PodSet, asg []gang.Assignment
 	}
 	return nil
 }
+
+// errSliceSplit marks a placement that splits a slice across domains.
+var errSliceSplit = errors.New("slice split")
 
 // composition is the pods per node of an assignment list.
 func composition(nodes int, asg []gang.Assignment) []int64 {
@@ -413,14 +489,32 @@ func knownBug(st *topology.State, ps *gang.PodSet) string {
 	return ""
 }
 
+// pooledBelowSlices reports whether the placer's descent pools the children
+// of a slice layer's domains (a known bug: the pods of the chosen domains of
+// that layer are then redistributed over all their children together,
+// splitting slices). It pools below a slice level above the node level
+// whenever the next layer's unit is a single pod: no narrower layer, or one
+// of size 1.
+func pooledBelowSlices(st *topology.State, ps *gang.PodSet) bool {
+	if ps.Policy == gang.Balanced {
+		return false
+	}
+	for i, sl := range ps.Slices {
+		if sl.Level < st.T.NodeLevel() && (i == len(ps.Slices)-1 || ps.Slices[i+1].Size == 1) {
+			return true
+		}
+	}
+	return false
+}
+
 func TestPlaceMatchesExhaustiveReference(t *testing.T) {
 	const cases = 4000
-	var placed, refused, requiredFails, skipped int
+	var placed, refused, requiredFails, islandBug, sliceBug int
 	for seed := uint64(1); seed <= cases; seed++ {
 		c := genPropCase(t, seed)
 		st, ps := c.st, c.ps
 		if bug := knownBug(st, &ps); bug != "" && !showKnownBugs {
-			skipped++
+			islandBug++
 			continue
 		}
 		free := st.FreeGPUs()
@@ -455,9 +549,12 @@ func TestPlaceMatchesExhaustiveReference(t *testing.T) {
 			t.Fatalf("seed %d: Place changed the state's free GPUs", seed)
 		}
 		if ok {
-			placed++
 			// (a) never an invalid placement.
 			if err := checkAssignments(st, &ps, asg); err != nil {
+				if errors.Is(err, errSliceSplit) && pooledBelowSlices(st, &ps) && !showKnownBugs {
+					sliceBug++ // see TestPlaceSlices
+					continue
+				}
 				t.Fatalf("seed %d: invalid placement: %v\nassignments %v\n%s", seed, err, asg, c.desc)
 			}
 			if key := fmt.Sprint(composition(len(st.T.Nodes), asg)); !sols[key] {
@@ -472,6 +569,7 @@ func TestPlaceMatchesExhaustiveReference(t *testing.T) {
 			if !ok2 || !slices.Equal(again, asg) {
 				t.Fatalf("seed %d: on rebuilt counters: ok %v, %v; incremental %v\n%s", seed, ok2, again, asg, c.desc)
 			}
+			placed++
 			continue
 		}
 		refused++
@@ -480,13 +578,13 @@ func TestPlaceMatchesExhaustiveReference(t *testing.T) {
 		}
 		// (b) whenever the reference finds a placement, so does the placer.
 		if len(sols) > 0 {
-			var any string
+			var example string
 			for k := range sols {
-				if any == "" || k < any {
-					any = k
+				if example == "" || k < example {
+					example = k
 				}
 			}
-			t.Fatalf("seed %d: placer failed (%+v), the reference places it, e.g. %s\n%s", seed, fail, any, c.desc)
+			t.Fatalf("seed %d: placer failed (%+v), the reference places it, e.g. %s\n%s", seed, fail, example, c.desc)
 		}
 		// (c) a required failure reports the best domain of its level.
 		if ps.Mode == gang.Required {
@@ -500,7 +598,8 @@ func TestPlaceMatchesExhaustiveReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases: %d placed, %d refused (%d with a required level), %d skipped for a known bug", cases, placed, refused, requiredFails, skipped)
+	t.Logf("%d cases: %d placed, %d refused (%d with a required level); skipped for known bugs: %d island counters, %d split slices",
+		cases, placed, refused, requiredFails, islandBug, sliceBug)
 	if placed < cases/4 || refused < cases/20 || requiredFails == 0 {
 		t.Errorf("the generator is lopsided: %d placed, %d refused, %d required failures", placed, refused, requiredFails)
 	}
@@ -590,6 +689,9 @@ func TestPlaceOverlayMatchesCommitted(t *testing.T) {
 			t.Fatalf("seed %d: together %v; one after the other %v then %v\nsecond %+v\n%s", seed, asg, asg1, asg2, second, c.desc)
 		}
 		if err := checkAssignments(next, &second, asg2); err != nil {
+			if errors.Is(err, errSliceSplit) && pooledBelowSlices(st, &second) && !showKnownBugs {
+				continue
+			}
 			t.Fatalf("seed %d: second pod set: %v\n%s", seed, err, c.desc)
 		}
 	}

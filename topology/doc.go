@@ -8,7 +8,7 @@
 // the flavor's nodes.
 //
 // A State is the free capacity at one moment: one cluster-wide bitset of free
-// GPUs, per-node free resources, pods and node condition, and per-domain
+// GPUs (its words in copy-on-write pages), per-node free resources, pods and node condition, and per-domain
 // counters kept up to date incrementally: for every domain and every GPU count
 // g, how many pods of g GPUs its available nodes can hold (GPU groups
 // respected), plus the smallest free amount of every other resource over its
@@ -16,7 +16,8 @@
 // in O(1) instead of rescanning its nodes.
 //
 // States are copy-on-write: Clone shares every page of per-node and per-domain
-// data and copies only what the next version writes, so publishing a new
+// data (free-GPU words included) and copies only the pages the next version
+// writes, so publishing a new
 // snapshot after an admission costs a few pages, never a rebuild. A State that
 // has been published is read-only; only the writer that cloned it may call the
 // mutating methods, before publishing.

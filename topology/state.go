@@ -5,8 +5,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/bits-and-blooms/bitset"
-
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 )
@@ -33,21 +31,25 @@ type DomainAgg struct {
 	MinFree res.Vec
 	// MinPodsLeft is the smallest room for more pods over the same nodes.
 	MinPodsLeft int32
-	// SumFree is the free amount of each resource over all usable nodes.
-	SumFree res.Vec
 }
 
 // State is the free capacity of a cluster at one moment.
 type State struct {
 	T   *Topology
 	now int64
-	// gpus has bit i set when cluster-wide GPU i is free.
-	gpus  *bitset.BitSet
+	// gpus is the cluster-wide free-GPU bitset: bit i of word i/64 is set
+	// when GPU i is free. Its words live in copy-on-write pages, so a new
+	// version copies only the words it changes.
+	gpus     cow.Slice[uint64]
+	freeGPUs int64
 	nodes cow.Slice[NodeState]
 	// fits[d*G+g-1] is how many pods of g GPUs the usable nodes of domain d
 	// can hold, GPU islands respected.
 	fits cow.Slice[int32]
 	aggs cow.Slice[DomainAgg]
+	// free[f] is the free amount of every resource over flavor f's usable
+	// nodes.
+	free []res.Vec
 	// cooling lists nodes whose cooldown ends after now, sorted.
 	cooling []int32
 	// dirty lists domains whose aggregates need recomputing (writer only).
@@ -56,8 +58,10 @@ type State struct {
 
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
-	s := &State{T: t, now: now, gpus: bitset.New(uint(t.TotalGPUs))}
-	s.gpus.SetAll()
+	s := &State{T: t, now: now, gpus: cow.Make[uint64]((t.TotalGPUs + 63) / 64), freeGPUs: int64(t.TotalGPUs)}
+	for i := 0; i < t.TotalGPUs; i += 64 {
+		s.gpus.Set(i/64, maskBits(min(64, t.TotalGPUs-i)))
+	}
 	s.nodes = cow.Make[NodeState](len(t.Nodes))
 	for i := range t.Nodes {
 		ns := s.nodes.Mut(i)
@@ -74,6 +78,10 @@ func (s *State) Now() int64 { return s.now }
 
 // Node returns a node's state.
 func (s *State) Node(n int32) *NodeState { return s.nodes.Ptr(int(n)) }
+
+// FlavorFree is the free amount of every resource over flavor f's usable
+// nodes.
+func (s *State) FlavorFree(f int32) res.Vec { return s.free[f] }
 
 // Agg returns a domain's aggregates.
 func (s *State) Agg(d int32) *DomainAgg { return s.aggs.Ptr(int(d)) }
@@ -93,12 +101,11 @@ func (s *State) FreeMask(n int32) uint64 {
 	if node.GPUs == 0 {
 		return 0
 	}
-	words := s.gpus.Words()
-	base := uint(node.GPUBase)
-	w, off := base>>6, base&63
-	m := words[w] >> off
+	base := int(node.GPUBase)
+	w, off := base>>6, uint(base&63)
+	m := s.gpus.At(w) >> off
 	if off != 0 && int(off)+int(node.GPUs) > 64 {
-		m |= words[w+1] << (64 - off)
+		m |= s.gpus.At(w+1) << (64 - off)
 	}
 	if node.GPUs < 64 {
 		m &= (uint64(1) << node.GPUs) - 1
@@ -107,13 +114,13 @@ func (s *State) FreeMask(n int32) uint64 {
 }
 
 // FreeGPUs counts the free GPUs of the whole cluster, usable nodes or not.
-func (s *State) FreeGPUs() int64 { return int64(s.gpus.Count()) }
+func (s *State) FreeGPUs() int64 { return s.freeGPUs }
 
 // Clone returns the next version for a writer: it shares pages with s and
 // copies the free-GPU bitset's words.
 func (s *State) Clone() *State {
-	c := &State{T: s.T, now: s.now, gpus: s.gpus.Clone(), nodes: s.nodes.Clone(), fits: s.fits.Clone(), aggs: s.aggs.Clone(),
-		cooling: s.cooling}
+	c := &State{T: s.T, now: s.now, gpus: s.gpus.Clone(), freeGPUs: s.freeGPUs, nodes: s.nodes.Clone(), fits: s.fits.Clone(), aggs: s.aggs.Clone(),
+		cooling: s.cooling, free: slices.Clone(s.free)}
 	return c
 }
 
@@ -126,6 +133,7 @@ func (s *State) Rebuild() {
 		}
 	}
 	s.cooling = s.cooling[:0]
+	s.free = make([]res.Vec, len(s.T.Flavors))
 	for n := range s.T.Nodes {
 		ns := s.nodes.Ptr(n)
 		if ns.CooldownUntil > s.now {
@@ -146,11 +154,18 @@ func (s *State) Rebuild() {
 }
 
 // addFits adds (sign 1) or removes (sign -1) node n's contribution to the
-// fits of all its domains.
+// fits of all its domains and to its flavor's free totals.
 func (s *State) addFits(n int32, sign int32) {
 	node := &s.T.Nodes[n]
 	ns := s.nodes.Ptr(int(n))
-	if !ns.Usable(s.now) || node.GPUs == 0 {
+	if !ns.Usable(s.now) {
+		return
+	}
+	f := &s.free[node.Flavor]
+	for r := range f {
+		f[r] += int64(sign) * ns.Free[r]
+	}
+	if node.GPUs == 0 {
 		return
 	}
 	mask := s.FreeMask(n)
@@ -169,7 +184,9 @@ func (s *State) addFits(n int32, sign int32) {
 	}
 }
 
-func (s *State) recomputeAgg(d int32) {
+// recomputeAgg recomputes domain d's aggregates from its nodes or children
+// and reports whether they changed.
+func (s *State) recomputeAgg(d int32) bool {
 	dom := &s.T.Domains[d]
 	agg := DomainAgg{MinFree: res.Fill(math.MaxInt64), MinPodsLeft: math.MaxInt32}
 	if int(dom.Level) == len(s.T.Levels) {
@@ -178,7 +195,6 @@ func (s *State) recomputeAgg(d int32) {
 			if !ns.Usable(s.now) {
 				continue
 			}
-			agg.SumFree = agg.SumFree.Add(ns.Free)
 			if s.T.GPU >= 0 && ns.Free[s.T.GPU] > 0 {
 				agg.MinFree = agg.MinFree.Min(ns.Free)
 				agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(&s.T.Nodes[n], ns))
@@ -187,12 +203,15 @@ func (s *State) recomputeAgg(d int32) {
 	} else {
 		for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
 			ca := s.aggs.Ptr(int(c))
-			agg.SumFree = agg.SumFree.Add(ca.SumFree)
 			agg.MinFree = agg.MinFree.Min(ca.MinFree)
 			agg.MinPodsLeft = min(agg.MinPodsLeft, ca.MinPodsLeft)
 		}
 	}
+	if *s.aggs.Ptr(int(d)) == agg {
+		return false
+	}
 	s.aggs.Set(int(d), agg)
+	return true
 }
 
 // PodsLeft is how many more pods node n takes (MaxInt32 without a limit).
@@ -234,17 +253,33 @@ func (s *State) Release(n int32, gpus uint64, r res.Vec, pods int32) {
 }
 
 func (s *State) setGPUs(n int32, mask uint64, free bool) {
-	base := uint(s.T.Nodes[n].GPUBase)
-	for mask != 0 {
-		low := mask & -mask
-		i := base + uint(bitsTrailing(low))
-		if free {
-			s.gpus.Set(i)
-		} else {
-			s.gpus.Clear(i)
-		}
-		mask &^= low
+	base := int(s.T.Nodes[n].GPUBase)
+	w, off := base>>6, uint(base&63)
+	lo, hi := mask<<off, uint64(0)
+	if off != 0 {
+		hi = mask >> (64 - off)
 	}
+	cnt := int64(bits.OnesCount64(mask))
+	if free {
+		*s.gpus.Mut(w) |= lo
+		if hi != 0 {
+			*s.gpus.Mut(w + 1) |= hi
+		}
+		s.freeGPUs += cnt
+	} else {
+		*s.gpus.Mut(w) &^= lo
+		if hi != 0 {
+			*s.gpus.Mut(w + 1) &^= hi
+		}
+		s.freeGPUs -= cnt
+	}
+}
+
+func maskBits(n int) uint64 {
+	if n >= 64 {
+		return ^uint64(0)
+	}
+	return (uint64(1) << n) - 1
 }
 
 // SetCondition changes whether node n is cordoned or down and until when it
@@ -303,13 +338,12 @@ func (s *State) Flush() {
 		level := s.T.Domains[s.dirty[len(s.dirty)-1]].Level
 		next := s.dirty[:0:0]
 		for _, d := range s.dirty {
-			s.recomputeAgg(d)
-			if p := s.T.Domains[d].Parent; p >= 0 && level > 0 {
-				next = append(next, p)
+			// A parent's aggregates follow from its children's: when a
+			// child's did not change, the parent's need no look.
+			if s.recomputeAgg(d) && level > 0 {
+				next = append(next, s.T.Domains[d].Parent)
 			}
 		}
 		s.dirty = next
 	}
 }
-
-func bitsTrailing(x uint64) int { return bits.TrailingZeros64(x) }

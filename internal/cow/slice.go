@@ -1,34 +1,51 @@
-// Package cow holds a paged copy-on-write slice: a new version shares every
-// page with the old one and copies only the pages it writes, so publishing
-// the next snapshot costs a few pages, not the whole cluster.
+// Package cow holds a copy-on-write array in two levels of pages: a new
+// version shares every page with the old one and copies only the pages it
+// writes (and the directory above each), so publishing the next snapshot
+// costs a few small copies, never the whole cluster.
 package cow
 
 const (
-	pageShift = 5
-	pageSize  = 1 << pageShift
-	pageMask  = pageSize - 1
+	pageBits = 4 // elements per page: 16
+	dirBits  = 6 // pages per directory: 64
+	pageSize = 1 << pageBits
+	dirSize  = 1 << dirBits
+	pageMask = pageSize - 1
+	dirMask  = dirSize - 1
 )
 
-type page[T any] [pageSize]T
+// token identifies the one Slice that may write a page or directory in
+// place. It has a size so that every token has its own address.
+type token struct{ _ byte }
 
-// Slice is a fixed-length array of T split into pages. The zero value is an
-// empty slice. A Slice is not safe for concurrent writes; readers of a Slice
-// that no longer changes need no lock.
+type page[T any] struct {
+	owner *token
+	v     [pageSize]T
+}
+
+type dir[T any] struct {
+	owner *token
+	p     [dirSize]*page[T]
+}
+
+// Slice is a fixed-length array of T. The zero value is empty. A Slice is
+// not safe for concurrent writes; a Slice that no longer changes may be read
+// by any number of goroutines.
 type Slice[T any] struct {
-	pages []*page[T]
-	owned []uint64 // bit p set: this Slice may write page p in place
+	dirs  []*dir[T]
+	owner *token
 	n     int
 }
 
-// Make returns a Slice of n zero values, all pages owned.
+// Make returns a Slice of n zero values.
 func Make[T any](n int) Slice[T] {
-	np := (n + pageSize - 1) >> pageShift
-	s := Slice[T]{pages: make([]*page[T], np), owned: make([]uint64, (np+63)/64), n: n}
-	for i := range s.pages {
-		s.pages[i] = new(page[T])
-	}
-	for i := range s.owned {
-		s.owned[i] = ^uint64(0)
+	s := Slice[T]{owner: new(token), n: n}
+	pages := (n + pageSize - 1) >> pageBits
+	s.dirs = make([]*dir[T], (pages+dirSize-1)>>dirBits)
+	for d := range s.dirs {
+		s.dirs[d] = &dir[T]{owner: s.owner}
+		for p := 0; p < dirSize && d*dirSize+p < pages; p++ {
+			s.dirs[d].p[p] = &page[T]{owner: s.owner}
+		}
 	}
 	return s
 }
@@ -37,34 +54,45 @@ func Make[T any](n int) Slice[T] {
 func (s *Slice[T]) Len() int { return s.n }
 
 // At returns element i.
-func (s *Slice[T]) At(i int) T { return s.pages[i>>pageShift][i&pageMask] }
+func (s *Slice[T]) At(i int) T {
+	return s.dirs[i>>(pageBits+dirBits)].p[(i>>pageBits)&dirMask].v[i&pageMask]
+}
 
 // Ptr returns a read-only pointer to element i; callers must not write
 // through it.
-func (s *Slice[T]) Ptr(i int) *T { return &s.pages[i>>pageShift][i&pageMask] }
+func (s *Slice[T]) Ptr(i int) *T {
+	return &s.dirs[i>>(pageBits+dirBits)].p[(i>>pageBits)&dirMask].v[i&pageMask]
+}
 
-// Clone returns a new version sharing every page; neither version writes a
-// shared page afterwards (the clone copies on first write, and the original
-// must no longer be written once cloned).
+// Clone returns a new version sharing every page. Afterwards neither version
+// writes a shared page in place: each copies what it writes.
 func (s *Slice[T]) Clone() Slice[T] {
-	c := Slice[T]{pages: make([]*page[T], len(s.pages)), owned: make([]uint64, len(s.owned)), n: s.n}
-	copy(c.pages, s.pages)
-	for i := range s.owned {
-		s.owned[i] = 0
-	}
+	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: new(token), n: s.n}
+	copy(c.dirs, s.dirs)
+	s.owner = new(token)
 	return c
 }
 
-// Mut returns a writable pointer to element i, copying its page first if it
-// is shared.
+// Mut returns a writable pointer to element i, copying its page (and the
+// page's directory) first if they are shared.
 func (s *Slice[T]) Mut(i int) *T {
-	p := i >> pageShift
-	if s.owned[p>>6]&(1<<(p&63)) == 0 {
-		cp := *s.pages[p]
-		s.pages[p] = &cp
-		s.owned[p>>6] |= 1 << (p & 63)
+	di := i >> (pageBits + dirBits)
+	d := s.dirs[di]
+	if d.owner != s.owner {
+		cp := *d
+		cp.owner = s.owner
+		d = &cp
+		s.dirs[di] = d
 	}
-	return &s.pages[p][i&pageMask]
+	pi := (i >> pageBits) & dirMask
+	p := d.p[pi]
+	if p.owner != s.owner {
+		cp := *p
+		cp.owner = s.owner
+		p = &cp
+		d.p[pi] = p
+	}
+	return &p.v[i&pageMask]
 }
 
 // Set writes element i.

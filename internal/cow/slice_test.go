@@ -3,25 +3,74 @@ package cow
 import "testing"
 
 func TestCloneSharesUntilWrite(t *testing.T) {
-	a := Make[int](1000)
-	for i := 0; i < 1000; i++ {
+	a := Make[int](5000)
+	for i := 0; i < 5000; i++ {
 		a.Set(i, i)
 	}
 	b := a.Clone()
 	b.Set(5, -5)
-	b.Set(999, -999)
-	if a.At(5) != 5 || a.At(999) != 999 {
-		t.Fatalf("writing the clone changed the original: %d %d", a.At(5), a.At(999))
+	b.Set(4999, -4999)
+	if a.At(5) != 5 || a.At(4999) != 4999 {
+		t.Fatalf("writing the clone changed the original: %d %d", a.At(5), a.At(4999))
 	}
-	if b.At(5) != -5 || b.At(999) != -999 || b.At(6) != 6 {
-		t.Fatalf("clone lost a write: %d %d %d", b.At(5), b.At(999), b.At(6))
+	if b.At(5) != -5 || b.At(4999) != -4999 || b.At(6) != 6 {
+		t.Fatalf("clone lost a write: %d %d %d", b.At(5), b.At(4999), b.At(6))
 	}
-	if a.pages[1] != b.pages[1] {
-		t.Fatal("an unwritten page was copied")
+	if a.dirs[0].p[1] != b.dirs[0].p[1] || a.dirs[2] != b.dirs[2] {
+		t.Fatal("an unwritten page or directory was copied")
+	}
+	// The original, once cloned, copies too.
+	a.Set(6, 66)
+	if b.At(6) != 6 {
+		t.Fatal("writing the original after a clone changed the clone")
 	}
 	c := b.Clone()
 	c.Set(5, 55)
 	if b.At(5) != -5 {
 		t.Fatal("second-generation clone wrote through")
+	}
+}
+
+func TestPropertyAgainstPlainSlices(t *testing.T) {
+	// Versions made by random writes and clones must each equal a plain
+	// copy made at the same moment.
+	type version struct {
+		s    Slice[int]
+		want []int
+	}
+	n := 3000
+	cur := version{Make[int](n), make([]int, n)}
+	var old []version
+	x := uint64(1)
+	for step := 0; step < 20000; step++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		i, v := int(x%uint64(n)), int(x>>40)
+		switch x % 50 {
+		case 0:
+			old = append(old, version{cur.s.Clone(), append([]int(nil), cur.want...)})
+			old[len(old)-1], cur = cur, old[len(old)-1]
+		default:
+			cur.s.Set(i, v)
+			cur.want[i] = v
+		}
+	}
+	for k, ver := range append(old, cur) {
+		for i := 0; i < n; i++ {
+			if ver.s.At(i) != ver.want[i] {
+				t.Fatalf("version %d element %d: got %d, want %d", k, i, ver.s.At(i), ver.want[i])
+			}
+		}
+	}
+}
+
+func BenchmarkCloneAndWrite(b *testing.B) {
+	s := Make[[12]int64](10240)
+	b.ReportAllocs()
+	for b.Loop() {
+		c := s.Clone()
+		c.Mut(5000)[0]++
+		s = c
 	}
 }
