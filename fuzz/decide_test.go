@@ -193,7 +193,7 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 			if flavorOfNode[pp.Node] != pf.Flavor {
 				fail("pod %d of %q on node %q of flavor %q, not %q", p, ps.Name, pp.Node, flavorOfNode[pp.Node], pf.Flavor)
 			}
-			if len(pp.GPUs) != wantGPUs {
+			if pp.GPUs.Len() != wantGPUs {
 				fail("pod %d of %q has GPUs %v, wants %d", p, ps.Name, pp.GPUs, wantGPUs)
 			}
 			idx, ok := s.Topology().NodeIndex(pp.Node)
@@ -201,7 +201,7 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 				fail("pod %d of %q on unknown node %q", p, ps.Name, pp.Node)
 			}
 			free := s.State().FreeMask(idx)
-			for _, g := range pp.GPUs {
+			for _, g := range pp.GPUs.Indices() {
 				if g < 0 || int64(g) >= gpusOfNode[pp.Node] {
 					fail("pod %d of %q: GPU %d of node %q with %d GPUs", p, ps.Name, g, pp.Node, gpusOfNode[pp.Node])
 				}

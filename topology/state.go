@@ -153,33 +153,81 @@ func (s *State) Rebuild() {
 	s.dirty = s.dirty[:0]
 }
 
-// addFits adds (sign 1) or removes (sign -1) node n's contribution to the
-// fits of all its domains and to its flavor's free totals.
-func (s *State) addFits(n int32, sign int32) {
+// contrib is what one node adds to its domains' counters.
+type contrib struct {
+	usable bool
+	fits   [MaxNodeGPUs]int32 // fits[g-1]: pods of g GPUs
+	free   res.Vec
+}
+
+func (s *State) contribOf(n int32) contrib {
+	var c contrib
 	node := &s.T.Nodes[n]
 	ns := s.nodes.Ptr(int(n))
 	if !ns.Usable(s.now) {
-		return
+		return c
 	}
-	f := &s.free[node.Flavor]
-	for r := range f {
-		f[r] += int64(sign) * ns.Free[r]
-	}
+	c.usable, c.free = true, ns.Free
 	if node.GPUs == 0 {
-		return
+		return c
 	}
 	mask := s.FreeMask(n)
-	if mask == 0 {
-		return
-	}
-	G := s.T.G
-	for g := 1; g <= int(node.GPUs); g++ {
-		c := int32(node.GPUFits(mask, g))
-		if c == 0 {
+	for g := 1; g <= int(node.GPUs) && mask != 0; g++ {
+		f := int32(node.GPUFits(mask, g))
+		if f == 0 {
 			break
 		}
-		for _, d := range node.Domains {
-			*s.fits.Mut(int(d)*G + g - 1) += sign * c
+		c.fits[g-1] = f
+	}
+	return c
+}
+
+// addFits adds (sign 1) or removes (sign -1) node n's contribution to the
+// fits of all its domains and to its flavor's free totals.
+func (s *State) addFits(n int32, sign int32) {
+	var zero contrib
+	c := s.contribOf(n)
+	if sign > 0 {
+		s.applyDelta(n, &zero, &c)
+	} else {
+		s.applyDelta(n, &c, &zero)
+	}
+}
+
+// applyDelta moves node n's contribution from before to after in every
+// domain above it.
+func (s *State) applyDelta(n int32, before, after *contrib) {
+	node := &s.T.Nodes[n]
+	if before.usable || after.usable {
+		f := &s.free[node.Flavor]
+		for r := range f {
+			f[r] += after.free[r] - before.free[r]
+		}
+	}
+	G := s.T.G
+	var delta [MaxNodeGPUs]int32
+	last := 0
+	for g := 0; g < G; g++ {
+		delta[g] = after.fits[g] - before.fits[g]
+		if delta[g] != 0 {
+			last = g + 1
+		}
+	}
+	if last == 0 {
+		return
+	}
+	for _, d := range node.Domains {
+		base := int(d) * G
+		if span := s.fits.MutSpan(base, last); span != nil {
+			for g, v := range delta[:last] {
+				span[g] += v
+			}
+			continue
+		}
+		for g, v := range delta[:last] {
+			if v != 0 {
+				*s.fits.Mut(base+g) += v
+			}
 		}
 	}
 }
@@ -226,9 +274,10 @@ func podsLeft(node *Node, ns *NodeState) int32 {
 
 // change runs fn on node n's state, keeping the counters right.
 func (s *State) change(n int32, fn func(ns *NodeState)) {
-	s.addFits(n, -1)
+	before := s.contribOf(n)
 	fn(s.nodes.Mut(int(n)))
-	s.addFits(n, 1)
+	after := s.contribOf(n)
+	s.applyDelta(n, &before, &after)
 	s.dirty = append(s.dirty, s.T.Nodes[n].Domains[len(s.T.Levels)])
 }
 

@@ -6,7 +6,7 @@ package cow
 
 const (
 	pageBits = 4 // elements per page: 16
-	dirBits  = 6 // pages per directory: 64
+	dirBits  = 5 // pages per directory: 32
 	pageSize = 1 << pageBits
 	dirSize  = 1 << dirBits
 	pageMask = pageSize - 1
@@ -75,7 +75,19 @@ func (s *Slice[T]) Clone() Slice[T] {
 
 // Mut returns a writable pointer to element i, copying its page (and the
 // page's directory) first if they are shared.
-func (s *Slice[T]) Mut(i int) *T {
+func (s *Slice[T]) Mut(i int) *T { return &s.mutPage(i).v[i&pageMask] }
+
+// MutSpan returns writable elements [i, i+n) when they share one page, and
+// nil when they do not (the caller then writes them one by one).
+func (s *Slice[T]) MutSpan(i, n int) []T {
+	if n <= 0 || i>>pageBits != (i+n-1)>>pageBits {
+		return nil
+	}
+	j := i & pageMask
+	return s.mutPage(i).v[j : j+n]
+}
+
+func (s *Slice[T]) mutPage(i int) *page[T] {
 	di := i >> (pageBits + dirBits)
 	d := s.dirs[di]
 	if d.owner != s.owner {
@@ -92,7 +104,7 @@ func (s *Slice[T]) Mut(i int) *T {
 		p = &cp
 		d.p[pi] = p
 	}
-	return &p.v[i&pageMask]
+	return p
 }
 
 // Set writes element i.

@@ -1,0 +1,58 @@
+package fuzz
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/allot-sched/allot"
+)
+
+// TestDecideGeneratedWorlds runs FuzzDecide's checks on a fixed set of
+// pseudo-random inputs, so that plain go test covers more than the seed
+// corpus, and checks that the generator is not lopsided: most snapshots
+// build, and every verdict shows up.
+func TestDecideGeneratedWorlds(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 200
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	built := 0
+	buildErrs := map[error]int{}
+	verdicts := map[allot.Verdict]int{}
+	reasons := map[allot.Reason]int{}
+	for range n {
+		data := make([]byte, rng.IntN(600))
+		for k := range data {
+			data[k] = byte(rng.Uint32())
+		}
+		w := gen(data)
+		if s, err := w.B.Build(); err != nil {
+			var be *allot.BuildError
+			if errors.As(err, &be) {
+				buildErrs[be.Err]++
+			}
+		} else {
+			built++
+			for _, r := range w.Requests {
+				d := allot.Decide(s, r)
+				verdicts[d.Verdict]++
+				reasons[d.Reason]++
+			}
+		}
+		checkWorld(t, w)
+		if t.Failed() {
+			t.Fatalf("input %x", data)
+		}
+	}
+	t.Logf("%d worlds, %d built; build errors %v; verdicts %v; reasons %v", n, built, buildErrs, verdicts, reasons)
+	if built < n/3 {
+		t.Errorf("only %d of %d snapshots build", built, n)
+	}
+	for _, v := range []allot.Verdict{allot.VerdictAdmit, allot.VerdictQueue, allot.VerdictReject} {
+		if verdicts[v] == 0 && !testing.Short() {
+			t.Errorf("no %v verdict in %d worlds", v, n)
+		}
+	}
+}
