@@ -111,6 +111,10 @@ func (dc *decider) wi(i int64)  { dc.d.buf = strconv.AppendInt(dc.d.buf, i, 10) 
 func (dc *decider) wq(s string) { dc.d.buf = strconv.AppendQuote(dc.d.buf, s) }
 func (dc *decider) wres(r int)  { dc.w(dc.s.resources[r]) }
 
+// wqty writes a quantity of resource r the way people write it: cpu in
+// cores (or millicores), memory with a binary suffix when it divides evenly.
+func (dc *decider) wqty(r int, v int64) { dc.d.buf = appendQuantity(dc.d.buf, dc.s.resources[r], v) }
+
 // finish turns the text buffer into the decision's strings.
 func (dc *decider) finish() {
 	d := dc.d
@@ -486,20 +490,20 @@ func (dc *decider) explain(a attempt) {
 		dc.w("queue ")
 		dc.wq(r.Queue)
 		dc.w(" uses ")
-		dc.wi(a.qc.Used)
+		dc.wqty(a.qc.Resource, a.qc.Used)
 		dc.w("/")
-		dc.wi(a.qc.Nominal)
+		dc.wqty(a.qc.Resource, a.qc.Nominal)
 		dc.w(" ")
 		dc.wres(a.qc.Resource)
 		dc.w(" of ")
 		dc.w(flavor)
 		dc.w(" nominal quota, the request needs ")
-		dc.wi(a.qc.Need)
+		dc.wqty(a.qc.Resource, a.qc.Need)
 		dc.conclude(StageQuota, QuotaExhausted, m)
 	case NeverFits:
 		if a.fail.Need == 0 { // quota
 			dc.w("the request needs ")
-			dc.wi(a.qc.Need)
+			dc.wqty(a.qc.Resource, a.qc.Need)
 			dc.w(" ")
 			dc.wres(a.qc.Resource)
 			dc.w(" of ")
@@ -509,7 +513,7 @@ func (dc *decider) explain(a attempt) {
 					dc.w(", more than queue ")
 					dc.wq(dc.r.Queue)
 					dc.w("'s nominal quota of ")
-					dc.wi(fq.Nominal[r])
+					dc.wqty(r, fq.Nominal[r])
 				} else {
 					dc.w(", on which queue ")
 					dc.wq(dc.r.Queue)
@@ -540,11 +544,11 @@ func (dc *decider) explain(a attempt) {
 	case InsufficientCapacity:
 		dc.w(flavor)
 		dc.w(" has ")
-		dc.wi(a.qc.Used)
+		dc.wqty(a.qc.Resource, a.qc.Used)
 		dc.w(" ")
 		dc.wres(a.qc.Resource)
 		dc.w(" free on usable nodes, the request needs ")
-		dc.wi(a.qc.Need)
+		dc.wqty(a.qc.Resource, a.qc.Need)
 		dc.conclude(StagePlacement, InsufficientCapacity, m)
 	case TopologyUnsatisfiable:
 		if s.gpu >= 0 {
@@ -592,7 +596,7 @@ func (dc *decider) admit() {
 	d.Preemptible = spot
 	// Quota figures of the first pod set's flavor, in its main resource.
 	f := dc.chosen[0]
-	res0 := dc.mainResource(0)
+	res0 := dc.mainResource()
 	fq, _ := dc.qc.Quota(f)
 	used := s.usageOf(dc.q, f)[res0]
 	var total int64
@@ -606,9 +610,9 @@ func (dc *decider) admit() {
 	dc.w(": ")
 	dc.wres(res0)
 	dc.w(" ")
-	dc.wi(used + total)
+	dc.wqty(res0, used+total)
 	dc.w("/")
-	dc.wi(fq.Nominal[res0])
+	dc.wqty(res0, fq.Nominal[res0])
 	dc.w(" of nominal after admission")
 	qs := dc.since(qm)
 	dc.check(StageQuota, true, qs)
@@ -694,14 +698,18 @@ func (dc *decider) describePlacement(pods int64) span {
 	return dc.since(m)
 }
 
-// mainResource is the resource a pod set's messages speak of: gpu when it
+// mainResource is the resource messages speak of: gpu when the request
 // asks for GPUs, else the first resource it asks for.
-func (dc *decider) mainResource(i int) int {
-	if g := dc.s.gpu; g >= 0 && dc.need[i][g] > 0 {
+func (dc *decider) mainResource() int {
+	var all res.Vec
+	for i := 0; i < dc.n; i++ {
+		all = all.Add(dc.need[i])
+	}
+	if g := dc.s.gpu; g >= 0 && all[g] > 0 {
 		return g
 	}
 	for r := range dc.s.resources {
-		if dc.need[i][r] > 0 {
+		if all[r] > 0 {
 			return r
 		}
 	}

@@ -40,7 +40,13 @@ func FuzzDecide(f *testing.F) {
 // on a store, committing admissions, checking every decision.
 func checkWorld(t *testing.T, w world) {
 	t.Helper()
-	s, err := w.B.Build()
+	s, err, panicked := build(&w.B)
+	if panicked != nil {
+		if !showKnownBugs && gpulessBug(&w.B) {
+			return
+		}
+		t.Fatalf("Build panicked: %v", panicked)
+	}
 	if err != nil {
 		var be *allot.BuildError
 		if !errors.As(err, &be) {
@@ -59,7 +65,13 @@ func checkWorld(t *testing.T, w world) {
 		if d.Verdict != allot.VerdictAdmit {
 			continue
 		}
-		next, err := store.Commit(d)
+		next, err, panicked := commit(store, d)
+		if panicked != nil {
+			if !showKnownBugs && gpulessBug(&w.B) {
+				return
+			}
+			t.Fatalf("request %d (%q): Commit panicked: %v", i, r.ID, panicked)
+		}
 		if err != nil {
 			t.Fatalf("request %d (%q): Commit on the store: %v", i, r.ID, err)
 		}
@@ -67,6 +79,36 @@ func checkWorld(t *testing.T, w world) {
 			t.Fatalf("request %d: version %d after commit, was %d", i, next.Version(), cur.Version())
 		}
 	}
+}
+
+// build runs Build, turning a panic into a value.
+func build(b *allot.Builder) (s *allot.Snapshot, err error, panicked any) {
+	defer func() { panicked = recover() }()
+	s, err = b.Build()
+	return s, err, nil
+}
+
+// commit runs Store.Commit, turning a panic into a value.
+func commit(st *allot.Store, d allot.Decision) (s *allot.Snapshot, err error, panicked any) {
+	defer func() { panicked = recover() }()
+	s, err = st.Commit(d)
+	return s, err, nil
+}
+
+// gpulessBug reports whether a world may run into an open bug:
+// topology.State.setGPUs writes the free-GPU word of a node's first GPU
+// even when it books none, and a node without GPUs whose first index is
+// the cluster's GPU count, a multiple of 64 (0 included), has no such word:
+// booking a pod there (Build's running workloads, Store.Commit) panics with
+// an index out of range.
+func gpulessBug(b *allot.Builder) bool {
+	total, gpuless := int64(0), false
+	for _, n := range b.Nodes {
+		g := n.Capacity["gpu"]
+		total += max(g, 0)
+		gpuless = gpuless || g <= 0
+	}
+	return gpuless && total%64 == 0
 }
 
 // marshal renders a decision as JSON.
@@ -301,7 +343,13 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 	// Committing it on its own snapshot must succeed and take exactly the
 	// GPUs placed; the snapshot itself must not change.
 	before := s.FreeGPUs()
-	next, err := allot.NewStore(s).Commit(d)
+	next, err, panicked := commit(allot.NewStore(s), d)
+	if panicked != nil {
+		if !showKnownBugs && gpulessBug(b) {
+			return
+		}
+		fail("Commit panicked: %v", panicked)
+	}
 	if err != nil {
 		fail("Commit: %v", err)
 	}

@@ -71,7 +71,7 @@ func gen(data []byte) world {
 
 // pick returns one of the pool's names, now and then an unknown or empty
 // one.
-func pick(c gofuzz.Continue, pool []string) string {
+func (p *namePools) pick(c gofuzz.Continue, pool []string) string {
 	switch n := c.Intn(24); {
 	case n == 0:
 		return ""
@@ -87,7 +87,7 @@ func pick(c gofuzz.Continue, pool []string) string {
 }
 
 // quantity is a small quantity of a resource, now and then a hostile one.
-func quantity(c gofuzz.Continue, small int64) int64 {
+func (p *namePools) quantity(c gofuzz.Continue, small int64) int64 {
 	switch c.Intn(40) {
 	case 0:
 		return -1 - c.Int63n(5)
@@ -149,7 +149,7 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 	for i := range 1 + c.Intn(3) {
 		f := allot.Flavor{Name: []string{"a100", "h100", "spot"}[i], Spot: i == 2}
 		if c.Intn(30) == 0 {
-			f.Name = pick(c, p.flavors)
+			f.Name = p.pick(c, p.flavors)
 		}
 		b.Flavors = append(b.Flavors, f)
 		p.flavors = append(p.flavors, f.Name)
@@ -165,7 +165,7 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 		c.Fuzz(&b.Nodes[i])
 		b.Nodes[i].Name = p.nodes[i]
 		if c.Intn(40) == 0 {
-			b.Nodes[i].Name = pick(c, p.nodes)
+			b.Nodes[i].Name = p.pick(c, p.nodes)
 		}
 	}
 
@@ -173,7 +173,7 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 	for i := range c.Intn(3) {
 		co := allot.Cohort{Name: p.cohorts[i]}
 		if c.Intn(2) == 0 {
-			co.Parent = pick(c, p.cohorts)
+			co.Parent = p.pick(c, p.cohorts)
 		}
 		b.Cohorts = append(b.Cohorts, co)
 	}
@@ -185,7 +185,7 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 		c.Fuzz(&b.Queues[i])
 		b.Queues[i].Name = p.queues[i]
 		if c.Intn(40) == 0 {
-			b.Queues[i].Name = pick(c, p.queues)
+			b.Queues[i].Name = p.pick(c, p.queues)
 		}
 	}
 
@@ -222,13 +222,13 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 func (p *namePools) node(n *allot.Node, c gofuzz.Continue) {
 	*n = allot.Node{Flavor: p.flavors[c.Intn(len(p.flavors))]}
 	if c.Intn(30) == 0 {
-		n.Flavor = pick(c, p.flavors)
+		n.Flavor = p.pick(c, p.flavors)
 	}
 	n.Labels = map[string]string{}
 	for i, l := range p.levels {
 		v := fmt.Sprintf("%c%d", 'a'+i, c.Intn(2))
 		if c.Intn(40) == 0 {
-			v = pick(c, nil)
+			v = p.pick(c, nil)
 		}
 		if c.Intn(60) != 0 {
 			n.Labels[l] = v
@@ -245,12 +245,12 @@ func (p *namePools) node(n *allot.Node, c gofuzz.Continue) {
 			}
 			n.Capacity[r] = gpus
 		case "cpu":
-			n.Capacity[r] = quantity(c, 64) * 1000
+			n.Capacity[r] = p.quantity(c, 64) * 1000
 		case "memory":
-			n.Capacity[r] = quantity(c, 8) << 30
+			n.Capacity[r] = p.quantity(c, 8) << 30
 		default:
 			if c.Intn(2) == 0 {
-				n.Capacity[r] = quantity(c, 1<<20)
+				n.Capacity[r] = p.quantity(c, 1<<20)
 			}
 		}
 	}
@@ -282,7 +282,7 @@ func (p *namePools) node(n *allot.Node, c gofuzz.Continue) {
 func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 	*q = allot.Queue{}
 	if c.Intn(3) == 0 {
-		q.Cohort = pick(c, p.cohorts)
+		q.Cohort = p.pick(c, p.cohorts)
 	}
 	for _, f := range p.flavors {
 		if c.Intn(4) == 0 {
@@ -290,7 +290,7 @@ func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 		}
 		fq := allot.FlavorQuota{Flavor: f}
 		if c.Intn(40) == 0 {
-			fq.Flavor = pick(c, p.flavors)
+			fq.Flavor = p.pick(c, p.flavors)
 		}
 		for _, r := range p.resources {
 			if c.Intn(6) == 0 {
@@ -305,7 +305,7 @@ func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 			case "tokens":
 				small = 1 << 20
 			}
-			rq := allot.ResourceQuota{Name: r, Nominal: quantity(c, small)}
+			rq := allot.ResourceQuota{Name: r, Nominal: p.quantity(c, small)}
 			if c.Intn(3) != 0 && rq.Nominal >= 0 && rq.Nominal < small/2 {
 				rq.Nominal += small / 2 // mostly room to admit
 			}
@@ -316,17 +316,17 @@ func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 			fq.Resources = append(fq.Resources, rq)
 		}
 		if c.Intn(40) == 0 {
-			fq.Resources = append(fq.Resources, allot.ResourceQuota{Name: pick(c, p.resources), Nominal: 1})
+			fq.Resources = append(fq.Resources, allot.ResourceQuota{Name: p.pick(c, p.resources), Nominal: 1})
 		}
 		q.Quota = append(q.Quota, fq)
 	}
 	if c.Intn(4) == 0 {
 		for range 1 + c.Intn(2) {
-			q.FlavorOrder = append(q.FlavorOrder, pick(c, p.flavors))
+			q.FlavorOrder = append(q.FlavorOrder, p.pick(c, p.flavors))
 		}
 	}
 	if c.Intn(5) == 0 {
-		q.Tenants = []string{pick(c, p.tenants)}
+		q.Tenants = []string{p.pick(c, p.tenants)}
 	}
 	q.Hold = c.Intn(10) == 0
 	if c.Intn(60) == 0 {
@@ -337,7 +337,7 @@ func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 // workload fills a running workload (p.running) or a pending one or a
 // request.
 func (p *namePools) workload(w *allot.Workload, c gofuzz.Continue) {
-	*w = allot.Workload{ID: "x", Queue: pick(c, p.queues), Priority: int32(c.Intn(5)) * 100}
+	*w = allot.Workload{ID: "x", Queue: p.pick(c, p.queues), Priority: int32(c.Intn(5)) * 100}
 	if c.Intn(30) == 0 {
 		w.ID = ""
 	}
@@ -346,7 +346,7 @@ func (p *namePools) workload(w *allot.Workload, c gofuzz.Continue) {
 	}
 	switch c.Intn(4) {
 	case 0:
-		w.Tenant = pick(c, p.tenants)
+		w.Tenant = p.pick(c, p.tenants)
 	case 1:
 		w.User = "alice"
 	}
@@ -396,31 +396,31 @@ func (p *namePools) podSet(ps *allot.PodSet, c gofuzz.Continue) {
 		}
 		switch r {
 		case "gpu":
-			ps.PerPod[r] = quantity(c, 4)
+			ps.PerPod[r] = p.quantity(c, 4)
 		case "cpu":
-			ps.PerPod[r] = quantity(c, 8) * 500
+			ps.PerPod[r] = p.quantity(c, 8) * 500
 		case "memory":
-			ps.PerPod[r] = quantity(c, 4) << 30
+			ps.PerPod[r] = p.quantity(c, 4) << 30
 		default:
-			ps.PerPod[r] = quantity(c, 1000)
+			ps.PerPod[r] = p.quantity(c, 1000)
 		}
 	}
 	if c.Intn(40) == 0 {
-		ps.PerPod[pick(c, nil)] = 1
+		ps.PerPod[p.pick(c, nil)] = 1
 	}
 	if c.Intn(4) == 0 {
 		for range 1 + c.Intn(2) {
-			ps.Flavors = append(ps.Flavors, pick(c, p.flavors))
+			ps.Flavors = append(ps.Flavors, p.pick(c, p.flavors))
 		}
 	}
 	if c.Intn(10) == 0 {
-		ps.Tokens = &allot.Tokens{Prompt: quantity(c, 512), MaxTokens: quantity(c, 1024)}
+		ps.Tokens = &allot.Tokens{Prompt: p.quantity(c, 512), MaxTokens: p.quantity(c, 1024)}
 	}
 	c.Fuzz(&ps.Topology)
 	if p.running {
 		ps.Flavor = p.flavors[c.Intn(len(p.flavors))]
 		if c.Intn(30) == 0 {
-			ps.Flavor = pick(c, p.flavors)
+			ps.Flavor = p.pick(c, p.flavors)
 		}
 		if c.Intn(4) != 0 && len(p.nodes) > 0 {
 			count := int(ps.Count)
@@ -431,7 +431,7 @@ func (p *namePools) podSet(ps *allot.PodSet, c gofuzz.Continue) {
 				count++
 			}
 			for range count {
-				ps.Nodes = append(ps.Nodes, pick(c, p.nodes))
+				ps.Nodes = append(ps.Nodes, p.pick(c, p.nodes))
 			}
 			if c.Intn(3) == 0 {
 				g := ps.PerPod["gpu"]
@@ -448,7 +448,7 @@ func (p *namePools) podSet(ps *allot.PodSet, c gofuzz.Continue) {
 			}
 		}
 	} else if c.Intn(60) == 0 {
-		ps.Flavor = pick(c, p.flavors) // a request must carry no placement
+		ps.Flavor = p.pick(c, p.flavors) // a request must carry no placement
 	}
 }
 
@@ -457,12 +457,12 @@ func (p *namePools) topology(t *allot.TopologyRequest, c gofuzz.Continue) {
 	levels := append(append([]string(nil), p.levels...), "node")
 	switch c.Intn(6) {
 	case 0, 1:
-		t.Required = pick(c, levels)
+		t.Required = p.pick(c, levels)
 	case 2:
-		t.Preferred = pick(c, levels)
+		t.Preferred = p.pick(c, levels)
 	case 3:
 		if c.Intn(8) == 0 {
-			t.Required, t.Preferred = pick(c, levels), pick(c, levels)
+			t.Required, t.Preferred = p.pick(c, levels), p.pick(c, levels)
 		}
 	}
 	t.Policy = allot.PlacementPolicy(c.Intn(4))
@@ -471,7 +471,7 @@ func (p *namePools) topology(t *allot.TopologyRequest, c gofuzz.Continue) {
 	}
 	if c.Intn(5) == 0 {
 		for range 1 + c.Intn(2) {
-			t.Slices = append(t.Slices, allot.Slice{Level: pick(c, levels), Size: int32(1 + c.Intn(3))})
+			t.Slices = append(t.Slices, allot.Slice{Level: p.pick(c, levels), Size: int32(1 + c.Intn(3))})
 		}
 		if c.Intn(20) == 0 {
 			t.Slices[0].Size = []int32{0, -1, math.MaxInt32}[c.Intn(3)]

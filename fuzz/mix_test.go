@@ -8,6 +8,10 @@ import (
 	"github.com/allot-sched/allot"
 )
 
+// errPanic counts builds that panicked (checkWorld tells whether that is a
+// known bug).
+var errPanic = errors.New("panic")
+
 // TestDecideGeneratedWorlds runs FuzzDecide's checks on a fixed set of
 // pseudo-random inputs, so that plain go test covers more than the seed
 // corpus, and checks that the generator is not lopsided: most snapshots
@@ -28,7 +32,9 @@ func TestDecideGeneratedWorlds(t *testing.T) {
 			data[k] = byte(rng.Uint32())
 		}
 		w := gen(data)
-		if s, err := w.B.Build(); err != nil {
+		if s, err, panicked := build(&w.B); panicked != nil {
+			buildErrs[errPanic]++
+		} else if err != nil {
 			var be *allot.BuildError
 			if errors.As(err, &be) {
 				buildErrs[be.Err]++

@@ -42,7 +42,7 @@ type State struct {
 	// version copies only the words it changes.
 	gpus     cow.Slice[uint64]
 	freeGPUs int64
-	nodes cow.Slice[NodeState]
+	nodes    cow.Slice[NodeState]
 	// fits[d*G+g-1] is how many pods of g GPUs the usable nodes of domain d
 	// can hold, GPU islands respected.
 	fits cow.Slice[int32]
@@ -226,7 +226,7 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 		}
 		for g, v := range delta[:last] {
 			if v != 0 {
-				*s.fits.Mut(base+g) += v
+				*s.fits.Mut(base + g) += v
 			}
 		}
 	}
