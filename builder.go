@@ -17,7 +17,7 @@ var DefaultResources = []string{"gpu", "cpu", "memory"}
 
 // maxQuantity bounds every quantity so that sums and products of counts
 // cannot overflow int64.
-const maxQuantity = int64(1) << 52
+const maxQuantity = int64(1) << 56
 
 // maxPodCount bounds a pod set's count.
 const maxPodCount = 1 << 20
@@ -197,7 +197,7 @@ func (s *Snapshot) vector(m Resources, path string) (res.Vec, error) {
 		}
 		found++
 		if q < 0 || q > maxQuantity {
-			return v, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, 2^52]", q)
+			return v, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, 2^56]", q)
 		}
 		v[i] = q
 	}

@@ -681,7 +681,11 @@ func (dc *decider) describePlacement(pods int64) span {
 		}
 	}
 	dc.wi(pods)
-	dc.w(" pods on ")
+	if pods == 1 {
+		dc.w(" pod on ")
+	} else {
+		dc.w(" pods on ")
+	}
 	dc.wi(int64(nodes))
 	if nodes == 1 {
 		dc.w(" node ")

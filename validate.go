@@ -72,7 +72,7 @@ func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
 			return fmt.Sprintf("must not be negative, got %d", q), "perPod." + name
 		}
 		if q > maxQuantity {
-			return fmt.Sprintf("%d is more than 2^52", q), "perPod." + name
+			return fmt.Sprintf("%d is more than 2^56", q), "perPod." + name
 		}
 		if _, ok := res.MulOK(q, int64(ps.Count)); !ok || q*int64(ps.Count) > maxQuantity {
 			return fmt.Sprintf("%d pods × %d overflows", ps.Count, q), "perPod." + name
@@ -93,7 +93,7 @@ func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
 		if t.Prompt < 0 || t.MaxTokens < 0 {
 			return "must not be negative", "tokens"
 		}
-		// Each term is at most 2^52, so the sum cannot overflow.
+		// Each term is at most 2^56, so the sum cannot overflow.
 		if t.Prompt > maxQuantity || t.MaxTokens > maxQuantity ||
 			t.Prompt+t.MaxTokens+ps.PerPod["tokens"] > maxQuantity/int64(ps.Count) {
 			return "token budget overflows", "tokens"

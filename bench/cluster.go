@@ -14,13 +14,14 @@ const (
 )
 
 // Cluster describes the benchmark cluster of n nodes, fragmented or not, with
-// one queue "train" on flavor "h100" whose quota never limits.
+// one queue "train" on flavor "h100" whose nominal quota is the whole
+// cluster.
 func Cluster(n int, fragmented bool) *allot.Builder {
 	b := &allot.Builder{
 		Levels:  []string{"block", "rack"},
 		Flavors: []allot.Flavor{{Name: "h100"}},
 		Queues: []allot.Queue{{Name: "train", Quota: []allot.FlavorQuota{{Flavor: "h100", Resources: []allot.ResourceQuota{
-			{Name: "gpu", Nominal: 1 << 40}, {Name: "cpu", Nominal: 1 << 50}, {Name: "memory", Nominal: 1 << 52},
+			{Name: "gpu", Nominal: int64(n) * gpusPerNode}, {Name: "cpu", Nominal: int64(n) * 192_000}, {Name: "memory", Nominal: int64(n) * (2 << 40)},
 		}}}}},
 	}
 	b.Nodes = make([]allot.Node, n)

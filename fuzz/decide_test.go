@@ -72,6 +72,17 @@ func checkWorld(t *testing.T, w world) {
 			}
 			t.Fatalf("request %d (%q): Commit panicked: %v", i, r.ID, panicked)
 		}
+		if err != nil && !showKnownBugs && splitUnits(r) {
+			return
+		}
+		if _, dup := cur.Running(r.ID); dup {
+			// Decide does not look at the request's ID; the store refuses
+			// a second admission of a running workload.
+			if !errors.Is(err, allot.ErrConflict) {
+				t.Fatalf("request %d (%q) is already running: Commit gives %v, want a conflict", i, r.ID, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("request %d (%q): Commit on the store: %v", i, r.ID, err)
 		}
@@ -111,6 +122,33 @@ func gpulessBug(b *allot.Builder) bool {
 	return gpuless && total%64 == 0
 }
 
+// clip shortens JSON for a failure message.
+func clip(b []byte) string {
+	if len(b) > 3000 {
+		return string(b[:3000]) + "…"
+	}
+	return string(b)
+}
+
+// splitUnits reports whether the decider places r's pod sets in more than
+// one unit (a unit is a pod set, or the pod sets of one group), and so may
+// run into the open bug where a later unit does not see an earlier one's
+// pods (gang.Placer.Place keeps a call's last pod set out of its overlay).
+func splitUnits(r allot.Request) bool {
+	units := 0
+	seen := map[string]bool{}
+	for _, ps := range r.PodSets {
+		g := ps.Topology.Group
+		if g == "" || !seen[g] {
+			units++
+		}
+		if g != "" {
+			seen[g] = true
+		}
+	}
+	return units > 1
+}
+
 // marshal renders a decision as JSON.
 func marshal(t *testing.T, d *allot.Decision) []byte {
 	t.Helper()
@@ -129,7 +167,7 @@ func checkDecision(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.Re
 	fail := func(format string, args ...any) {
 		t.Helper()
 		req, _ := json.Marshal(r)
-		t.Fatalf("%s\nrequest: %s\ndecision: %s", fmt.Sprintf(format, args...), req, js)
+		t.Fatalf("%s\nrequest: %s\ndecision: %s", fmt.Sprintf(format, args...), clip(req), clip(js))
 	}
 	if d.Verdict == 0 || d.Reason == 0 {
 		fail("no verdict or reason")
@@ -196,7 +234,11 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 	k := 0
 	placedGPUs := int64(0)
 	booked := map[string]uint64{} // node → GPUs this decision takes
+	bookedBy := map[string]int{}  // node/GPU → pod set
 	podsOn := map[string]int{}
+	// The open bug of splitUnits double-books across pod sets; what a
+	// commit would find then is skipped.
+	knownSplit := !showKnownBugs && splitUnits(r)
 	for i, ps := range r.PodSets {
 		pf := d.Flavors[i]
 		if pf.PodSet != ps.Name {
@@ -251,10 +293,15 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 				if free&bit == 0 {
 					fail("pod %d of %q: GPU %d of node %q is not free", p, ps.Name, g, pp.Node)
 				}
+				key := fmt.Sprintf("%s/%d", pp.Node, g)
 				if booked[pp.Node]&bit != 0 {
+					if knownSplit && bookedBy[key] != i {
+						return
+					}
 					fail("pod %d of %q: GPU %d of node %q booked twice", p, ps.Name, g, pp.Node)
 				}
 				booked[pp.Node] |= bit
+				bookedBy[key] = i
 				placedGPUs++
 			}
 			perNode[pp.Node]++
@@ -336,12 +383,18 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 	// Max pods.
 	for _, n := range b.Nodes {
 		if n.MaxPods > 0 && podsOn[n.Name] > int(n.MaxPods) {
+			if knownSplit {
+				return
+			}
 			fail("%d pods on node %q of at most %d", podsOn[n.Name], n.Name, n.MaxPods)
 		}
 	}
 
 	// Committing it on its own snapshot must succeed and take exactly the
 	// GPUs placed; the snapshot itself must not change.
+	if _, dup := s.Running(r.ID); dup {
+		return // a conflict (see checkWorld)
+	}
 	before := s.FreeGPUs()
 	next, err, panicked := commit(allot.NewStore(s), d)
 	if panicked != nil {
@@ -351,6 +404,9 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 		fail("Commit panicked: %v", panicked)
 	}
 	if err != nil {
+		if knownSplit {
+			return
+		}
 		fail("Commit: %v", err)
 	}
 	if got := next.FreeGPUs(); got != before-placedGPUs {

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	gofuzz "github.com/google/gofuzz"
 
@@ -31,8 +32,17 @@ type namePools struct {
 	tenants   []string
 	groups    []string
 	ids       []string
+	// count is the pod count of the pod set whose topology is generated.
+	count int32
+	// nodesOf lists each flavor's nodes.
+	nodesOf map[string][]string
+	// nodeGPUs is each node's GPU count.
+	nodeGPUs map[string]int
 	// running is set while a running workload is generated.
 	running bool
+	// hostile worlds mix in bad values; tame ones are valid but for
+	// clashes (two running pods on the same GPU, quota overrun).
+	hostile bool
 }
 
 // gen turns fuzzer bytes into a world through gofuzz, bounded by custom
@@ -42,6 +52,9 @@ func gen(data []byte) world {
 	f := gofuzz.NewFromGoFuzz(data).NilChance(0).Funcs(
 		func(w *world, c gofuzz.Continue) {
 			c.Fuzz(&w.B)
+			// Requests are hostile or tame independently of the snapshot,
+			// so that hostile requests meet snapshots that build.
+			p.hostile = c.Intn(3) == 0
 			w.Requests = make([]allot.Request, 1+c.Intn(4))
 			for i := range w.Requests {
 				c.Fuzz(&w.Requests[i])
@@ -69,16 +82,23 @@ func gen(data []byte) world {
 	return w
 }
 
-// pick returns one of the pool's names, now and then an unknown or empty
-// one.
+// bad is true once in n draws in a hostile world, never in a tame one.
+func (p *namePools) bad(c gofuzz.Continue, n int) bool {
+	return p.hostile && c.Intn(n) == 0
+}
+
+// pick returns one of the pool's names; in a hostile world, now and then an
+// unknown or empty one.
 func (p *namePools) pick(c gofuzz.Continue, pool []string) string {
-	switch n := c.Intn(24); {
-	case n == 0:
-		return ""
-	case n == 1:
-		return "unknown"
-	case n == 2 && len(pool) > 0:
-		return pool[0] + " "
+	if p.hostile {
+		switch n := c.Intn(12); {
+		case n == 0:
+			return ""
+		case n == 1:
+			return "unknown"
+		case n == 2 && len(pool) > 0:
+			return pool[0] + " "
+		}
 	}
 	if len(pool) == 0 {
 		return "none"
@@ -86,9 +106,14 @@ func (p *namePools) pick(c gofuzz.Continue, pool []string) string {
 	return pool[c.Intn(len(pool))]
 }
 
-// quantity is a small quantity of a resource, now and then a hostile one.
+// quantity is a small quantity of a resource; in a hostile world, now and
+// then a negative or huge one.
 func (p *namePools) quantity(c gofuzz.Continue, small int64) int64 {
-	switch c.Intn(40) {
+	n := 5
+	if p.hostile {
+		n = c.Intn(20)
+	}
+	switch n {
 	case 0:
 		return -1 - c.Int63n(5)
 	case 1:
@@ -108,6 +133,7 @@ func (p *namePools) quantity(c gofuzz.Continue, small int64) int64 {
 
 func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 	*b = allot.Builder{Now: genNow, Version: uint64(c.Intn(3))}
+	p.hostile = c.Intn(3) == 0
 	switch c.Intn(10) {
 	case 0:
 		b.Resources = []string{"gpu", "cpu", "memory", "tokens"}
@@ -116,7 +142,10 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 	case 2:
 		b.Resources = []string{"gpu"}
 	case 3:
-		// Hostile: too many, duplicate or empty.
+		if !p.hostile {
+			break
+		}
+		// Too many, duplicate or empty.
 		b.Resources = [][]string{
 			{"gpu", "cpu", "memory", "a", "b", "c", "d", "e", "f"},
 			{"gpu", "gpu"},
@@ -130,9 +159,15 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 	switch c.Intn(12) {
 	case 0:
 	case 1:
-		b.Levels = []string{"node"}
+		b.Levels = []string{"rack"}
+		if p.hostile {
+			b.Levels = []string{"node"}
+		}
 	case 2:
-		b.Levels = []string{"rack", "rack"}
+		b.Levels = []string{"block", "rack"}
+		if p.hostile {
+			b.Levels = []string{"rack", "rack"}
+		}
 	case 3:
 		// Deep trees.
 		for i := range 11 {
@@ -148,7 +183,7 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 	p.flavors = nil
 	for i := range 1 + c.Intn(3) {
 		f := allot.Flavor{Name: []string{"a100", "h100", "spot"}[i], Spot: i == 2}
-		if c.Intn(30) == 0 {
+		if p.bad(c, 30) {
 			f.Name = p.pick(c, p.flavors)
 		}
 		b.Flavors = append(b.Flavors, f)
@@ -164,16 +199,26 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 	for i := range b.Nodes {
 		c.Fuzz(&b.Nodes[i])
 		b.Nodes[i].Name = p.nodes[i]
-		if c.Intn(40) == 0 {
+		if p.bad(c, 40) {
 			b.Nodes[i].Name = p.pick(c, p.nodes)
 		}
 	}
 
-	p.cohorts = []string{"c0", "c1"}
-	for i := range c.Intn(3) {
+	p.nodesOf = map[string][]string{}
+	p.nodeGPUs = map[string]int{}
+	for _, n := range b.Nodes {
+		p.nodesOf[n.Flavor] = append(p.nodesOf[n.Flavor], n.Name)
+		p.nodeGPUs[n.Name] = int(min(max(n.Capacity["gpu"], 0), 64))
+	}
+
+	p.cohorts = []string{"c0", "c1"}[:c.Intn(3)]
+	for i := range p.cohorts {
 		co := allot.Cohort{Name: p.cohorts[i]}
-		if c.Intn(2) == 0 {
-			co.Parent = p.pick(c, p.cohorts)
+		if i == 1 && c.Intn(2) == 0 {
+			co.Parent = "c0"
+		}
+		if p.bad(c, 3) {
+			co.Parent = p.pick(c, p.cohorts) // maybe itself: a cycle
 		}
 		b.Cohorts = append(b.Cohorts, co)
 	}
@@ -184,7 +229,7 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 	for i := range b.Queues {
 		c.Fuzz(&b.Queues[i])
 		b.Queues[i].Name = p.queues[i]
-		if c.Intn(40) == 0 {
+		if p.bad(c, 40) {
 			b.Queues[i].Name = p.pick(c, p.queues)
 		}
 	}
@@ -221,16 +266,16 @@ func (p *namePools) builder(b *allot.Builder, c gofuzz.Continue) {
 
 func (p *namePools) node(n *allot.Node, c gofuzz.Continue) {
 	*n = allot.Node{Flavor: p.flavors[c.Intn(len(p.flavors))]}
-	if c.Intn(30) == 0 {
+	if p.bad(c, 30) {
 		n.Flavor = p.pick(c, p.flavors)
 	}
 	n.Labels = map[string]string{}
 	for i, l := range p.levels {
 		v := fmt.Sprintf("%c%d", 'a'+i, c.Intn(2))
-		if c.Intn(40) == 0 {
+		if p.bad(c, 40) {
 			v = p.pick(c, nil)
 		}
-		if c.Intn(60) != 0 {
+		if !p.bad(c, 60) {
 			n.Labels[l] = v
 		}
 	}
@@ -240,32 +285,35 @@ func (p *namePools) node(n *allot.Node, c gofuzz.Continue) {
 		switch r {
 		case "gpu":
 			gpus = []int64{8, 8, 4, 2, 1, 0, 3}[c.Intn(7)]
-			if c.Intn(40) == 0 {
+			if p.bad(c, 40) {
 				gpus = []int64{64, 65, -1, math.MaxInt64}[c.Intn(4)]
 			}
 			n.Capacity[r] = gpus
 		case "cpu":
-			n.Capacity[r] = p.quantity(c, 64) * 1000
+			n.Capacity[r] = (4 + p.quantity(c, 60)) * 1000
 		case "memory":
-			n.Capacity[r] = p.quantity(c, 8) << 30
+			n.Capacity[r] = (1 + p.quantity(c, 8)) << 30
 		default:
 			if c.Intn(2) == 0 {
 				n.Capacity[r] = p.quantity(c, 1<<20)
 			}
 		}
 	}
-	if c.Intn(40) == 0 {
+	if p.bad(c, 40) {
 		n.Capacity["gpuu"] = 1
 	}
 	if gpus >= 2 && gpus <= 8 && c.Intn(3) == 0 {
 		half := int(gpus) / 2
 		n.GPUGroups = []int{half, int(gpus) - half}
-		if c.Intn(10) == 0 {
+		if p.bad(c, 10) {
 			n.GPUGroups = [][]int{{int(gpus)}, {0, int(gpus)}, {-1, int(gpus) + 1}, {1}}[c.Intn(4)]
 		}
 	}
 	if c.Intn(4) == 0 {
-		n.MaxPods = int32(c.Intn(5)) - int32(c.Intn(2))
+		n.MaxPods = int32(c.Intn(5))
+		if p.bad(c, 4) {
+			n.MaxPods = -1
+		}
 	}
 	switch c.Intn(12) {
 	case 0:
@@ -281,7 +329,7 @@ func (p *namePools) node(n *allot.Node, c gofuzz.Continue) {
 
 func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 	*q = allot.Queue{}
-	if c.Intn(3) == 0 {
+	if c.Intn(2) == 0 && (len(p.cohorts) > 0 || p.hostile) {
 		q.Cohort = p.pick(c, p.cohorts)
 	}
 	for _, f := range p.flavors {
@@ -289,11 +337,11 @@ func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 			continue
 		}
 		fq := allot.FlavorQuota{Flavor: f}
-		if c.Intn(40) == 0 {
+		if p.bad(c, 40) {
 			fq.Flavor = p.pick(c, p.flavors)
 		}
 		for _, r := range p.resources {
-			if c.Intn(6) == 0 {
+			if c.Intn(12) == 0 {
 				continue
 			}
 			small := int64(32)
@@ -309,13 +357,13 @@ func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 			if c.Intn(3) != 0 && rq.Nominal >= 0 && rq.Nominal < small/2 {
 				rq.Nominal += small / 2 // mostly room to admit
 			}
-			if c.Intn(50) == 0 {
+			if p.bad(c, 50) {
 				v := int64(1)
 				rq.BorrowingLimit = &v // unsupported: Build refuses it
 			}
 			fq.Resources = append(fq.Resources, rq)
 		}
-		if c.Intn(40) == 0 {
+		if p.bad(c, 40) {
 			fq.Resources = append(fq.Resources, allot.ResourceQuota{Name: p.pick(c, p.resources), Nominal: 1})
 		}
 		q.Quota = append(q.Quota, fq)
@@ -325,11 +373,11 @@ func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 			q.FlavorOrder = append(q.FlavorOrder, p.pick(c, p.flavors))
 		}
 	}
-	if c.Intn(5) == 0 {
+	if c.Intn(10) == 0 {
 		q.Tenants = []string{p.pick(c, p.tenants)}
 	}
-	q.Hold = c.Intn(10) == 0
-	if c.Intn(60) == 0 {
+	q.Hold = c.Intn(16) == 0
+	if p.bad(c, 60) {
 		q.Preemption.WithinQueue = "LowerPriority" // unsupported
 	}
 }
@@ -338,44 +386,50 @@ func (p *namePools) queue(q *allot.Queue, c gofuzz.Continue) {
 // request.
 func (p *namePools) workload(w *allot.Workload, c gofuzz.Continue) {
 	*w = allot.Workload{ID: "x", Queue: p.pick(c, p.queues), Priority: int32(c.Intn(5)) * 100}
-	if c.Intn(30) == 0 {
+	if p.bad(c, 30) {
 		w.ID = ""
 	}
-	if c.Intn(30) == 0 && len(p.ids) > 0 {
+	if p.bad(c, 30) && len(p.ids) > 0 {
 		w.ID = p.ids[c.Intn(len(p.ids))] // a running workload's ID
 	}
 	switch c.Intn(4) {
-	case 0:
+	case 0, 1:
 		w.Tenant = p.pick(c, p.tenants)
-	case 1:
+	case 2:
 		w.User = "alice"
 	}
 	w.SubmittedAt = c.Int63n(genNow + 1)
-	if c.Intn(40) == 0 {
+	if p.bad(c, 40) {
 		w.SubmittedAt = -1 - c.Int63n(3)
 	}
 	if p.running {
 		w.AdmittedAt = c.Int63n(genNow + 1)
-		if c.Intn(40) == 0 {
+		if p.bad(c, 40) {
 			w.AdmittedAt = genNow + 1
 		}
 	}
 	if c.Intn(4) == 0 {
-		w.ExpectedRuntime = c.Int63n(3600) - int64(c.Intn(2))
+		w.ExpectedRuntime = c.Int63n(3600)
+		if p.bad(c, 4) {
+			w.ExpectedRuntime = -1
+		}
 	}
 	if c.Intn(4) == 0 {
-		w.Preemption.Class = allot.PreemptionClass(c.Intn(5))
-		w.Preemption.LastCheckpointAt = c.Int63n(genNow) - int64(c.Intn(2))
+		w.Preemption.Class = allot.PreemptionClass(c.Intn(4))
+		w.Preemption.LastCheckpointAt = c.Int63n(genNow)
+		if p.bad(c, 4) {
+			w.Preemption.Class, w.Preemption.LastCheckpointAt = allot.PreemptionClass(4+c.Intn(250)), -1
+		}
 	}
 	n := 1 + c.Intn(3)
-	if c.Intn(40) == 0 {
+	if p.bad(c, 40) {
 		n = []int{0, 9}[c.Intn(2)]
 	}
 	w.PodSets = make([]allot.PodSet, n)
 	for i := range w.PodSets {
 		c.Fuzz(&w.PodSets[i])
 		w.PodSets[i].Name = fmt.Sprintf("ps%d", i)
-		if c.Intn(30) == 0 {
+		if p.bad(c, 30) {
 			w.PodSets[i].Name = []string{"", "ps0"}[c.Intn(2)]
 		}
 	}
@@ -383,10 +437,12 @@ func (p *namePools) workload(w *allot.Workload, c gofuzz.Continue) {
 
 func (p *namePools) podSet(ps *allot.PodSet, c gofuzz.Continue) {
 	*ps = allot.PodSet{Count: int32(1 + c.Intn(6))}
-	switch c.Intn(30) {
-	case 0:
+	switch {
+	case p.bad(c, 15):
 		ps.Count = []int32{0, -1, math.MinInt32, math.MaxInt32, 1<<20 + 1}[c.Intn(5)]
-	case 1:
+	case p.running:
+		ps.Count = int32(1 + c.Intn(2))
+	case c.Intn(30) == 0:
 		ps.Count = int32(16 + c.Intn(200))
 	}
 	ps.PerPod = allot.Resources{}
@@ -397,6 +453,9 @@ func (p *namePools) podSet(ps *allot.PodSet, c gofuzz.Continue) {
 		switch r {
 		case "gpu":
 			ps.PerPod[r] = p.quantity(c, 4)
+			if p.running && ps.PerPod[r] > 2 {
+				ps.PerPod[r] = 2
+			}
 		case "cpu":
 			ps.PerPod[r] = p.quantity(c, 8) * 500
 		case "memory":
@@ -405,7 +464,7 @@ func (p *namePools) podSet(ps *allot.PodSet, c gofuzz.Continue) {
 			ps.PerPod[r] = p.quantity(c, 1000)
 		}
 	}
-	if c.Intn(40) == 0 {
+	if p.bad(c, 40) {
 		ps.PerPod[p.pick(c, nil)] = 1
 	}
 	if c.Intn(4) == 0 {
@@ -413,13 +472,14 @@ func (p *namePools) podSet(ps *allot.PodSet, c gofuzz.Continue) {
 			ps.Flavors = append(ps.Flavors, p.pick(c, p.flavors))
 		}
 	}
-	if c.Intn(10) == 0 {
+	if c.Intn(10) == 0 && (slices.Contains(p.resources, "tokens") || p.bad(c, 3)) {
 		ps.Tokens = &allot.Tokens{Prompt: p.quantity(c, 512), MaxTokens: p.quantity(c, 1024)}
 	}
+	p.count = max(ps.Count, 1)
 	c.Fuzz(&ps.Topology)
 	if p.running {
 		ps.Flavor = p.flavors[c.Intn(len(p.flavors))]
-		if c.Intn(30) == 0 {
+		if p.bad(c, 30) {
 			ps.Flavor = p.pick(c, p.flavors)
 		}
 		if c.Intn(4) != 0 && len(p.nodes) > 0 {
@@ -427,27 +487,39 @@ func (p *namePools) podSet(ps *allot.PodSet, c gofuzz.Continue) {
 			if count < 0 || count > 64 {
 				count = 1
 			}
-			if c.Intn(30) == 0 {
+			if p.bad(c, 30) {
 				count++
 			}
+			pool := p.nodesOf[ps.Flavor]
+			if p.bad(c, 10) {
+				pool = p.nodes
+			}
+			if len(pool) == 0 {
+				count = 0 // a quota-only flavor
+			}
 			for range count {
-				ps.Nodes = append(ps.Nodes, p.pick(c, p.nodes))
+				ps.Nodes = append(ps.Nodes, p.pick(c, pool))
 			}
 			if c.Intn(3) == 0 {
-				g := ps.PerPod["gpu"]
-				for range count {
+				g := int(min(max(ps.PerPod["gpu"], 0), 8))
+				for k := range count {
+					// g distinct indices of the node, from a random start.
+					gpus := p.nodeGPUs[ps.Nodes[k]]
 					var idx []int
-					for k := range int(min(max(g, 0), 8)) {
-						idx = append(idx, k+c.Intn(3))
+					if gpus > 0 {
+						start := c.Intn(gpus)
+						for j := range min(g, gpus) {
+							idx = append(idx, (start+j)%gpus)
+						}
 					}
-					if c.Intn(30) == 0 {
+					if p.bad(c, 30) {
 						idx = append(idx, []int{-1, 64, 7}[c.Intn(3)])
 					}
 					ps.GPUIndices = append(ps.GPUIndices, idx)
 				}
 			}
 		}
-	} else if c.Intn(60) == 0 {
+	} else if p.bad(c, 60) {
 		ps.Flavor = p.pick(c, p.flavors) // a request must carry no placement
 	}
 }
@@ -461,20 +533,43 @@ func (p *namePools) topology(t *allot.TopologyRequest, c gofuzz.Continue) {
 	case 2:
 		t.Preferred = p.pick(c, levels)
 	case 3:
-		if c.Intn(8) == 0 {
+		if p.bad(c, 8) {
 			t.Required, t.Preferred = p.pick(c, levels), p.pick(c, levels)
 		}
 	}
 	t.Policy = allot.PlacementPolicy(c.Intn(4))
-	if c.Intn(40) == 0 {
+	if p.bad(c, 40) {
 		t.Policy = allot.PlacementPolicy(4 + c.Intn(250))
 	}
 	if c.Intn(5) == 0 {
-		for range 1 + c.Intn(2) {
-			t.Slices = append(t.Slices, allot.Slice{Level: p.pick(c, levels), Size: int32(1 + c.Intn(3))})
-		}
-		if c.Intn(20) == 0 {
-			t.Slices[0].Size = []int32{0, -1, math.MaxInt32}[c.Intn(3)]
+		if p.hostile {
+			for range 1 + c.Intn(2) {
+				t.Slices = append(t.Slices, allot.Slice{Level: p.pick(c, levels), Size: int32(1 + c.Intn(3))})
+			}
+			if p.bad(c, 5) {
+				t.Slices[0].Size = []int32{0, -1, math.MaxInt32}[c.Intn(3)]
+			}
+		} else {
+			// Valid layers: levels strictly narrower, at or below the main
+			// level, sizes dividing each other and the count.
+			from := 0
+			if main := t.Required + t.Preferred; main != "" {
+				from = slices.Index(levels, main)
+			}
+			size := p.count
+			for l := from; l < len(levels) && len(t.Slices) < 2; l++ {
+				if c.Intn(2) == 0 {
+					continue
+				}
+				var divs []int32
+				for d := int32(1); d <= size; d++ {
+					if size%d == 0 {
+						divs = append(divs, d)
+					}
+				}
+				size = divs[c.Intn(len(divs))]
+				t.Slices = append(t.Slices, allot.Slice{Level: levels[l], Size: size})
+			}
 		}
 	}
 	if c.Intn(5) == 0 {

@@ -6,6 +6,7 @@
 //	allot check PATH...     run every scenario in the files and directories given
 //	allot decide FILE       print the decision for the file's request as JSON
 //	allot validate FILE...  load and build each scenario's snapshot
+//	allot demo [-nodes N]   decide the benchmark requests on a generated cluster
 //
 // check prints one line per scenario, PASS or FAIL with the reasons
 // indented below, and a closing line "N passed, M failed". Every command
@@ -23,6 +24,7 @@ const usageText = `usage:
   allot check PATH...     run every scenario (*.json, recursively) in the paths given
   allot decide FILE       print the decision for the file's request as JSON
   allot validate FILE...  load each scenario and build its snapshot
+  allot demo [-nodes N]   decide the benchmark requests on a generated cluster
 `
 
 func main() {
@@ -44,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return decide(rest, stdout, stderr)
 	case "validate":
 		return validate(rest, stdout, stderr)
+	case "demo":
+		return demo(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0

@@ -1,0 +1,157 @@
+package allot_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot"
+)
+
+func TestDecideRejectsInvalidRequests(t *testing.T) {
+	s, err := func() (*allot.Snapshot, error) { b := baseBuilder(); return b.Build() }()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := func() allot.Request {
+		return allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}}
+	}
+	cases := []struct {
+		name   string
+		mutate func(*allot.Request)
+		field  string
+	}{
+		{"empty id", func(r *allot.Request) { r.ID = "" }, "id"},
+		{"empty queue", func(r *allot.Request) { r.Queue = "" }, "queue"},
+		{"no pod sets", func(r *allot.Request) { r.PodSets = nil }, "podSets"},
+		{"negative count", func(r *allot.Request) { r.PodSets[0].Count = -2 }, "podSets[0].count"},
+		{"zero count", func(r *allot.Request) { r.PodSets[0].Count = 0 }, "podSets[0].count"},
+		{"negative quantity", func(r *allot.Request) { r.PodSets[0].PerPod["cpu"] = -1 }, "podSets[0].perPod.cpu"},
+		{"overflowing quantity", func(r *allot.Request) { r.PodSets[0].PerPod["cpu"] = 1 << 62 }, "podSets[0].perPod.cpu"},
+		{"overflowing product", func(r *allot.Request) { r.PodSets[0].Count = 1 << 20; r.PodSets[0].PerPod["cpu"] = 1 << 40 }, "podSets[0].perPod.cpu"},
+		{"unknown resource", func(r *allot.Request) { r.PodSets[0].PerPod["rdma"] = 1 }, "podSets[0].perPod.rdma"},
+		{"unknown level", func(r *allot.Request) { r.PodSets[0].Topology.Required = "zone" }, "podSets[0].topology.required"},
+		{"both levels", func(r *allot.Request) {
+			r.PodSets[0].Topology.Required, r.PodSets[0].Topology.Preferred = "rack", "rack"
+		}, "podSets[0].topology"},
+		{"slice does not divide", func(r *allot.Request) {
+			r.PodSets[0].Count = 6
+			r.PodSets[0].Topology.Slices = []allot.Slice{{Level: "node", Size: 4}}
+		}, "podSets[0].topology.slices[0].size"},
+		{"duplicate pod set", func(r *allot.Request) { r.PodSets = append(r.PodSets, r.PodSets[0]) }, "podSets[1].name"},
+		{"unknown flavor", func(r *allot.Request) { r.PodSets[0].Flavors = []string{"b200"} }, "podSets[0].flavors[0]"},
+		{"tokens undeclared", func(r *allot.Request) { r.PodSets[0].Tokens = &allot.Tokens{Prompt: 1} }, "podSets[0].tokens"},
+		{"placement in a request", func(r *allot.Request) { r.PodSets[0].Nodes = []string{"n0"} }, "podSets[0].nodes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := ok()
+			c.mutate(&r)
+			d := allot.Decide(s, r)
+			if d.Verdict != allot.VerdictReject || d.Reason != allot.InvalidRequest {
+				t.Fatalf("got %v %v: %s", d.Verdict, d.Reason, d.Message)
+			}
+			if !strings.HasPrefix(d.Message, c.field+":") {
+				t.Fatalf("message %q does not name %q", d.Message, c.field)
+			}
+			if len(d.Trail) != 1 || d.Trail[0].Stage != allot.StageValidate || d.Trail[0].Passed {
+				t.Fatalf("trail %+v", d.Trail)
+			}
+		})
+	}
+	if d := allot.Decide(s, ok()); d.Verdict != allot.VerdictAdmit {
+		t.Fatalf("the valid request: %v %s", d.Reason, d.Message)
+	}
+}
+
+func TestDecisionJSON(t *testing.T) {
+	b := baseBuilder()
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := allot.Decide(s, allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 2, PerPod: allot.Resources{"gpu": 2},
+		Topology: allot.TopologyRequest{Required: "rack"}}}})
+	out, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Verdict   string `json:"verdict"`
+		Reason    string `json:"reason"`
+		Message   string `json:"message"`
+		Placement []struct {
+			Node string `json:"node"`
+			GPUs []int  `json:"gpus"`
+		} `json:"placement"`
+		Trail []struct {
+			Stage  string `json:"stage"`
+			Passed bool   `json:"passed"`
+		} `json:"trail"`
+		Version uint64 `json:"version"`
+	}
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Verdict != "Admit" || back.Reason != "Fits" || len(back.Placement) != 2 || len(back.Placement[0].GPUs) != 2 {
+		t.Fatalf("%s", out)
+	}
+	stages := []string{}
+	for _, c := range back.Trail {
+		stages = append(stages, c.Stage)
+		if !c.Passed {
+			t.Fatalf("failed check in an admission: %s", out)
+		}
+	}
+	if strings.Join(stages, ",") != "validate,authorize,hold,quota,placement" {
+		t.Fatalf("trail stages %v", stages)
+	}
+	var again allot.Decision
+	if err := json.Unmarshal(out, &again); err != nil {
+		t.Fatalf("a decision must read back: %v", err)
+	}
+	if again.Verdict != d.Verdict || again.Reason != d.Reason || again.Placement[1] != d.Placement[1] {
+		t.Fatalf("round trip: %+v", again)
+	}
+}
+
+func TestReasonCodes(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range allot.Reasons() {
+		name := r.String()
+		if name == "" || strings.HasPrefix(name, "Reason(") || seen[name] {
+			t.Fatalf("reason %d has name %q", r, name)
+		}
+		seen[name] = true
+		var back allot.Reason
+		if err := back.UnmarshalText([]byte(name)); err != nil || back != r {
+			t.Fatalf("%s does not round-trip: %v", name, err)
+		}
+		if r.Verdict() == 0 {
+			t.Fatalf("%s has no verdict", name)
+		}
+	}
+	if len(seen) != 22 {
+		t.Fatalf("%d reason codes, DESIGN.md declares 22", len(seen))
+	}
+}
+
+// TestDecideIntoDoesNotAllocate pins the quota-only hot path at zero
+// allocations once the decision's memory has grown.
+func TestDecideIntoDoesNotAllocate(t *testing.T) {
+	b := allot.Builder{Resources: []string{"gpu"}, Flavors: []allot.Flavor{{Name: "default"}},
+		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}}}}}}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 4}}}}
+	var d allot.Decision
+	allot.DecideInto(s, r, &d)
+	if n := testing.AllocsPerRun(200, func() { allot.DecideInto(s, r, &d) }); n != 0 {
+		t.Fatalf("%v allocations per decision", n)
+	}
+	if d.Reason != allot.Fits {
+		t.Fatal(d.Message)
+	}
+}

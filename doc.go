@@ -1,0 +1,55 @@
+// Package allot decides admission and placement for GPU clusters.
+//
+// An embedder (an admission webhook, a batch scheduler, a queue controller,
+// a simulator) hands allot an immutable Snapshot of the cluster and one
+// Request, and Decide answers with a Decision: Admit (here, on these nodes
+// and GPUs), Preempt (after evicting these victims), Queue (and why) or
+// Reject (and why). allot does no I/O: it never talks to an API server,
+// never reads a clock, never logs, never starts a goroutine. The same
+// snapshot and request give the same decision, byte for byte.
+//
+// # The loop
+//
+// Build the first snapshot from a Builder, which validates the whole state
+// and refuses an invalid one with a *BuildError (wrapping a sentinel such as
+// ErrDuplicateID or ErrCohortCycle). Put it in a Store. Then, for each
+// request:
+//
+//	snap := store.Load()            // wait-free, never blocks
+//	d := allot.Decide(snap, req)    // pure; safe from many goroutines
+//	if d.Verdict == allot.VerdictAdmit {
+//		_, err := store.Commit(d)   // re-validated if the store moved on
+//	}
+//
+// Everything that changes the cluster is an Event applied through
+// Store.Apply: Finish, Evict, Checkpoint, NodeDown, NodeUp, NodeCordon,
+// NodeCooldown, AdvanceTime, SetQueue, Submit. Each produces the next
+// version by copy-on-write; readers of older versions are never disturbed.
+//
+// # Ownership
+//
+// A Snapshot is read-only and may be shared freely. A Decision returned by
+// Decide owns its memory. DecideInto reuses a Decision's memory for the
+// next decision and so overwrites its strings and slices: copy what must
+// outlive it. A Request must not be changed while a decision made from it
+// may still be committed.
+//
+// # The decision pipeline
+//
+// Checks run in this order, and each may end the decision: validate (a
+// malformed request is Reject InvalidRequest, naming the field), the queue
+// exists (UnknownQueue), authorize (the tenant allow-list, Unauthorized),
+// hold (QueueHeld), flavor assignment against quota (the queue's flavors in
+// order, each pod set on the first flavor whose quota fits), gang placement
+// on that flavor's free capacity (package gang), then the admission. Every
+// check that ran is in Decision.Trail with its figures; Reason is a stable
+// code and Message a line with the numbers. A request that no flavor's quota
+// and no domain of the empty cluster could ever hold is Reject NeverFits;
+// one that could fit later waits with the reason of the first flavor that
+// could hold it: QuotaExhausted, InsufficientCapacity (not enough free),
+// TopologyUnsatisfiable (enough free, wrong shape) or Cooldown.
+//
+// Cohort borrowing and the quota tiers, preemption, fair sharing and
+// backfill build on this pipeline; configuration that asks for them is
+// refused by Build with ErrUnsupported until they are in place.
+package allot

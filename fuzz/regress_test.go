@@ -1,0 +1,71 @@
+package fuzz
+
+import (
+	"testing"
+
+	"github.com/allot-sched/allot"
+)
+
+// Minimal reproductions of bugs the fuzz targets found. Those still open
+// skip unless ALLOT_KNOWN_BUGS=1; drop the skip when the bug is fixed.
+
+// oneNode is a snapshot of one 8-GPU node and a queue with room for 16.
+func oneNode(t *testing.T, running ...allot.Workload) *allot.Snapshot {
+	t.Helper()
+	b := allot.Builder{
+		Flavors: []allot.Flavor{{Name: "f"}},
+		Nodes:   []allot.Node{{Name: "n0", Flavor: "f", Capacity: allot.Resources{"gpu": 8, "cpu": 8000}}},
+		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{
+			{Name: "gpu", Nominal: 16}, {Name: "cpu", Nominal: 16000}}}}}},
+		Running: running,
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRegressTwoPodSetsShareNoGPU(t *testing.T) {
+	// Two pod sets of one 8-GPU pod each on a single 8-GPU node: only one
+	// fits, so the request must wait. The decider places each pod set with
+	// its own Placer.Place call; the placer keeps a call's last pod set out
+	// of its overlay, so the second pod set saw the first one's GPUs free.
+	if !showKnownBugs {
+		t.Skip("known bug: later pod sets of a request do not see earlier ones (gang.Placer.Place keep); ALLOT_KNOWN_BUGS=1 to run")
+	}
+	s := oneNode(t)
+	r := allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{
+		{Name: "a", Count: 1, PerPod: allot.Resources{"gpu": 8}},
+		{Name: "b", Count: 1, PerPod: allot.Resources{"gpu": 8}},
+	}}
+	d := allot.Decide(s, r)
+	if d.Verdict == allot.VerdictAdmit {
+		t.Fatalf("admitted 16 GPUs on an 8-GPU node: %+v", d.Placement)
+	}
+}
+
+func TestRegressBuildRunningOnGPUlessNode(t *testing.T) {
+	// A cluster without GPUs and a running pod on its node: Build booked
+	// the pod's (empty) GPU mask by writing the free-GPU word of the node's
+	// first GPU, which does not exist, and panicked with an index out of
+	// range (topology.State.setGPUs).
+	if !showKnownBugs {
+		t.Skip("known bug: topology.State.setGPUs on a node without GPUs past the last word; ALLOT_KNOWN_BUGS=1 to run")
+	}
+	b := allot.Builder{
+		Flavors: []allot.Flavor{{Name: "f"}},
+		Nodes:   []allot.Node{{Name: "n0", Flavor: "f", Capacity: allot.Resources{"cpu": 1000}}},
+		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{
+			{Name: "cpu", Nominal: 1000}}}}}},
+		Running: []allot.Workload{{ID: "w", Queue: "q", PodSets: []allot.PodSet{
+			{Name: "ps", Count: 1, PerPod: allot.Resources{"cpu": 100}, Flavor: "f", Nodes: []string{"n0"}}}}},
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.RunningOn("n0"); len(got) != 1 {
+		t.Errorf("running on n0: %v", got)
+	}
+}

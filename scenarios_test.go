@@ -1,0 +1,77 @@
+package allot_test
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/allot-sched/allot/bench/scenario"
+)
+
+// sharedScenarios is where the public conformance scenarios live, next to
+// the project's root.
+const sharedScenarios = "../shared/scenarios"
+
+// notYet lists the shared scenarios whose feature belongs to a later
+// capability, each with the reason. This list only shrinks.
+var notYet = map[string]string{
+	"backfill-keeps-reservation":    "backfill reservations (fairness and backfill)",
+	"drf-drain-two-queues":          "fair sharing and the scheduling loop",
+	"inference-token-admission":     "preemption of batch by interactive inference",
+	"preempt-fairness-debt":         "preemption and fairness debt",
+	"preempt-frees-one-rack":        "preemption",
+	"preempt-least-lost-work":       "preemption",
+	"preempt-never-class":           "preemption",
+	"preempt-reclaim-from-borrower": "preemption and cohort borrowing",
+	"quota-borrow-from-cohort":      "cohort borrowing",
+	"quota-hard-cap":                "hard caps",
+	"quota-non-preemptible-cap":     "non-preemptible caps",
+	"quota-sla-tier":                "SLA tiers",
+	"quota-soft-cap":                "soft caps",
+	"quota-time-window":             "time windows",
+	"quota-user-cap":                "per-user caps",
+	"spot-flavor-and-cooldown":      "flavor fungibility across spot and cooldown (quota)",
+}
+
+func runScenarioDir(t *testing.T, dir string, skip map[string]string) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatalf("no scenarios in %s", dir)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(name, func(t *testing.T) {
+			sc, err := scenario.Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := sc.Run()
+			why, skipped := skip[name]
+			switch {
+			case skipped && res.Passed:
+				t.Fatalf("%s passes now: take it off the skip list", name)
+			case skipped:
+				t.Skipf("needs %s", why)
+			case !res.Passed:
+				t.Fatalf("%s:\n  %s", f, strings.Join(res.Failures, "\n  "))
+			}
+		})
+	}
+}
+
+func TestSharedScenarios(t *testing.T) {
+	if _, err := os.Stat(sharedScenarios); err != nil {
+		t.Skipf("no shared scenarios at %s: %v", sharedScenarios, err)
+	}
+	runScenarioDir(t, sharedScenarios, notYet)
+}
+
+func TestOwnScenarios(t *testing.T) {
+	runScenarioDir(t, "testdata/scenarios", nil)
+}
