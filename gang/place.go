@@ -504,7 +504,9 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 			// chosen domain and take greedily.
 			start := len(p.next)
 			need := int64(0)
-			slices.SortFunc(cur, func(a, b cand) int { return int(a.id) - int(b.id) })
+			if byID := func(a, b cand) int { return int(a.id) - int(b.id) }; !slices.IsSortedFunc(cur, byID) {
+				slices.SortFunc(cur, byID)
+			}
 			for _, c := range cur {
 				need += c.count
 				p.next = p.children(c.id, l, p.next)
@@ -612,7 +614,10 @@ func balancedTake(cs []cand, need, unit int64) []cand {
 // emit turns p.next (nodes with pod counts) into assignments, nodes in path
 // order, and books them in the overlay for later pod sets.
 func (p *Placer) emit(out []Assignment) []Assignment {
-	slices.SortFunc(p.next, func(a, b cand) int { return int(a.id) - int(b.id) })
+	byID := func(a, b cand) int { return int(a.id) - int(b.id) }
+	if !slices.IsSortedFunc(p.next, byID) {
+		slices.SortFunc(p.next, byID)
+	}
 	ps := p.ps
 	hadOv := len(p.ov)
 	for _, c := range p.next {

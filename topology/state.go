@@ -12,7 +12,11 @@ import (
 // NodeState is a node's free capacity and condition.
 type NodeState struct {
 	// Free is what is left of every resource, GPUs as a count.
-	Free          res.Vec
+	Free res.Vec
+	// FreeGPUs is the node's slice of the cluster-wide free-GPU bitset as
+	// a node-local mask, kept beside the node's other figures so that
+	// placement reads one record per node.
+	FreeGPUs      uint64
 	Pods          int32
 	Cordoned      bool
 	Down          bool
@@ -66,6 +70,7 @@ func NewState(t *Topology, now int64) *State {
 	for i := range t.Nodes {
 		ns := s.nodes.Mut(i)
 		ns.Free = t.Nodes[i].Capacity
+		ns.FreeGPUs = maskBits(int(t.Nodes[i].GPUs))
 	}
 	s.fits = cow.Make[int32](len(t.Domains) * t.G)
 	s.aggs = cow.Make[DomainAgg](len(t.Domains))
@@ -96,7 +101,10 @@ func (s *State) Fits(d int32, g int) int32 {
 }
 
 // FreeMask returns node n's free GPUs as a node-local mask.
-func (s *State) FreeMask(n int32) uint64 {
+func (s *State) FreeMask(n int32) uint64 { return s.nodes.Ptr(int(n)).FreeGPUs }
+
+// bitsetMask reads node n's free GPUs from the cluster-wide bitset.
+func (s *State) bitsetMask(n int32) uint64 {
 	node := &s.T.Nodes[n]
 	if node.GPUs == 0 {
 		return 0
@@ -107,10 +115,7 @@ func (s *State) FreeMask(n int32) uint64 {
 	if off != 0 && int(off)+int(node.GPUs) > 64 {
 		m |= s.gpus.At(w+1) << (64 - off)
 	}
-	if node.GPUs < 64 {
-		m &= (uint64(1) << node.GPUs) - 1
-	}
-	return m
+	return m & maskBits(int(node.GPUs))
 }
 
 // FreeGPUs counts the free GPUs of the whole cluster, usable nodes or not.
@@ -132,7 +137,7 @@ func (s *State) Rebuild() {
 			s.fits.Set(d*G+g, 0)
 		}
 	}
-	s.cooling = s.cooling[:0]
+	s.cooling = nil
 	s.free = make([]res.Vec, len(s.T.Flavors))
 	for n := range s.T.Nodes {
 		ns := s.nodes.Ptr(n)
@@ -288,6 +293,7 @@ func (s *State) Allocate(n int32, gpus uint64, r res.Vec, pods int32) {
 	s.change(n, func(ns *NodeState) {
 		ns.Free = ns.Free.Sub(r)
 		ns.Pods += pods
+		ns.FreeGPUs &^= gpus
 		s.setGPUs(n, gpus, false)
 	})
 }
@@ -297,6 +303,7 @@ func (s *State) Release(n int32, gpus uint64, r res.Vec, pods int32) {
 	s.change(n, func(ns *NodeState) {
 		ns.Free = ns.Free.Add(r)
 		ns.Pods -= pods
+		ns.FreeGPUs |= gpus
 		s.setGPUs(n, gpus, true)
 	})
 }

@@ -1,0 +1,179 @@
+package topology
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/allot-sched/allot/internal/res"
+)
+
+func testTopology(t *testing.T, rng *rand.Rand) *Topology {
+	t.Helper()
+	var specs []NodeSpec
+	n := 5 + rng.IntN(60)
+	for i := 0; i < n; i++ {
+		gpus := []int{0, 2, 4, 8, 8, 16}[rng.IntN(6)]
+		var groups []int
+		if gpus == 8 && rng.IntN(2) == 0 {
+			groups = []int{4, 4}
+		}
+		specs = append(specs, NodeSpec{
+			Name:     fmt.Sprintf("n%02d", i),
+			Flavor:   int32(rng.IntN(2)),
+			Labels:   []string{fmt.Sprintf("b%d", rng.IntN(3)), fmt.Sprintf("r%d", rng.IntN(4))},
+			Capacity: res.Vec{int64(gpus), 64_000},
+			Groups:   groups,
+			MaxPods:  int32(rng.IntN(3) * 4),
+		})
+	}
+	top, err := New([]string{"block", "rack"}, 2, 0, 2, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return top
+}
+
+// checkAgainstRebuild compares every incrementally kept counter of s with a
+// from-scratch recomputation of the same per-node state.
+func checkAgainstRebuild(t *testing.T, s *State, step int) {
+	t.Helper()
+	fresh := s.Clone()
+	fresh.Rebuild()
+	top := s.T
+	free := int64(0)
+	for n := range top.Nodes {
+		if got, want := s.FreeMask(int32(n)), s.bitsetMask(int32(n)); got != want {
+			t.Fatalf("step %d node %d: mask %b, bitset says %b", step, n, got, want)
+		}
+		free += int64(popcount(s.FreeMask(int32(n))))
+	}
+	if free != s.FreeGPUs() {
+		t.Fatalf("step %d: %d free GPUs counted, %d kept", step, free, s.FreeGPUs())
+	}
+	for d := range top.Domains {
+		for g := 1; g <= top.G; g++ {
+			if got, want := s.Fits(int32(d), g), fresh.Fits(int32(d), g); got != want {
+				t.Fatalf("step %d domain %s level %d g=%d: fits %d, recomputed %d", step, top.Domains[d].Path, top.Domains[d].Level, g, got, want)
+			}
+		}
+		if got, want := *s.Agg(int32(d)), *fresh.Agg(int32(d)); got != want {
+			t.Fatalf("step %d domain %d: aggregates %+v, recomputed %+v", step, d, got, want)
+		}
+	}
+	for f := range top.Flavors {
+		if got, want := s.FlavorFree(int32(f)), fresh.FlavorFree(int32(f)); got != want {
+			t.Fatalf("step %d flavor %d: free %v, recomputed %v", step, f, got, want)
+		}
+	}
+}
+
+func popcount(x uint64) int {
+	c := 0
+	for ; x != 0; x &= x - 1 {
+		c++
+	}
+	return c
+}
+
+// TestIncrementalCountersMatchRebuild applies long random sequences of
+// allocations, releases, condition changes and clock moves, cloning between
+// steps as the store does, and checks the counters against a rebuild.
+func TestIncrementalCountersMatchRebuild(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		top := testTopology(t, rng)
+		s := NewState(top, 0)
+		type booking struct {
+			n    int32
+			gpus uint64
+			r    res.Vec
+		}
+		var booked []booking
+		now := int64(0)
+		for step := 0; step < 400; step++ {
+			switch x := rng.IntN(10); {
+			case x < 5: // allocate a random pod where it fits
+				n := int32(rng.IntN(len(top.Nodes)))
+				node := &top.Nodes[n]
+				g := rng.IntN(int(node.GPUs) + 1)
+				mask := node.TakeGPUs(s.FreeMask(n), g)
+				r := res.Vec{int64(g), int64(1000 * rng.IntN(8))}
+				if g > 0 && mask == 0 || !r.LessEq(s.Node(n).Free) {
+					continue
+				}
+				s.Allocate(n, mask, r, 1)
+				booked = append(booked, booking{n, mask, r})
+			case x < 8 && len(booked) > 0: // release one
+				i := rng.IntN(len(booked))
+				b := booked[i]
+				s.Release(b.n, b.gpus, b.r, 1)
+				booked = append(booked[:i], booked[i+1:]...)
+			case x < 9: // node condition
+				n := int32(rng.IntN(len(top.Nodes)))
+				s.SetCondition(n, rng.IntN(4) == 0, rng.IntN(5) == 0, now+int64(rng.IntN(3))*10)
+			default: // time passes
+				now += int64(rng.IntN(15))
+				s.SetNow(now)
+			}
+			if step%7 == 0 {
+				s.Flush()
+				old := s
+				s = s.Clone()
+				checkAgainstRebuild(t, old, step)
+			}
+		}
+		s.Flush()
+		checkAgainstRebuild(t, s, -1)
+	}
+}
+
+func TestDomainsAreContiguous(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	top := testTopology(t, rng)
+	for d, dom := range top.Domains {
+		for n := dom.First; n < dom.End; n++ {
+			if top.Nodes[n].Domains[dom.Level] != int32(d) {
+				t.Fatalf("node %d inside domain %d says domain %d", n, d, top.Nodes[n].Domains[dom.Level])
+			}
+		}
+		if dom.Level > 0 {
+			p := top.Domains[dom.Parent]
+			if dom.First < p.First || dom.End > p.End {
+				t.Fatalf("domain %s outside its parent %s", dom.Path, p.Path)
+			}
+		}
+	}
+	for i := 1; i < len(top.Nodes); i++ {
+		if top.Nodes[i].GPUBase != top.Nodes[i-1].GPUBase+top.Nodes[i-1].GPUs {
+			t.Fatalf("node %d GPUs are not contiguous", i)
+		}
+	}
+}
+
+func TestGPUIslands(t *testing.T) {
+	n := Node{GPUs: 8, Groups: []uint64{0x0f, 0xf0}, MaxGroup: 4}
+	cases := []struct {
+		free      uint64
+		g         int
+		fits      int
+		take      uint64
+		takeWhere string
+	}{
+		{0xff, 4, 2, 0x0f, "first island"},
+		{0b1110_1110, 4, 0, 0, "3+3 holds no 4-GPU pod"},
+		{0b1110_1110, 2, 2, 0b0000_0110, "the island with fewest free that fits, lowest first"},
+		{0b1111_0010, 2, 2, 0b0011_0000, "1+4 free: the 1-GPU island cannot, the other can"},
+		{0b1111_0111, 1, 7, 0b0000_0001, "a 1-GPU pod goes to the fuller island (3 free), not the empty one"},
+		{0xff, 8, 1, 0xff, "a whole-node pod"},
+		{0b0111_1111, 6, 1, 0b0011_1111, "larger than any island: anywhere on the node"},
+	}
+	for _, c := range cases {
+		if got := n.GPUFits(c.free, c.g); got != c.fits {
+			t.Errorf("%s: fits %d, want %d", c.takeWhere, got, c.fits)
+		}
+		if got := n.TakeGPUs(c.free, c.g); got != c.take {
+			t.Errorf("%s: takes %08b, want %08b", c.takeWhere, got, c.take)
+		}
+	}
+}
