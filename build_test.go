@@ -110,4 +110,3 @@ func TestBuildGPUIndicesAndGroups(t *testing.T) {
 		t.Fatalf("a 4-GPU pod straddles islands: %v", g)
 	}
 }
-

@@ -3,6 +3,7 @@ package allot
 import (
 	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/allot-sched/allot/gang"
@@ -21,11 +22,19 @@ import (
 // soft cap, preemption. The trail records each check that ran.
 func Decide(s *Snapshot, r Request) Decision {
 	var d Decision
+	d.work = workspaces.Get().(*workspace)
 	DecideInto(s, r, &d)
-	// A returned decision shares no memory that a later decision reuses.
+	// The workspace holds nothing the decision refers to: it goes back for
+	// the next decision. The text buffer stays with the decision.
+	workspaces.Put(d.work)
 	d.decisionScratch = decisionScratch{}
 	return d
 }
+
+// workspaces recycles the scratch memory of Decide between calls. It holds
+// only buffers whose contents never reach a decision, so it cannot change
+// any answer.
+var workspaces = sync.Pool{New: func() any { return new(workspace) }}
 
 // DecideInto is Decide writing into d and reusing the memory d already
 // holds, so a caller deciding in a loop allocates nothing once d has grown.
@@ -47,20 +56,18 @@ func (d *Decision) reset() {
 		d.buf = make([]byte, 0, 512)
 		d.Trail = make([]Check, 0, 10)
 		d.Flavors = make([]PodSetFlavor, 0, 2)
-		d.gsets = make([]gang.PodSet, 0, 2)
 	}
+	if d.work == nil {
+		d.work = new(workspace)
+	}
+	d.work.asg = d.work.asg[:0]
 	*d = Decision{
-		Flavors:   d.Flavors[:0],
-		Placement: d.Placement[:0],
-		Borrowing: d.Borrowing[:0],
-		Victims:   d.Victims[:0],
-		Trail:     d.Trail[:0],
-		decisionScratch: decisionScratch{
-			buf:    d.buf[:0],
-			asg:    d.asg[:0],
-			placer: d.placer,
-			gsets:  d.gsets[:0],
-		},
+		Flavors:         d.Flavors[:0],
+		Placement:       d.Placement[:0],
+		Borrowing:       d.Borrowing[:0],
+		Victims:         d.Victims[:0],
+		Trail:           d.Trail[:0],
+		decisionScratch: decisionScratch{buf: d.buf[:0], work: d.work},
 	}
 }
 
@@ -351,12 +358,13 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota) attempt {
 		return a
 	}
 	sets := dc.gangSets(u, f)
-	mark := len(dc.d.asg)
+	w := dc.d.work
+	mark := len(w.asg)
 	for i := range sets {
-		dc.d.asg = slices.Grow(dc.d.asg, int(sets[i].Count))
+		w.asg = slices.Grow(w.asg, int(sets[i].Count))
 	}
-	asg, fail, ok := dc.placer().Place(sets, dc.d.asg)
-	dc.d.asg = asg
+	asg, fail, ok := dc.placer().Place(sets, w.asg)
+	w.asg = asg
 	if ok {
 		at := int32(mark)
 		for k := 0; k < dc.n; k++ {
@@ -367,7 +375,7 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota) attempt {
 		}
 		return a
 	}
-	dc.d.asg = dc.d.asg[:mark]
+	w.asg = w.asg[:mark]
 	a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
 	dc.classify(&a, u, sets)
 	return a
@@ -389,7 +397,7 @@ func (dc *decider) memberIndex(u uint16, i int) int {
 // gangSets resolves a unit's pod sets for the placer on flavor f.
 func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
 	s := dc.s
-	out := dc.d.gsets[:0]
+	out := dc.d.work.gsets[:0]
 	for k := 0; k < dc.n; k++ {
 		if u&(1<<k) == 0 {
 			continue
@@ -427,7 +435,7 @@ func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
 		}
 		out = append(out, g)
 	}
-	dc.d.gsets = out
+	dc.d.work.gsets = out
 	return out
 }
 
@@ -574,14 +582,12 @@ func (dc *decider) explain(a attempt) {
 // placer returns the decision's reusable placer, set to the snapshot on
 // first use; later pod sets of the request see the earlier ones' pods.
 func (dc *decider) placer() *gang.Placer {
-	if dc.d.placer == nil {
-		dc.d.placer = new(gang.Placer)
-	}
+	p := &dc.d.work.placer
 	if !dc.placerReady {
-		dc.d.placer.Reset(dc.s.state)
+		p.Reset(dc.s.state)
 		dc.placerReady = true
 	}
-	return dc.d.placer
+	return p
 }
 
 // admit fills in an admission.
@@ -637,7 +643,7 @@ func (dc *decider) admit() {
 			}
 			ps := &r.PodSets[i]
 			for p := int32(0); p < ps.Count; p++ {
-				a := d.asg[from+p]
+				a := d.work.asg[from+p]
 				d.Placement = append(d.Placement, PodPlacement{PodSet: ps.Name, Pod: p, Node: s.topo.Nodes[a.Node].Name, GPUs: GPUSet(a.GPUs)})
 			}
 		}
@@ -669,9 +675,10 @@ func (dc *decider) describePlacement(pods int64) span {
 	m := dc.mark()
 	nodes := 0
 	last := int32(-1)
-	first := d.asg[0].Node
+	asg := d.work.asg
+	first := asg[0].Node
 	shared := s.topo.NodeLevel() - 1 // narrowest level all pods share
-	for _, a := range d.asg {
+	for _, a := range asg {
 		if a.Node != last {
 			nodes++
 			last = a.Node

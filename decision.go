@@ -123,10 +123,17 @@ func (d *Decision) IsBorrowing() bool { return len(d.Borrowing) > 0 }
 // Request returns what was decided.
 func (d *Decision) Request() Request { return d.request }
 
-// Reusable memory of a decision (see DecideInto).
+// Reusable memory of a decision (see DecideInto). buf holds the text the
+// decision's strings point into; work is scratch that no output refers to.
 type decisionScratch struct {
-	buf    []byte
+	buf  []byte
+	work *workspace
+}
+
+// workspace is the scratch memory of one decision in progress: the placer
+// and its buffers, the pods' assignments and the resolved pod sets.
+type workspace struct {
+	placer gang.Placer
 	asg    []gang.Assignment
-	placer *gang.Placer
 	gsets  []gang.PodSet
 }
