@@ -18,6 +18,8 @@ const genNow = 100_000
 type world struct {
 	B        allot.Builder
 	Requests []allot.Request
+	// Events[i] is applied to the store after Requests[i] (nil: none).
+	Events []allot.Event
 }
 
 // namePools are the names a generated world draws from, so that requests
@@ -62,6 +64,10 @@ func gen(data []byte) world {
 					// Mostly distinct IDs, so that several admissions stack.
 					w.Requests[i].ID = fmt.Sprintf("r%d", i)
 				}
+			}
+			w.Events = make([]allot.Event, len(w.Requests))
+			for i := range w.Events {
+				w.Events[i] = p.event(c, i)
 			}
 		},
 		func(b *allot.Builder, c gofuzz.Continue) { p.builder(b, c) },
@@ -575,4 +581,34 @@ func (p *namePools) topology(t *allot.TopologyRequest, c gofuzz.Continue) {
 	if c.Intn(5) == 0 {
 		t.Group = []string{"g", "h", ""}[c.Intn(3)]
 	}
+}
+
+// event is a store event after request i, or nil, naming mostly things
+// that exist.
+func (p *namePools) event(c gofuzz.Continue, i int) allot.Event {
+	ids := append(append([]string(nil), p.ids...), fmt.Sprintf("r%d", c.Intn(i+1)))
+	node := p.pick(c, p.nodes)
+	switch c.Intn(12) {
+	case 0:
+		return allot.Finish{ID: p.pick(c, ids)}
+	case 1:
+		return allot.Evict{ID: p.pick(c, ids)}
+	case 2:
+		return allot.Checkpoint{ID: p.pick(c, ids)}
+	case 3:
+		return allot.NodeDown{Node: node}
+	case 4:
+		return allot.NodeUp{Node: node}
+	case 5:
+		return allot.NodeCordon{Node: node, Cordoned: c.Intn(2) == 0}
+	case 6:
+		return allot.NodeCooldown{Node: node, Until: genNow + c.Int63n(200) - 50}
+	case 7:
+		secs := c.Int63n(300)
+		if p.bad(c, 4) {
+			secs = []int64{-1, math.MaxInt64}[c.Intn(2)]
+		}
+		return allot.AdvanceTime{Seconds: secs}
+	}
+	return nil
 }

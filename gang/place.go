@@ -537,6 +537,19 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 func (p *Placer) children(d int32, l int, out []cand) []cand {
 	dom := &p.t.Domains[d]
 	out = slices.Grow(out, int(dom.ChildEnd-dom.ChildFirst))
+	if l+1 == p.t.NodeLevel() {
+		// Nodes: walk their states page by page.
+		for n := dom.ChildFirst; n < dom.ChildEnd; {
+			states := p.st.Nodes(n, dom.ChildEnd)
+			for i := range states {
+				if c := p.nodeCountOf(n+int32(i), &states[i]); c > 0 {
+					out = append(out, cand{n + int32(i), c})
+				}
+			}
+			n += int32(len(states))
+		}
+		return out
+	}
 	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
 		if n := p.count(c, l+1); n > 0 {
 			out = append(out, cand{c, n})
@@ -675,8 +688,10 @@ func (p *Placer) ovTouches(d int32) bool {
 }
 
 // nodeCount is how many pods of the current pod set node n holds.
-func (p *Placer) nodeCount(n int32) int64 {
-	ns := p.st.Node(n)
+func (p *Placer) nodeCount(n int32) int64 { return p.nodeCountOf(n, p.st.Node(n)) }
+
+// nodeCountOf is nodeCount with the node's state already in hand.
+func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
 	if ns.Cordoned || ns.Down || (!p.IgnoreCooldown && ns.CooldownUntil > p.st.Now()) {
 		return 0
 	}
@@ -685,7 +700,7 @@ func (p *Placer) nodeCount(n int32) int64 {
 	free, pods := ns.Free, ns.Pods
 	var mask uint64
 	if ps.GPUs > 0 {
-		mask = p.st.FreeMask(n)
+		mask = ns.FreeGPUs
 	}
 	if len(p.ov) > 0 {
 		if i, ok := p.ovFind(n); ok {

@@ -84,6 +84,10 @@ func (s *State) Now() int64 { return s.now }
 // Node returns a node's state.
 func (s *State) Node(n int32) *NodeState { return s.nodes.Ptr(int(n)) }
 
+// Nodes returns, read-only, the states of nodes n, n+1, ... up to end,
+// as many as share n's page (at least one).
+func (s *State) Nodes(n, end int32) []NodeState { return s.nodes.Span(int(n), int(end-n)) }
+
 // FlavorFree is the free amount of every resource over flavor f's usable
 // nodes.
 func (s *State) FlavorFree(f int32) res.Vec { return s.free[f] }

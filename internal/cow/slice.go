@@ -64,6 +64,15 @@ func (s *Slice[T]) Ptr(i int) *T {
 	return &s.dirs[i>>(pageBits+dirBits)].p[(i>>pageBits)&dirMask].v[i&pageMask]
 }
 
+// Span returns, read-only, the elements from i to the end of i's page (at
+// most n of them), so that a caller walking a range pays one page lookup per
+// page instead of one per element.
+func (s *Slice[T]) Span(i, n int) []T {
+	p := s.dirs[i>>(pageBits+dirBits)].p[(i>>pageBits)&dirMask]
+	j := i & pageMask
+	return p.v[j:min(pageSize, j+n)]
+}
+
 // Clone returns a new version sharing every page. Afterwards neither version
 // writes a shared page in place: each copies what it writes.
 func (s *Slice[T]) Clone() Slice[T] {
