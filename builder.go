@@ -276,7 +276,7 @@ func (s *Snapshot) buildTopology(levels []string, nodes []Node) error {
 		return buildErr(ErrInvalid, "nodes", "%v", err)
 	}
 	s.topo = t
-	s.capacity = topology.NewState(t, 0)
+	s.capacity = topology.NewCapacity(t)
 	s.state = topology.NewState(t, s.now)
 	for i := range nodes {
 		n := &nodes[i]

@@ -359,6 +359,13 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota) attempt {
 	}
 	sets := dc.gangSets(u, f)
 	w := dc.d.work
+	if len(sets) == 1 {
+		w.capacity.Reset(s.capacity)
+		if fail, never := w.capacity.Never(&sets[0]); never {
+			a.reason, a.never, a.fail, a.podSet = NeverFits, true, fail, dc.memberIndex(u, 0)
+			return a
+		}
+	}
 	mark := len(w.asg)
 	for i := range sets {
 		w.asg = slices.Grow(w.asg, int(sets[i].Count))

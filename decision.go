@@ -134,6 +134,8 @@ type decisionScratch struct {
 // and its buffers, the pods' assignments and the resolved pod sets.
 type workspace struct {
 	placer gang.Placer
+	// capacity places on the empty cluster, to prove a request never fits.
+	capacity gang.Placer
 	asg    []gang.Assignment
 	gsets  []gang.PodSet
 }

@@ -775,6 +775,31 @@ func (p *Placer) fastCount(d int32, l int) (int64, bool) {
 	return int64(p.st.Fits(d, p.ps.GPUs)), true
 }
 
+// Never reports, in O(1), that a single pod set can never be placed: the
+// placer must be reset to a state made by topology.NewCapacity. It answers
+// only when the state's counters are exact for the pod's shape everywhere;
+// false means "not proven", never "fits".
+func (p *Placer) Never(ps *PodSet) (Failure, bool) {
+	p.setPodSet(ps)
+	if !p.fast || len(ps.Slices) > 0 {
+		return Failure{}, false
+	}
+	root := p.root(ps.Flavor)
+	agg := p.st.Agg(root)
+	if int64(agg.MinPodsLeft) < p.perNode || !p.minFree.LessEq(agg.MinFree) {
+		return Failure{}, false
+	}
+	l := 0
+	if ps.Mode == Required {
+		l = ps.Level
+	}
+	most, ok := p.st.LevelMax(ps.Flavor, l, ps.GPUs)
+	if !ok || int64(most) >= ps.Count {
+		return Failure{}, false
+	}
+	return Failure{Level: l, Fit: int64(most), Need: ps.Count}, true
+}
+
 // Count is how many pods of ps the domain d at tree level l holds on the
 // placer's state (overlay included).
 func (p *Placer) Count(ps *PodSet, d int32, l int) int64 {

@@ -538,3 +538,23 @@ func TestPlaceLargerThanEveryIsland(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPlaceRemembersEarlierCalls(t *testing.T) {
+	// Reset "forgets earlier pod sets": until then, a pod set placed by one
+	// Place call is in the overlay for the next call. allot's decider
+	// relies on it, placing a request's pod sets one call at a time.
+	if !showKnownBugs {
+		t.Skip("known bug: Place keeps a call's last pod set out of the overlay (keep), so the next call double-books; ALLOT_KNOWN_BUGS=1 to run")
+	}
+	st := tcluster(t, []string{"rack"}, []tnode{{name: "n0", labels: []string{"r0"}, gpus: 8}})
+	var p gang.Placer
+	p.Reset(st)
+	first, _, ok := p.Place([]gang.PodSet{gpuPod(1, 8, gang.Unconstrained, 0, gang.Pack)}, nil)
+	if !ok {
+		t.Fatal("the first pod set does not fit")
+	}
+	second, _, ok := p.Place([]gang.PodSet{gpuPod(1, 8, gang.Unconstrained, 0, gang.Pack)}, nil)
+	if ok {
+		t.Errorf("the second call placed %v on the GPUs of the first, %v", second, first)
+	}
+}

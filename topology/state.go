@@ -58,6 +58,9 @@ type State struct {
 	cooling []int32
 	// dirty lists domains whose aggregates need recomputing (writer only).
 	dirty []int32
+	// levelMax, on a capacity state only, is for each flavor, level and GPU
+	// count the most pods of g GPUs any one domain of the level holds.
+	levelMax [][][]int32
 }
 
 // NewState returns a state at time now with every node free and usable.
@@ -76,6 +79,45 @@ func NewState(t *Topology, now int64) *State {
 	s.aggs = cow.Make[DomainAgg](len(t.Domains))
 	s.Rebuild()
 	return s
+}
+
+// NewCapacity returns the empty cluster, every node usable: what could ever
+// fit. It never changes, and it knows each level's largest domain.
+func NewCapacity(t *Topology) *State {
+	s := NewState(t, 0)
+	s.levelMax = make([][][]int32, len(t.Flavors))
+	for f, ft := range t.Flavors {
+		s.levelMax[f] = make([][]int32, len(ft.Levels)+1)
+		for l, rng := range ft.Levels {
+			m := make([]int32, t.G)
+			for d := rng[0]; d < rng[1]; d++ {
+				for g := 1; g <= t.G; g++ {
+					m[g-1] = max(m[g-1], s.Fits(d, g))
+				}
+			}
+			s.levelMax[f][l] = m
+		}
+		// Nodes: the most pods of g GPUs one node holds.
+		m := make([]int32, t.G)
+		for n := ft.First; n < ft.End; n++ {
+			node := &t.Nodes[n]
+			for g := 1; g <= int(node.GPUs); g++ {
+				m[g-1] = max(m[g-1], int32(node.GPUFits(maskBits(int(node.GPUs)), g)))
+			}
+		}
+		s.levelMax[f][len(ft.Levels)] = m
+	}
+	return s
+}
+
+// LevelMax is, on a state made by NewCapacity, the most pods of g GPUs
+// (1 ≤ g ≤ G) that one domain of tree level l of flavor f holds, GPUs
+// alone considered; ok is false on any other state.
+func (s *State) LevelMax(f int32, l, g int) (int32, bool) {
+	if s.levelMax == nil || g < 1 || g > s.T.G || l >= len(s.levelMax[f]) {
+		return 0, false
+	}
+	return s.levelMax[f][l][g-1], true
 }
 
 // Now is the state's time: nodes whose cooldown ends later are not usable.
