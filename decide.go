@@ -370,7 +370,9 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota) attempt {
 	for i := range sets {
 		w.asg = slices.Grow(w.asg, int(sets[i].Count))
 	}
-	asg, fail, ok := dc.placer().Place(sets, w.asg)
+	pl := dc.placer()
+	pl.Final = !dc.laterUnits(u)
+	asg, fail, ok := pl.Place(sets, w.asg)
 	w.asg = asg
 	if ok {
 		at := int32(mark)
@@ -386,6 +388,16 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota) attempt {
 	a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
 	dc.classify(&a, u, sets)
 	return a
+}
+
+// laterUnits reports whether pod sets after unit u are still to be placed.
+func (dc *decider) laterUnits(u uint16) bool {
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) == 0 && dc.chosen[k] < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // memberIndex maps an index into a unit's pod sets back to the request's.

@@ -136,6 +136,6 @@ type workspace struct {
 	placer gang.Placer
 	// capacity places on the empty cluster, to prove a request never fits.
 	capacity gang.Placer
-	asg    []gang.Assignment
-	gsets  []gang.PodSet
+	asg      []gang.Assignment
+	gsets    []gang.PodSet
 }

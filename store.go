@@ -2,6 +2,7 @@ package allot
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -363,6 +364,9 @@ type AdvanceTime struct{ Seconds int64 }
 func (e AdvanceTime) apply(s *Snapshot) error {
 	if e.Seconds < 0 {
 		return fmt.Errorf("%w: time moves forward only, got %d seconds", ErrInvalid, e.Seconds)
+	}
+	if s.now > math.MaxInt64-e.Seconds {
+		return fmt.Errorf("%w: advancing %d seconds from %d overflows the clock", ErrInvalid, e.Seconds, s.now)
 	}
 	s.now += e.Seconds
 	s.state.SetNow(s.now)

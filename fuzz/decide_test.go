@@ -6,17 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot"
 )
-
-// showKnownBugs, set by ALLOT_KNOWN_BUGS=1, checks the invariants that open
-// bugs in non-test code break; by default they are skipped.
-var showKnownBugs = os.Getenv("ALLOT_KNOWN_BUGS") == "1"
 
 func FuzzDecide(f *testing.F) {
 	// Seeds: a few byte patterns; gofuzz reads them eight bytes at a time
@@ -190,47 +185,12 @@ func commit(st *allot.Store, d allot.Decision) (s *allot.Snapshot, err error, pa
 	return s, err, nil
 }
 
-// gpulessBug reports whether a world may run into an open bug:
-// topology.State.setGPUs writes the free-GPU word of a node's first GPU
-// even when it books none, and a node without GPUs whose first index is
-// the cluster's GPU count, a multiple of 64 (0 included), has no such word:
-// booking a pod there (Build's running workloads, Store.Commit) panics with
-// an index out of range.
-func gpulessBug(b *allot.Builder) bool {
-	total, gpuless := int64(0), false
-	for _, n := range b.Nodes {
-		g := n.Capacity["gpu"]
-		total += max(g, 0)
-		gpuless = gpuless || g <= 0
-	}
-	return gpuless && total%64 == 0
-}
-
 // clip shortens JSON for a failure message.
 func clip(b []byte) string {
 	if len(b) > 3000 {
 		return string(b[:3000]) + "…"
 	}
 	return string(b)
-}
-
-// splitUnits reports whether the decider places r's pod sets in more than
-// one unit (a unit is a pod set, or the pod sets of one group), and so may
-// run into the open bug where a later unit does not see an earlier one's
-// pods (gang.Placer.Place keeps a call's last pod set out of its overlay).
-func splitUnits(r allot.Request) bool {
-	units := 0
-	seen := map[string]bool{}
-	for _, ps := range r.PodSets {
-		g := ps.Topology.Group
-		if g == "" || !seen[g] {
-			units++
-		}
-		if g != "" {
-			seen[g] = true
-		}
-	}
-	return units > 1
 }
 
 // marshal renders a decision as JSON.
@@ -278,7 +238,7 @@ func checkDecision(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.Re
 	}
 
 	// Deterministic: again, and again into a decision that held another.
-	if again := allot.Decide(s, r); !bytes.Equal(marshal(t, &again), js) {
+	if again := allot.Decide(s, r); !sameDecision(marshal(t, &again), js) {
 		fail("deciding again gives\n%s", marshal(t, &again))
 	}
 	var reused allot.Decision
@@ -290,7 +250,7 @@ func checkDecision(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.Re
 	}
 	allot.DecideInto(s, other, &reused)
 	allot.DecideInto(s, r, &reused)
-	if got := marshal(t, &reused); !bytes.Equal(got, js) {
+	if got := marshal(t, &reused); !sameDecision(got, js) {
 		fail("DecideInto on a reused decision gives\n%s", got)
 	}
 
@@ -502,7 +462,7 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 	if _, ok := next.Running(r.ID); !ok {
 		fail("after commit, %q is not running", r.ID)
 	}
-	if again := allot.Decide(s, r); !bytes.Equal(marshal(t, &again), marshal(t, &d)) {
+	if again := allot.Decide(s, r); !sameDecision(marshal(t, &again), marshal(t, &d)) {
 		fail("after a commit, deciding on the old snapshot gives\n%s", marshal(t, &again))
 	}
 }
@@ -543,19 +503,4 @@ func oneDomain(s *allot.Snapshot, pods []allot.PodPlacement, level string) (stri
 		}
 	}
 	return strings.Join(doms, ", "), len(doms) <= 1
-}
-
-// knownSliceBug reports whether the placer's open slice bug applies: its
-// descent pools the children of the chosen domains of a slice layer above
-// the node level when the next layer's unit is one pod, splitting slices.
-func knownSliceBug(t allot.TopologyRequest) bool {
-	if t.Policy == allot.Balanced {
-		return false
-	}
-	for i, sl := range t.Slices {
-		if sl.Level != "node" && (i == len(t.Slices)-1 || t.Slices[i+1].Size == 1) {
-			return true
-		}
-	}
-	return false
 }

@@ -99,3 +99,42 @@ func TestRegressAdvanceTimeOverflow(t *testing.T) {
 	d := allot.Decide(store.Load(), r)
 	t.Logf("%v %v: %s", d.Verdict, d.Reason, d.Message)
 }
+
+func TestRegressDecideIndependentOfEarlierDecisions(t *testing.T) {
+	// Decide borrows scratch memory from a sync.Pool. Its placers kept
+	// minFree entries beyond the snapshot's resource count from whatever
+	// snapshot they served before (gang.Placer.setPodSet resets only the
+	// first t.Resource entries), and Placer.Never, seeing them, declined
+	// to prove a never-fit that a fresh placer proves: the same request on
+	// the same snapshot got a different message depending on what the
+	// process had decided before.
+	if !showKnownBugs {
+		t.Skip("known bug: stale gang.Placer.minFree across snapshots makes Decide depend on earlier decisions; ALLOT_KNOWN_BUGS=1 to run")
+	}
+	// Snapshot A has cpu and memory; a decision on it leaves the pooled
+	// placers with minFree set for them.
+	a := oneNode(t)
+	allot.Decide(a, allot.Request{ID: "a", Queue: "q", PodSets: []allot.PodSet{
+		{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1, "cpu": 1000}}}})
+	// Snapshot B declares only gpu: nodes of 1 and 4 GPUs never hold three
+	// 4-GPU pods.
+	b := allot.Builder{
+		Resources: []string{"gpu"},
+		Flavors:   []allot.Flavor{{Name: "f"}},
+		Nodes: []allot.Node{{Name: "n1", Flavor: "f", Capacity: allot.Resources{"gpu": 1}},
+			{Name: "n4", Flavor: "f", Capacity: allot.Resources{"gpu": 4}}},
+		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{
+			{Name: "gpu", Nominal: 16}}}}}},
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 3, PerPod: allot.Resources{"gpu": 4}}}}
+	pooled := allot.Decide(s, r)
+	var fresh allot.Decision
+	allot.DecideInto(s, r, &fresh)
+	if pooled.Message != fresh.Message {
+		t.Errorf("the same request on the same snapshot:\n Decide:     %s\n DecideInto: %s", pooled.Message, fresh.Message)
+	}
+}

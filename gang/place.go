@@ -76,6 +76,9 @@ type Failure struct {
 type cand struct {
 	id    int32
 	count int64
+	// raw is the count before rounding down to whole slices: among equal
+	// counts, the domain with fewer leftover pods is the tighter fit.
+	raw int64
 }
 
 type ovNode struct {
@@ -94,11 +97,18 @@ type Placer struct {
 	// IgnoreCooldown counts nodes still cooling down as usable (to tell a
 	// Cooldown wait from any other).
 	IgnoreCooldown bool
-	ov             []ovNode
-	cands, next    []cand
-	tmp            []cand
-	ps             *PodSet
-	units          [10]int64
+	// Final says that no Place call follows this one before the next
+	// Reset, so its pods need not be remembered for later calls (which
+	// saves the bookkeeping on a request's last pod set).
+	Final       bool
+	ov          []ovNode
+	cands, next []cand
+	tmp         []cand
+	ps          *PodSet
+	units       [10]int64
+	// sliceTop is the outermost slice level of the current pod set (the
+	// node level when it has none).
+	sliceTop int
 	// keep says whether later pod sets of the request need this one's
 	// pods in the overlay.
 	keep bool
@@ -112,16 +122,17 @@ type Placer struct {
 func (p *Placer) Reset(st *topology.State) {
 	p.st, p.t = st, st.T
 	p.ov = p.ov[:0]
-	p.IgnoreCooldown = false
+	p.IgnoreCooldown, p.Final = false, false
 	if p.cands == nil {
 		p.cands = make([]cand, 0, 32)
 		p.next = make([]cand, 0, 32)
 	}
 }
 
-// Place places every pod set, in order, each on what the earlier ones left.
-// It appends one assignment per pod to out, pod sets in order, and returns
-// it; on failure it returns the first pod set that failed.
+// Place places every pod set, in order, each on what the earlier ones (of
+// this call and of earlier calls since Reset) left. It appends one
+// assignment per pod to out, pod sets in order, and returns it; on failure
+// it returns the first pod set that failed and remembers nothing of it.
 func (p *Placer) Place(sets []PodSet, out []Assignment) ([]Assignment, Failure, bool) {
 	for i := range sets {
 		ps := &sets[i]
@@ -142,7 +153,7 @@ func (p *Placer) Place(sets []PodSet, out []Assignment) ([]Assignment, Failure, 
 		}
 		var f Failure
 		var ok bool
-		p.keep = more || i < len(sets)-1
+		p.keep = !p.Final || more || i < len(sets)-1
 		if more {
 			out, f, ok = p.placeGroup(sets, ps.Group, out)
 		} else {
@@ -250,7 +261,7 @@ func (p *Placer) placeGroup(sets []PodSet, group int, out []Assignment) ([]Assig
 			}
 			if fits {
 				p.setPodSet(&sets[lead])
-				p.cands = append(p.cands, cand{d, p.count(d, l)})
+				p.cands = append(p.cands, cand{id: d, count: p.count(d, l)})
 			}
 		}
 		slices.SortStableFunc(p.cands, func(a, b cand) int { return cmpInt(a.count, b.count) })
@@ -307,6 +318,10 @@ func (p *Placer) setPodSet(ps *PodSet) {
 		}
 		p.units[l] = u
 	}
+	p.sliceTop = nl
+	if len(ps.Slices) > 0 {
+		p.sliceTop = ps.Slices[0].Level
+	}
 	p.fast = ps.GPUs > 0 && ps.GPUs <= p.t.G && ps.Policy != Spread && !p.IgnoreCooldown
 	for l := 0; l <= nl && p.fast; l++ {
 		p.fast = p.unit(l) == 1
@@ -315,8 +330,8 @@ func (p *Placer) setPodSet(ps *PodSet) {
 		// The counters are exact when no node with a free GPU is short of
 		// anything else for the most pods of this shape a node can take.
 		p.perNode = int64(p.t.G / ps.GPUs)
+		p.minFree = res.Vec{}
 		for r := 0; r < p.t.Resource; r++ {
-			p.minFree[r] = 0
 			if r != p.t.GPU && ps.Res[r] > 0 {
 				p.minFree[r] = res.MulSat(ps.Res[r], p.perNode)
 			}
@@ -353,7 +368,7 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 					fail.Fit = c
 				}
 				if c >= need {
-					return p.descend(cand{scope, need}, l, out), Failure{}, true
+					return p.descend(cand{id: scope, count: need}, l, out), Failure{}, true
 				}
 				break
 			}
@@ -370,7 +385,7 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 				fail.Fit = maxC
 			}
 			if best >= 0 {
-				return p.descend(cand{best, need}, l, out), Failure{}, true
+				return p.descend(cand{id: best, count: need}, l, out), Failure{}, true
 			}
 			if mode == Required {
 				break
@@ -388,7 +403,7 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 	p.next = p.next[:0]
 	for _, c := range p.cands {
 		take := min(c.count, need)
-		p.next = append(p.next, cand{c.id, take})
+		p.next = append(p.next, cand{id: c.id, count: take})
 		need -= take
 		if need == 0 {
 			break
@@ -413,7 +428,7 @@ func (p *Placer) collectNodes(d int32, l int, out []cand) []cand {
 	nl := p.t.NodeLevel()
 	if l == nl {
 		if c := p.nodeCount(d); c > 0 {
-			out = append(out, cand{d, c})
+			out = append(out, cand{id: d, count: c})
 		}
 		return out
 	}
@@ -498,7 +513,10 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 		cur := append(p.cands[:0], p.next...)
 		p.cands = cur
 		p.next = p.next[:0]
-		pooled := p.unit(l+1) == 1 && p.ps.Policy != Balanced
+		// Above the outermost slice level Kueue pools the children of
+		// every chosen domain; at and below it each domain splits its own
+		// pods among its children, so no slice straddles two domains.
+		pooled := l < p.sliceTop && p.ps.Policy != Balanced
 		if pooled {
 			// Kueue's global re-selection: pool the children of every
 			// chosen domain and take greedily.
@@ -537,13 +555,13 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 func (p *Placer) children(d int32, l int, out []cand) []cand {
 	dom := &p.t.Domains[d]
 	out = slices.Grow(out, int(dom.ChildEnd-dom.ChildFirst))
-	if l+1 == p.t.NodeLevel() {
+	if l+1 == p.t.NodeLevel() && p.unit(l+1) == 1 {
 		// Nodes: walk their states page by page.
 		for n := dom.ChildFirst; n < dom.ChildEnd; {
 			states := p.st.Nodes(n, dom.ChildEnd)
 			for i := range states {
 				if c := p.nodeCountOf(n+int32(i), &states[i]); c > 0 {
-					out = append(out, cand{n + int32(i), c})
+					out = append(out, cand{id: n + int32(i), count: c, raw: c})
 				}
 			}
 			n += int32(len(states))
@@ -552,20 +570,44 @@ func (p *Placer) children(d int32, l int, out []cand) []cand {
 	}
 	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
 		if n := p.count(c, l+1); n > 0 {
-			out = append(out, cand{c, n})
+			out = append(out, cand{id: c, count: n, raw: p.rawCount(c, l+1)})
 		}
 	}
 	return out
 }
 
+// rawCount is count before the last rounding down to whole slices of the
+// domain's own level.
+func (p *Placer) rawCount(d int32, l int) int64 {
+	if p.unit(l) == 1 {
+		return p.count(d, l)
+	}
+	if l == p.t.NodeLevel() {
+		saved := p.units[l]
+		p.units[l] = 1
+		c := p.nodeCount(d)
+		p.units[l] = saved
+		return c
+	}
+	dom := &p.t.Domains[d]
+	sum := int64(0)
+	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
+		sum += p.count(c, l+1)
+	}
+	return sum
+}
+
 // sortDescending orders candidates for BestFit: most pods first, then path.
 func (p *Placer) sortDescending(cs []cand) {
-	if p.bucketSort(cs, true) {
+	if len(p.ps.Slices) == 0 && p.bucketSort(cs, true) {
 		return
 	}
 	slices.SortFunc(cs, func(a, b cand) int {
 		if a.count != b.count {
 			return cmpInt(b.count, a.count)
+		}
+		if a.raw != b.raw {
+			return cmpInt(a.raw, b.raw)
 		}
 		return int(a.id) - int(b.id)
 	})
@@ -584,7 +626,7 @@ func greedyTake(cs []cand, need int64) []cand {
 					j = k
 				}
 			}
-			cs[n] = cand{cs[j].id, need}
+			cs[n] = cand{id: cs[j].id, count: need}
 			n++
 			break
 		}
@@ -639,7 +681,9 @@ func (p *Placer) emit(out []Assignment) []Assignment {
 		mask := p.st.FreeMask(n)
 		oi, inOv := -1, false
 		if hadOv > 0 {
-			oi, inOv = p.ovFind(n)
+			// Only the entries from before this call are sorted; the
+			// ones appended below are for other nodes of p.next.
+			oi, inOv = ovSearch(p.ov[:hadOv], n)
 			if inOv {
 				mask &^= p.ov[oi].gpus
 			}
@@ -673,8 +717,10 @@ func (p *Placer) emit(out []Assignment) []Assignment {
 	return out
 }
 
-func (p *Placer) ovFind(n int32) (int, bool) {
-	return slices.BinarySearchFunc(p.ov, n, func(e ovNode, n int32) int { return int(e.node) - int(n) })
+func (p *Placer) ovFind(n int32) (int, bool) { return ovSearch(p.ov, n) }
+
+func ovSearch(ov []ovNode, n int32) (int, bool) {
+	return slices.BinarySearchFunc(ov, n, func(e ovNode, n int32) int { return int(e.node) - int(n) })
 }
 
 // ovTouches reports whether the overlay holds a node of domain d.
@@ -789,15 +835,20 @@ func (p *Placer) Never(ps *PodSet) (Failure, bool) {
 	if int64(agg.MinPodsLeft) < p.perNode || !p.minFree.LessEq(agg.MinFree) {
 		return Failure{}, false
 	}
-	l := 0
-	if ps.Mode == Required {
-		l = ps.Level
+	// The level that decides, and the level placeOne reports a failure at.
+	decides, reports := 0, p.t.NodeLevel()
+	switch ps.Mode {
+	case Required:
+		decides, reports = ps.Level, ps.Level
+	case Preferred:
+		reports = ps.Level
 	}
-	most, ok := p.st.LevelMax(ps.Flavor, l, ps.GPUs)
+	most, ok := p.st.LevelMax(ps.Flavor, decides, ps.GPUs)
 	if !ok || int64(most) >= ps.Count {
 		return Failure{}, false
 	}
-	return Failure{Level: l, Fit: int64(most), Need: ps.Count}, true
+	fit, _ := p.st.LevelMax(ps.Flavor, reports, ps.GPUs)
+	return Failure{Level: reports, Fit: int64(fit), Need: ps.Count}, true
 }
 
 // Count is how many pods of ps the domain d at tree level l holds on the

@@ -223,12 +223,13 @@ func (s *State) contribOf(n int32) contrib {
 		return c
 	}
 	mask := s.FreeMask(n)
-	for g := 1; g <= int(node.GPUs) && mask != 0; g++ {
-		f := int32(node.GPUFits(mask, g))
-		if f == 0 {
-			break
-		}
-		c.fits[g-1] = f
+	if mask == 0 {
+		return c
+	}
+	// Not monotone in g: with islands, a pod larger than every island may
+	// fit where a smaller one does not.
+	for g := 1; g <= int(node.GPUs); g++ {
+		c.fits[g-1] = int32(node.GPUFits(mask, g))
 	}
 	return c
 }
@@ -355,6 +356,9 @@ func (s *State) Release(n int32, gpus uint64, r res.Vec, pods int32) {
 }
 
 func (s *State) setGPUs(n int32, mask uint64, free bool) {
+	if mask == 0 {
+		return // nothing to book, and a GPU-less node may have no word at all
+	}
 	base := int(s.T.Nodes[n].GPUBase)
 	w, off := base>>6, uint(base&63)
 	lo, hi := mask<<off, uint64(0)
