@@ -116,6 +116,10 @@ type Placer struct {
 	fast    bool
 	perNode int64
 	minFree res.Vec
+	// limits lists the resources other than GPUs the pod asks for: the
+	// only ones the fast path compares.
+	limits    [res.Max]int8
+	numLimits int
 }
 
 // Reset points the placer at a state and forgets earlier pod sets.
@@ -331,8 +335,11 @@ func (p *Placer) setPodSet(ps *PodSet) {
 		// anything else for the most pods of this shape a node can take.
 		p.perNode = int64(p.t.G / ps.GPUs)
 		p.minFree = res.Vec{}
+		p.numLimits = 0
 		for r := 0; r < p.t.Resource; r++ {
 			if r != p.t.GPU && ps.Res[r] > 0 {
+				p.limits[p.numLimits] = int8(r)
+				p.numLimits++
 				p.minFree[r] = res.MulSat(ps.Res[r], p.perNode)
 			}
 		}
@@ -459,8 +466,8 @@ func (p *Placer) sortAscending(cs []cand) {
 // when desc), stably, when every count is small: a counting sort, linear
 // instead of n log n. It reports false when counts are too large for it.
 func (p *Placer) bucketSort(cs []cand, desc bool) bool {
-	const maxBucket = 64
-	if len(cs) < 32 {
+	const maxBucket = 256
+	if len(cs) < 16 {
 		return false
 	}
 	var hist [maxBucket + 2]int32
@@ -754,7 +761,7 @@ func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
 			free, pods, mask = free.Sub(e.r), pods+e.pods, mask&^e.gpus
 		}
 	}
-	if p.fast && (node.MaxPods <= 0 || int64(node.MaxPods-pods) >= p.perNode) && p.minFree.LessEq(free) {
+	if p.fast && (node.MaxPods <= 0 || int64(node.MaxPods-pods) >= p.perNode) && p.roomFor(&free) {
 		// Nothing but GPUs can limit this node: no division needed.
 		return int64(node.GPUFits(mask, ps.GPUs))
 	}
@@ -780,6 +787,17 @@ func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
 		c -= c % u
 	}
 	return c
+}
+
+// roomFor reports whether free holds, of every resource the pod asks for
+// besides GPUs, enough for the most pods of its shape a node can take.
+func (p *Placer) roomFor(free *res.Vec) bool {
+	for _, r := range p.limits[:p.numLimits] {
+		if free[r] < p.minFree[r] {
+			return false
+		}
+	}
+	return true
 }
 
 // count is how many pods of the current pod set domain d (at level l) holds,
@@ -813,10 +831,8 @@ func (p *Placer) fastCount(d int32, l int) (int64, bool) {
 	if int64(agg.MinPodsLeft) < p.perNode {
 		return 0, false
 	}
-	for r := 0; r < p.t.Resource; r++ {
-		if p.minFree[r] > agg.MinFree[r] {
-			return 0, false
-		}
+	if !p.roomFor(&agg.MinFree) {
+		return 0, false
 	}
 	return int64(p.st.Fits(d, p.ps.GPUs)), true
 }
