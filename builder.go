@@ -68,7 +68,10 @@ func (b *Builder) Build() (*Snapshot, error) {
 	}
 	s.running, s.pending = newTrees()
 	s.holders = cow.Make[[]string](len(s.topo.Nodes))
-	s.usage = cow.Make[res.Vec](len(s.queues) * len(s.flavors))
+	s.usage = make([][]res.Vec, len(s.queues))
+	for q := range s.usage {
+		s.usage[q] = make([]res.Vec, len(s.flavors))
+	}
 	s.runCount = make([]int32, len(s.queues))
 	seen := make(map[string]string, len(b.Running)+len(b.Pending))
 	for i := range b.Running {

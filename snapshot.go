@@ -40,8 +40,10 @@ type Snapshot struct {
 	quota    *quota.Tree
 	queueIdx map[string]int32
 	queues   []Queue // the configuration as given
-	// usage[q*F+f] is queue q's usage of flavor f.
-	usage    cow.Slice[res.Vec]
+	// usage[q][f] is queue q's usage of flavor f. Rows are never written
+	// in place: a change replaces the queue's row, so versions share the
+	// rows they did not change and a fork copies only the row pointers.
+	usage    [][]res.Vec
 	runCount []int32
 
 	running *btree.BTreeG[*running]
@@ -105,7 +107,7 @@ func (s *Snapshot) Usage(queue, flavor, resource string) int64 {
 	if !ok1 || !ok2 || !ok3 {
 		return 0
 	}
-	return s.usage.At(int(q)*len(s.flavors) + int(f))[r]
+	return s.usage[q][f][r]
 }
 
 // RunningIDs lists the admitted workloads, sorted.
@@ -223,13 +225,14 @@ func (s *Snapshot) Topology() *topology.Topology { return s.topo }
 // State is the snapshot's free capacity (read-only).
 func (s *Snapshot) State() *topology.State { return s.state }
 
-func (s *Snapshot) usageOf(q, f int32) res.Vec { return s.usage.At(int(q)*len(s.flavors) + int(f)) }
+func (s *Snapshot) usageOf(q, f int32) res.Vec { return s.usage[q][f] }
 
 func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
-	u := s.usage.Mut(int(q)*len(s.flavors) + int(f))
-	for i := range u {
-		u[i] += sign * v[i]
+	row := slices.Clone(s.usage[q])
+	for i := range row[f] {
+		row[f][i] += sign * v[i]
 	}
+	s.usage[q] = row
 }
 
 // placementRes masks a per-pod vector down to what nodes of flavor f hold.

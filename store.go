@@ -41,10 +41,11 @@ func (st *Store) Load() *Snapshot { return st.cur.Load() }
 // changes what the other shows.
 func (s *Snapshot) fork() *Snapshot {
 	c := *s
-	c.state = s.state.Clone()
-	c.usage = s.usage.Clone()
+	child, parent := cow.NewOwner(), cow.NewOwner()
+	c.state = s.state.CloneAs(child, parent)
+	c.usage = slices.Clone(s.usage)
 	c.running = s.running.Copy()
-	c.holders = s.holders.Clone()
+	c.holders = s.holders.CloneAs(child, parent)
 	c.pending = s.pending.Copy()
 	c.runCount = slices.Clone(s.runCount)
 	return &c
@@ -393,11 +394,7 @@ func (e SetQueue) apply(s *Snapshot) error {
 	}
 	s.quota, s.queueIdx, s.queues = next.quota, next.queueIdx, queues
 	if !exists {
-		usage := cow.Make[res.Vec](len(queues) * len(s.flavors))
-		for i := 0; i < s.usage.Len(); i++ {
-			usage.Set(i, s.usage.At(i))
-		}
-		s.usage = usage
+		s.usage = append(s.usage, make([]res.Vec, len(s.flavors)))
 		s.runCount = append(s.runCount, 0)
 	}
 	return nil

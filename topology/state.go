@@ -169,8 +169,12 @@ func (s *State) FreeGPUs() int64 { return s.freeGPUs }
 
 // Clone returns the next version for a writer: it shares pages with s and
 // copies the free-GPU bitset's words.
-func (s *State) Clone() *State {
-	c := &State{T: s.T, now: s.now, gpus: s.gpus.Clone(), freeGPUs: s.freeGPUs, nodes: s.nodes.Clone(), fits: s.fits.Clone(), aggs: s.aggs.Clone(),
+func (s *State) Clone() *State { return s.CloneAs(cow.NewOwner(), cow.NewOwner()) }
+
+// CloneAs is Clone with the copy-on-write owners given (see cow.CloneAs).
+func (s *State) CloneAs(child, parent *cow.Owner) *State {
+	c := &State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,
+		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
 		cooling: s.cooling, free: slices.Clone(s.free)}
 	return c
 }

@@ -13,9 +13,15 @@ const (
 	dirMask  = dirSize - 1
 )
 
-// token identifies the one Slice that may write a page or directory in
-// place. It has a size so that every token has its own address.
-type token struct{ _ byte }
+// Owner identifies the one Slice that may write a page or directory in
+// place. Several Slices of one version may share an Owner (CloneAs). It has
+// a size so that every Owner has its own address.
+type Owner struct{ _ byte }
+
+type token = Owner
+
+// NewOwner returns a fresh owner for CloneAs.
+func NewOwner() *Owner { return new(Owner) }
 
 type page[T any] struct {
 	owner *token
@@ -75,10 +81,15 @@ func (s *Slice[T]) Span(i, n int) []T {
 
 // Clone returns a new version sharing every page. Afterwards neither version
 // writes a shared page in place: each copies what it writes.
-func (s *Slice[T]) Clone() Slice[T] {
-	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: new(token), n: s.n}
+func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(new(Owner), new(Owner)) }
+
+// CloneAs is Clone with the owners given: child for the new version, parent
+// for s from now on. Each must be new (from NewOwner) and used only by
+// Slices of one version, so that versions never share an owner.
+func (s *Slice[T]) CloneAs(child, parent *Owner) Slice[T] {
+	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: child, n: s.n}
 	copy(c.dirs, s.dirs)
-	s.owner = new(token)
+	s.owner = parent
 	return c
 }
 
