@@ -261,13 +261,22 @@ func (r *running) setOf(pod int) int {
 	return len(r.w.PodSets) - 1
 }
 
+// admitted finds an admitted workload for an event.
+func (s *Snapshot) admitted(id string) (*running, error) {
+	r, ok := s.running.Get(&running{w: Workload{ID: id}})
+	if !ok {
+		return nil, fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, id)
+	}
+	return r, nil
+}
+
 // Finish ends an admitted workload and frees what it held.
 type Finish struct{ ID string }
 
 func (e Finish) apply(s *Snapshot) error {
-	r, ok := s.running.Get(&running{w: Workload{ID: e.ID}})
-	if !ok {
-		return fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, e.ID)
+	r, err := s.admitted(e.ID)
+	if err != nil {
+		return err
 	}
 	s.removeRunning(r)
 	return nil
@@ -278,9 +287,9 @@ func (e Finish) apply(s *Snapshot) error {
 type Evict struct{ ID string }
 
 func (e Evict) apply(s *Snapshot) error {
-	r, ok := s.running.Get(&running{w: Workload{ID: e.ID}})
-	if !ok {
-		return fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, e.ID)
+	r, err := s.admitted(e.ID)
+	if err != nil {
+		return err
 	}
 	s.removeRunning(r)
 	w := r.w
@@ -297,9 +306,9 @@ func (e Evict) apply(s *Snapshot) error {
 type Checkpoint struct{ ID string }
 
 func (e Checkpoint) apply(s *Snapshot) error {
-	r, ok := s.running.Get(&running{w: Workload{ID: e.ID}})
-	if !ok {
-		return fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, e.ID)
+	r, err := s.admitted(e.ID)
+	if err != nil {
+		return err
 	}
 	c := *r
 	c.w.Preemption.LastCheckpointAt = s.now
