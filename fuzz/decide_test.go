@@ -38,9 +38,6 @@ func checkWorld(t *testing.T, w world) {
 	t.Helper()
 	s, err, panicked := build(&w.B)
 	if panicked != nil {
-		if !showKnownBugs && gpulessBug(&w.B) {
-			return
-		}
 		t.Fatalf("Build panicked: %v", panicked)
 	}
 	if err != nil {
@@ -56,9 +53,7 @@ func checkWorld(t *testing.T, w world) {
 	store := allot.NewStore(s)
 	for i, r := range w.Requests {
 		if i > 0 && w.Events[i-1] != nil {
-			if !applyEvent(t, &w.B, store, w.Events[i-1]) {
-				return // a known bug; applyEvent fails on others
-			}
+			applyEvent(t, store, w.Events[i-1])
 		}
 		cur := store.Load()
 		d := allot.Decide(cur, r)
@@ -68,13 +63,7 @@ func checkWorld(t *testing.T, w world) {
 		}
 		next, err, panicked := commit(store, d)
 		if panicked != nil {
-			if !showKnownBugs && gpulessBug(&w.B) {
-				return
-			}
 			t.Fatalf("request %d (%q): Commit panicked: %v", i, r.ID, panicked)
-		}
-		if err != nil && !showKnownBugs && splitUnits(r) {
-			return
 		}
 		if _, dup := cur.Running(r.ID); dup {
 			// Decide does not look at the request's ID; the store refuses
@@ -94,9 +83,8 @@ func checkWorld(t *testing.T, w world) {
 }
 
 // applyEvent applies a store event and checks what it did to the free GPUs
-// and the running and pending workloads. It reports false when the event
-// ran into a known open bug: the world is not worth going on with.
-func applyEvent(t *testing.T, b *allot.Builder, store *allot.Store, ev allot.Event) (ok bool) {
+// and the running and pending workloads.
+func applyEvent(t *testing.T, store *allot.Store, ev allot.Event) {
 	t.Helper()
 	before := store.Load()
 	freeBefore, versionBefore := before.FreeGPUs(), before.Version()
@@ -116,28 +104,12 @@ func applyEvent(t *testing.T, b *allot.Builder, store *allot.Store, ev allot.Eve
 			}
 		}
 	}
-	var after *allot.Snapshot
-	var err error
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				if showKnownBugs || !gpulessBug(b) {
-					t.Fatalf("event %#v panicked: %v", ev, v)
-				}
-				ok = false
-			}
-		}()
-		after, err = store.Apply(ev)
-		ok = true
-	}()
-	if !ok {
-		return false
+	after, err, panicked := apply(store, ev)
+	if panicked != nil {
+		t.Fatalf("event %#v panicked: %v", ev, panicked)
 	}
 	if adv, isAdv := ev.(allot.AdvanceTime); isAdv && adv.Seconds > math.MaxInt64-before.Now() && err == nil {
-		// The clock wrapped around (see TestRegressAdvanceTimeOverflow).
-		if !showKnownBugs {
-			return false
-		}
+		// The clock would wrap around (see TestRegressAdvanceTimeOverflow).
 		t.Fatalf("AdvanceTime(%d) from %d accepted: now %d", adv.Seconds, before.Now(), after.Now())
 	}
 	if err != nil {
@@ -147,7 +119,7 @@ func applyEvent(t *testing.T, b *allot.Builder, store *allot.Store, ev allot.Eve
 		if id != "" && running {
 			t.Fatalf("event %#v on a running workload failed: %v", ev, err)
 		}
-		return true
+		return
 	}
 	if after.Version() != before.Version()+1 || store.Load() != after {
 		t.Fatalf("event %#v: version %d after %d, or not published", ev, after.Version(), before.Version())
@@ -168,13 +140,19 @@ func applyEvent(t *testing.T, b *allot.Builder, store *allot.Store, ev allot.Eve
 	if before.FreeGPUs() != freeBefore || before.Version() != versionBefore {
 		t.Fatalf("event %#v changed the published snapshot before it", ev)
 	}
-	return true
 }
 
 // build runs Build, turning a panic into a value.
 func build(b *allot.Builder) (s *allot.Snapshot, err error, panicked any) {
 	defer func() { panicked = recover() }()
 	s, err = b.Build()
+	return s, err, nil
+}
+
+// apply runs Store.Apply, turning a panic into a value.
+func apply(st *allot.Store, ev allot.Event) (s *allot.Snapshot, err error, panicked any) {
+	defer func() { panicked = recover() }()
+	s, err = st.Apply(ev)
 	return s, err, nil
 }
 
@@ -238,7 +216,7 @@ func checkDecision(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.Re
 	}
 
 	// Deterministic: again, and again into a decision that held another.
-	if again := allot.Decide(s, r); !sameDecision(marshal(t, &again), js) {
+	if again := allot.Decide(s, r); !bytes.Equal(marshal(t, &again), js) {
 		fail("deciding again gives\n%s", marshal(t, &again))
 	}
 	var reused allot.Decision
@@ -250,7 +228,7 @@ func checkDecision(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.Re
 	}
 	allot.DecideInto(s, other, &reused)
 	allot.DecideInto(s, r, &reused)
-	if got := marshal(t, &reused); !sameDecision(got, js) {
+	if got := marshal(t, &reused); !bytes.Equal(got, js) {
 		fail("DecideInto on a reused decision gives\n%s", got)
 	}
 
@@ -278,11 +256,7 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 	k := 0
 	placedGPUs := int64(0)
 	booked := map[string]uint64{} // node → GPUs this decision takes
-	bookedBy := map[string]int{}  // node/GPU → pod set
 	podsOn := map[string]int{}
-	// The open bug of splitUnits double-books across pod sets; what a
-	// commit would find then is skipped.
-	knownSplit := !showKnownBugs && splitUnits(r)
 	for i, ps := range r.PodSets {
 		pf := d.Flavors[i]
 		if pf.PodSet != ps.Name {
@@ -337,15 +311,10 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 				if free&bit == 0 {
 					fail("pod %d of %q: GPU %d of node %q is not free", p, ps.Name, g, pp.Node)
 				}
-				key := fmt.Sprintf("%s/%d", pp.Node, g)
 				if booked[pp.Node]&bit != 0 {
-					if knownSplit && bookedBy[key] != i {
-						return
-					}
 					fail("pod %d of %q: GPU %d of node %q booked twice", p, ps.Name, g, pp.Node)
 				}
 				booked[pp.Node] |= bit
-				bookedBy[key] = i
 				placedGPUs++
 			}
 			perNode[pp.Node]++
@@ -367,9 +336,6 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 		for _, sl := range topo.Slices {
 			for i := 0; i < len(pods); i += int(sl.Size) {
 				if dom, ok := oneDomain(s, pods[i:min(i+int(sl.Size), len(pods))], sl.Level); !ok {
-					if !showKnownBugs && knownSliceBug(topo) {
-						break
-					}
 					fail("pod set %q: slice of pods %d..%d spans %ss %s", ps.Name, i, i+int(sl.Size)-1, sl.Level, dom)
 				}
 			}
@@ -427,9 +393,6 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 	// Max pods.
 	for _, n := range b.Nodes {
 		if n.MaxPods > 0 && podsOn[n.Name] > int(n.MaxPods) {
-			if knownSplit {
-				return
-			}
 			fail("%d pods on node %q of at most %d", podsOn[n.Name], n.Name, n.MaxPods)
 		}
 	}
@@ -442,15 +405,9 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 	before := s.FreeGPUs()
 	next, err, panicked := commit(allot.NewStore(s), d)
 	if panicked != nil {
-		if !showKnownBugs && gpulessBug(b) {
-			return
-		}
 		fail("Commit panicked: %v", panicked)
 	}
 	if err != nil {
-		if knownSplit {
-			return
-		}
 		fail("Commit: %v", err)
 	}
 	if got := next.FreeGPUs(); got != before-placedGPUs {
@@ -462,7 +419,7 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 	if _, ok := next.Running(r.ID); !ok {
 		fail("after commit, %q is not running", r.ID)
 	}
-	if again := allot.Decide(s, r); !sameDecision(marshal(t, &again), marshal(t, &d)) {
+	if again := allot.Decide(s, r); !bytes.Equal(marshal(t, &again), marshal(t, &d)) {
 		fail("after a commit, deciding on the old snapshot gives\n%s", marshal(t, &again))
 	}
 }

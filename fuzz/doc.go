@@ -23,6 +23,6 @@
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzScenarioLoader -fuzztime=60s
 //
 // A failing input is written to testdata/fuzz/<FuzzName>/; keep it there as
-// a regression seed once the bug is fixed. Invariants that a known, still
-// open bug breaks are skipped unless ALLOT_KNOWN_BUGS=1.
+// a regression seed once the bug is fixed, with a minimal reproduction in
+// regress_test.go.
 package fuzz

@@ -7,8 +7,8 @@ import (
 	"github.com/allot-sched/allot"
 )
 
-// Minimal reproductions of bugs the fuzz targets found. Those still open
-// skip unless ALLOT_KNOWN_BUGS=1; drop the skip when the bug is fixed.
+// Minimal reproductions of bugs the fuzz targets found, kept as regression
+// tests: each pins the behaviour that the fix established.
 
 // oneNode is a snapshot of one 8-GPU node and a queue with room for 16.
 func oneNode(t *testing.T, running ...allot.Workload) *allot.Snapshot {
@@ -30,11 +30,8 @@ func oneNode(t *testing.T, running ...allot.Workload) *allot.Snapshot {
 func TestRegressTwoPodSetsShareNoGPU(t *testing.T) {
 	// Two pod sets of one 8-GPU pod each on a single 8-GPU node: only one
 	// fits, so the request must wait. The decider places each pod set with
-	// its own Placer.Place call; the placer keeps a call's last pod set out
-	// of its overlay, so the second pod set saw the first one's GPUs free.
-	if !showKnownBugs {
-		t.Skip("known bug: later pod sets of a request do not see earlier ones (gang.Placer.Place keep); ALLOT_KNOWN_BUGS=1 to run")
-	}
+	// its own Placer.Place call, and a later call must see the pods of the
+	// earlier ones in the placer's overlay rather than their GPUs free.
 	s := oneNode(t)
 	r := allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{
 		{Name: "a", Count: 1, PerPod: allot.Resources{"gpu": 8}},
@@ -47,13 +44,10 @@ func TestRegressTwoPodSetsShareNoGPU(t *testing.T) {
 }
 
 func TestRegressBuildRunningOnGPUlessNode(t *testing.T) {
-	// A cluster without GPUs and a running pod on its node: Build booked
-	// the pod's (empty) GPU mask by writing the free-GPU word of the node's
-	// first GPU, which does not exist, and panicked with an index out of
-	// range (topology.State.setGPUs).
-	if !showKnownBugs {
-		t.Skip("known bug: topology.State.setGPUs on a node without GPUs past the last word; ALLOT_KNOWN_BUGS=1 to run")
-	}
+	// A cluster without GPUs and a running pod on its node: booking the
+	// pod's empty GPU mask must not touch the free-GPU word of the node's
+	// first GPU, which does not exist (topology.State.setGPUs), so Build
+	// succeeds and records the pod as running.
 	b := allot.Builder{
 		Flavors: []allot.Flavor{{Name: "f"}},
 		Nodes:   []allot.Node{{Name: "n0", Flavor: "f", Capacity: allot.Resources{"cpu": 1000}}},
@@ -72,14 +66,12 @@ func TestRegressBuildRunningOnGPUlessNode(t *testing.T) {
 }
 
 func TestRegressAdvanceTimeOverflow(t *testing.T) {
-	// AdvanceTime adds its seconds to the clock without an overflow check:
-	// MaxInt64 seconds wrap the clock to a negative time. A node whose
-	// cooldown had ended is cooling again, but the per-domain counters
-	// still count it, so the placer promised pods it then could not place
-	// and Decide indexed past its assignments (a panic in decider.admit).
-	if !showKnownBugs {
-		t.Skip("known bug: AdvanceTime overflows the clock; ALLOT_KNOWN_BUGS=1 to run")
-	}
+	// AdvanceTime must refuse seconds that take the clock past MaxInt64.
+	// A wrapped, negative clock would make a node whose cooldown had ended
+	// cool again while the per-domain counters still count it, so the
+	// placer would promise pods it could not place and Decide would index
+	// past its assignments (a panic in decider.admit). Deciding afterwards
+	// must not panic.
 	b := allot.Builder{
 		Now:     100_000,
 		Flavors: []allot.Flavor{{Name: "f"}},
@@ -101,16 +93,13 @@ func TestRegressAdvanceTimeOverflow(t *testing.T) {
 }
 
 func TestRegressDecideIndependentOfEarlierDecisions(t *testing.T) {
-	// Decide borrows scratch memory from a sync.Pool. Its placers kept
-	// minFree entries beyond the snapshot's resource count from whatever
-	// snapshot they served before (gang.Placer.setPodSet resets only the
-	// first t.Resource entries), and Placer.Never, seeing them, declined
-	// to prove a never-fit that a fresh placer proves: the same request on
-	// the same snapshot got a different message depending on what the
-	// process had decided before.
-	if !showKnownBugs {
-		t.Skip("known bug: stale gang.Placer.minFree across snapshots makes Decide depend on earlier decisions; ALLOT_KNOWN_BUGS=1 to run")
-	}
+	// Decide borrows scratch memory from a sync.Pool, whose placers may
+	// last have served a snapshot with more resources. gang.Placer.setPodSet
+	// must clear all of minFree, not only the snapshot's t.Resource
+	// entries, or Placer.Never, seeing stale ones, declines to prove a
+	// never-fit that a fresh placer proves. The same request on the same
+	// snapshot must get the same message whatever the process decided
+	// before.
 	// Snapshot A has cpu and memory; a decision on it leaves the pooled
 	// placers with minFree set for them.
 	a := oneNode(t)

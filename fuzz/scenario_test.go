@@ -2,7 +2,6 @@ package fuzz
 
 import (
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,18 +50,11 @@ func FuzzScenarioLoader(f *testing.F) {
 		if len(s.Builder().Nodes) > maxFuzzNodes {
 			return
 		}
-		if !showKnownBugs && clockWraps(s) {
-			return // see TestRegressAdvanceTimeOverflow
-		}
 		// Run recovers a panic in allot into a failure line; a panic is
 		// still a bug.
 		res := s.Run()
-		b := s.Builder()
 		for _, line := range res.Failures {
 			if strings.Contains(line, "panic:") {
-				if !showKnownBugs && gpulessBug(&b) {
-					return
-				}
 				t.Fatalf("Run: %s", line)
 			}
 		}
@@ -82,19 +74,4 @@ func decideScenario(s *scenario.Scenario) (d allot.Decision, err error, panicked
 	defer func() { panicked = recover() }()
 	d, err = s.Decide()
 	return d, err, nil
-}
-
-// clockWraps reports whether a scenario's advance steps take its clock past
-// MaxInt64.
-func clockWraps(s *scenario.Scenario) bool {
-	now := s.Builder().Now
-	for _, st := range s.Steps {
-		if st.Kind == scenario.StepAdvance {
-			if st.Seconds > math.MaxInt64-now {
-				return true
-			}
-			now += st.Seconds
-		}
-	}
-	return false
 }

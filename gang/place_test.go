@@ -241,10 +241,8 @@ func sliceDomains(t *testing.T, st *topology.State, asg []gang.Assignment, l int
 func TestPlaceSlices(t *testing.T) {
 	t.Run("rack slices stay whole", func(t *testing.T) {
 		// Racks of 6, 6 and 4 free GPUs; 12 pods in rack slices of 4. A
-		// split that ignores slices would take 6 + 6.
-		if !showKnownBugs {
-			t.Skip("known bug: descent pools the children of slice-level domains; ALLOT_KNOWN_BUGS=1 to run")
-		}
+		// split that ignores slices would take 6 + 6; each rack must get
+		// one whole slice, its own pods split among its own nodes.
 		nodes := append(nodesWithFree("a", []string{"r0"}, 3, 3), nodesWithFree("b", []string{"r1"}, 6)...)
 		nodes = append(nodes, nodesWithFree("c", []string{"r2"}, 4)...)
 		st := tcluster(t, []string{"rack"}, nodes)
@@ -267,11 +265,9 @@ func TestPlaceSlices(t *testing.T) {
 	t.Run("slices across two racks, nodes pooled", func(t *testing.T) {
 		// 8 pods in rack slices of 4 on r0 (nodes of 3 and 3 free: one
 		// slice) and r1 (6 and 1: one slice). Each rack must get exactly
-		// 4 pods; taking nodes from both racks as one pool gives r1's
-		// node 6 and r0 2, splitting a slice.
-		if !showKnownBugs {
-			t.Skip("known bug: descent pools the children of slice-level domains; ALLOT_KNOWN_BUGS=1 to run")
-		}
+		// 4 pods: below the slice level the descent splits each rack's
+		// pods among its own nodes, where taking nodes from both racks as
+		// one pool would give r1's node 6 and r0 2, splitting a slice.
 		nodes := append(nodesWithFree("a", []string{"r0"}, 3, 3), nodesWithFree("b", []string{"r1"}, 6, 1)...)
 		st := tcluster(t, []string{"rack"}, nodes)
 		ps := gpuPod(8, 1, gang.Unconstrained, 0, gang.Pack)
@@ -323,10 +319,9 @@ func TestPlaceSlices(t *testing.T) {
 	t.Run("KEP host slices of 2, best fit", func(t *testing.T) {
 		// KEP §1.8 ("Two-level"): a rack whose hosts hold 6, 5, 4, 3 and 2
 		// pods, host slices of 2, 12 pods. Among hosts with equal slice
-		// counts BestFit prefers fewer leftover pods ⇒ 6, –, 4, –, 2.
-		if !showKnownBugs {
-			t.Skip("known bug: slice descent ranks children by rounded counts, losing Kueue's leftover-pods tie-break; ALLOT_KNOWN_BUGS=1 to run")
-		}
+		// counts BestFit prefers fewer leftover pods ⇒ 6, –, 4, –, 2: the
+		// descent ranks hosts by their counts before rounding down to
+		// whole slices, as Kueue does.
 		st := tcluster(t, []string{"rack"}, nodesWithFree("h", []string{"r0"}, 6, 5, 4, 3, 2))
 		ps := gpuPod(12, 1, gang.Required, 1, gang.Pack)
 		ps.Slices = []gang.SliceSpec{{Level: 2, Size: 2}}
@@ -518,14 +513,13 @@ func closeFrag(a, b gang.Fragmentation) bool {
 func TestPlaceLargerThanEveryIsland(t *testing.T) {
 	// A node of 5 GPUs in islands of 2 and 3, GPU 4 busy: free 0-1 and 2-3.
 	// A 4-GPU pod is larger than every island, so it may take GPUs
-	// anywhere: it fits (GPUFits says 1). The domain counters must agree.
+	// anywhere: it fits (GPUFits says 1). The domain counters must agree,
+	// counting every GPU count on a node and not stopping at the first
+	// that fits nowhere (3 here).
 	st := tcluster(t, []string{"rack"}, []tnode{{name: "n0", labels: []string{"r0"}, gpus: 5, groups: []int{2, 3}, busy: []int{4}}})
 	node := &st.T.Nodes[0]
 	if got := node.GPUFits(st.FreeMask(0), 4); got != 1 {
 		t.Fatalf("GPUFits = %d, want 1", got)
-	}
-	if !showKnownBugs {
-		t.Skip("known bug: topology.State.addFits stops at the first GPU count that fits nowhere (3 here), so the counters say 0 pods of 4; ALLOT_KNOWN_BUGS=1 to run")
 	}
 	ps := gpuPod(1, 4, gang.Required, 1, gang.Pack)
 	var p gang.Placer
@@ -542,10 +536,8 @@ func TestPlaceLargerThanEveryIsland(t *testing.T) {
 func TestPlaceRemembersEarlierCalls(t *testing.T) {
 	// Reset "forgets earlier pod sets": until then, a pod set placed by one
 	// Place call is in the overlay for the next call. allot's decider
-	// relies on it, placing a request's pod sets one call at a time.
-	if !showKnownBugs {
-		t.Skip("known bug: Place keeps a call's last pod set out of the overlay (keep), so the next call double-books; ALLOT_KNOWN_BUGS=1 to run")
-	}
+	// relies on it, placing a request's pod sets one call at a time: the
+	// second call must not book the first one's GPUs again.
 	st := tcluster(t, []string{"rack"}, []tnode{{name: "n0", labels: []string{"r0"}, gpus: 8}})
 	var p gang.Placer
 	p.Reset(st)
