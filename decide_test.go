@@ -155,3 +155,32 @@ func TestDecideIntoDoesNotAllocate(t *testing.T) {
 		t.Fatal(d.Message)
 	}
 }
+
+func TestSnapshotFragmentation(t *testing.T) {
+	// Two 8-GPU nodes, each with 3 GPUs free; pending: one 8-GPU pod and
+	// one 2-GPU pod. No node holds the 8-GPU pod, both hold the 2-GPU one:
+	// no node is stranded, and half the pending pods strand all 6 free GPUs.
+	b := baseBuilder()
+	b.Nodes[0].GPUGroups = nil
+	b.Running = []allot.Workload{running("a", "n0", 5), running("b", "n1", 5)}
+	b.Pending = []allot.Workload{
+		{ID: "big", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 8}}}},
+		{ID: "small", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 2}}}},
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.Fragmentation()
+	if f.NodesWithFree != 2 || f.StrandedNodes != 0 || f.FreeGPUs != 6 || f.ExpectedStranded != 3 || f.StrandedShare != 0.5 {
+		t.Fatalf("%+v", f)
+	}
+	b.Pending = b.Pending[:1]
+	s, err = b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Fragmentation(); f.StrandedNodes != 2 || f.NodeShare != 1 || f.ExpectedStranded != 6 {
+		t.Fatalf("only the big pod pending: %+v", f)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/btree"
 
+	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
@@ -255,3 +256,43 @@ func (s *Snapshot) flavorHasNodes(f int32) bool {
 func (s *Snapshot) levelName(l int) string { return s.topo.LevelName(l) }
 
 func resourceList(names []string) string { return strings.Join(names, ",") }
+
+// Fragmentation measures the snapshot's free capacity against its pending
+// workloads: the share of usable nodes with free GPUs on which no pending
+// pod fits, and FGD's expected free GPUs the pending mix cannot use. A
+// pending pod set may land on the flavors of its queue it is allowed.
+func (s *Snapshot) Fragmentation() gang.Fragmentation {
+	var mix []gang.Demand
+	s.pending.Scan(func(w *Workload) bool {
+		q, ok := s.queueIdx[w.Queue]
+		if !ok {
+			return true
+		}
+		for _, ps := range w.PodSets {
+			per, err := s.vector(ps.PerPod, "perPod")
+			if err != nil {
+				continue
+			}
+			d := gang.Demand{Count: int64(ps.Count)}
+			var nodeRes uint16 // resources nodes of the allowed flavors hold
+			for _, fq := range s.quota.Queues[q].Flavors {
+				name := s.flavors[fq.Flavor].Name
+				if fq.Flavor < 64 && (len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, name)) {
+					d.Flavors |= 1 << fq.Flavor
+					nodeRes |= s.nodeRes[fq.Flavor]
+				}
+			}
+			for r := range per {
+				if nodeRes&(1<<r) != 0 {
+					d.Res[r] = per[r]
+				}
+			}
+			if s.gpu >= 0 {
+				d.GPUs = int(per[s.gpu])
+			}
+			mix = append(mix, d)
+		}
+		return true
+	})
+	return gang.MeasureDemand(s.state, mix)
+}

@@ -1,6 +1,9 @@
 package gang
 
-import "github.com/allot-sched/allot/topology"
+import (
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/topology"
+)
 
 // Fragmentation measures how much free GPU capacity a pending mix cannot use.
 type Fragmentation struct {
@@ -20,9 +23,28 @@ type Fragmentation struct {
 	StrandedShare float64 `json:"strandedShare"`
 }
 
-// Measure computes both fragmentation figures of st for a pending mix; each
-// pod set weighs by its pod count. An empty mix strands nothing.
+// Demand is one shape of pending pod: how many wait, what one needs, and
+// the flavors (bit f for flavor f) it may land on.
+type Demand struct {
+	Count   int64
+	GPUs    int
+	Res     res.Vec
+	Flavors uint64
+}
+
+// Measure computes both fragmentation figures of st for a pending mix of
+// pod sets, each on its own flavor; see MeasureDemand.
 func Measure(st *topology.State, mix []PodSet) Fragmentation {
+	ds := make([]Demand, len(mix))
+	for i, ps := range mix {
+		ds[i] = Demand{Count: ps.Count, GPUs: ps.GPUs, Res: ps.Res, Flavors: 1 << ps.Flavor}
+	}
+	return MeasureDemand(st, ds)
+}
+
+// MeasureDemand computes both fragmentation figures of st for a pending
+// mix; each shape weighs by its pod count. An empty mix strands nothing.
+func MeasureDemand(st *topology.State, mix []Demand) Fragmentation {
 	var out Fragmentation
 	t := st.T
 	if t.GPU < 0 {
@@ -45,11 +67,12 @@ func Measure(st *topology.State, mix []PodSet) Fragmentation {
 		unfit := int64(0)
 		for i := range mix {
 			ps := &mix[i]
-			if ps.Flavor != t.Nodes[n].Flavor {
+			f := t.Nodes[n].Flavor
+			if f >= 64 || ps.Flavors&(1<<f) == 0 {
 				unfit += ps.Count
 				continue
 			}
-			one := PodSet{Flavor: ps.Flavor, Count: 1, GPUs: ps.GPUs, Res: ps.Res, Mode: Unconstrained, Policy: Pack}
+			one := PodSet{Flavor: f, Count: 1, GPUs: ps.GPUs, Res: ps.Res, Mode: Unconstrained, Policy: Pack}
 			p.setPodSet(&one)
 			if p.nodeCount(n) == 0 {
 				unfit += ps.Count
