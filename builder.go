@@ -73,6 +73,8 @@ func (b *Builder) Build() (*Snapshot, error) {
 		s.usage[q] = make([]res.Vec, len(s.flavors))
 	}
 	s.runCount = make([]int32, len(s.queues))
+	s.users = make([]userUsage, len(s.queues))
+	s.never = make([]res.Vec, len(s.queues))
 	seen := make(map[string]string, len(b.Running)+len(b.Pending))
 	for i := range b.Running {
 		path := fmt.Sprintf("running[%d]", i)
@@ -125,14 +127,6 @@ func (b *Builder) checkUnsupported() error {
 			return no(p+".preemption", "preemption")
 		case q.FairSharing != nil:
 			return no(p+".fairSharing", "fair sharing")
-		case len(q.UserCap) > 0:
-			return no(p+".userCap", "per-user caps")
-		case len(q.NonPreemptibleCap) > 0:
-			return no(p+".nonPreemptibleCap", "non-preemptible caps")
-		case len(q.Windows) > 0:
-			return no(p+".windows", "time windows")
-		case q.SLATier != nil:
-			return no(p+".slaTier", "SLA tiers")
 		}
 	}
 	switch {
@@ -307,8 +301,15 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 	qs := make([]quota.Queue, len(queues))
 	qc := make([]string, len(queues))
 	s.queueIdx = make(map[string]int32, len(queues))
+	s.limits = make([]queueLimits, len(queues))
 	for i := range queues {
-		q, err := s.resolveQueue(queues[i], fmt.Sprintf("queues[%d]", i))
+		p := fmt.Sprintf("queues[%d]", i)
+		l, err := s.resolveLimits(&queues[i], p, s.now)
+		if err != nil {
+			return err
+		}
+		s.limits[i] = l
+		q, err := s.resolveQueue(queues[i], p, l.scale, l.maxScale)
 		if err != nil {
 			return err
 		}
@@ -331,8 +332,10 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 	return nil
 }
 
-// resolveQueue turns a queue's configuration into quota's form.
-func (s *Snapshot) resolveQueue(q Queue, p string) (quota.Queue, error) {
+// resolveQueue turns a queue's configuration into quota's form, its nominal
+// quota multiplied by scale (the windows and tier in force) and, for what
+// can ever fit, by maxScale (the largest at any time of day).
+func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quota.Queue, error) {
 	out := quota.Queue{Name: q.Name, Hold: q.Hold, Tenants: slices.Sorted(slices.Values(q.Tenants))}
 	if q.Name == "" {
 		return out, buildErr(ErrInvalid, p+".name", "empty name")
@@ -362,7 +365,8 @@ func (s *Snapshot) resolveQueue(q Queue, p string) (quota.Queue, error) {
 				return out, buildErr(ErrDuplicateID, rp+".name", "resource %q twice", rq.Name)
 			}
 			e.Covered |= 1 << r
-			e.Nominal[r] = rq.Nominal
+			e.Nominal[r] = scaled(rq.Nominal, scale)
+			e.Ever[r] = scaled(rq.Nominal, max(scale, maxScale))
 		}
 		byFlavor[f] = e
 		order = append(order, f)
@@ -519,6 +523,7 @@ func (s *Snapshot) insertRunning(r *running) {
 		r.gpus += int64(bits.OnesCount64(pa.gpus))
 	}
 	s.running.Set(r)
+	s.trackLimits(r, 1)
 	for _, pa := range r.pods {
 		if pa.node < 0 {
 			continue
@@ -550,6 +555,7 @@ func (s *Snapshot) removeRunning(r *running) {
 		}
 	}
 	s.running.Delete(r)
+	s.trackLimits(r, -1)
 	s.runCount[r.queue]--
 }
 

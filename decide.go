@@ -118,6 +118,15 @@ func (dc *decider) wi(i int64)  { dc.d.buf = strconv.AppendInt(dc.d.buf, i, 10) 
 func (dc *decider) wq(s string) { dc.d.buf = strconv.AppendQuote(dc.d.buf, s) }
 func (dc *decider) wres(r int)  { dc.w(dc.s.resources[r]) }
 
+// wnote names the quota windows and tier in force, if any.
+func (dc *decider) wnote() {
+	if note := dc.s.limits[dc.q].note; note != "" {
+		dc.w(" (")
+		dc.w(note)
+		dc.w(" in force)")
+	}
+}
+
 // wqty writes a quantity of resource r the way people write it: cpu in
 // cores (or millicores), memory with a binary suffix when it divides evenly.
 func (dc *decider) wqty(r int, v int64) { dc.d.buf = appendQuantity(dc.d.buf, dc.s.resources[r], v) }
@@ -194,10 +203,114 @@ func (dc *decider) run() {
 	}
 	dc.check(StageHold, true, span{})
 	dc.resolve()
+	if !dc.caps() {
+		return
+	}
 	if !dc.assign() {
 		return
 	}
 	dc.admit()
+}
+
+// caps checks the per-user cap and the non-preemptible cap of the queue:
+// a request that breaks a cap on its own is rejected (Slurm's DenyOnLimit),
+// one that breaks it with what is already held waits.
+func (dc *decider) caps() bool {
+	s, r := dc.s, dc.r
+	l := &s.limits[dc.q]
+	never := l.neverMask != 0 && r.Preemption.Class == Never
+	if l.userMask == 0 && !never {
+		return true
+	}
+	var need res.Vec
+	for i := 0; i < dc.n; i++ {
+		need = need.Add(dc.need[i])
+	}
+	m := dc.mark()
+	if l.userMask != 0 {
+		used := s.users[dc.q][r.User]
+		if res, over, alone := overCap(l.userCap, l.userMask, used, need); over {
+			if alone {
+				dc.w("user ")
+				dc.wq(r.User)
+				dc.w(" asks for ")
+				dc.wqty(res, need[res])
+				dc.w(" ")
+				dc.wres(res)
+				dc.w(", more than queue ")
+				dc.wq(r.Queue)
+				dc.w("'s per-user cap of ")
+				dc.wqty(res, l.userCap[res])
+				dc.conclude(StageCaps, ExceedsUserCap, m)
+				return false
+			}
+			dc.w("user ")
+			dc.wq(r.User)
+			dc.w(" holds ")
+			dc.wqty(res, used[res])
+			dc.w("/")
+			dc.wqty(res, l.userCap[res])
+			dc.w(" ")
+			dc.wres(res)
+			dc.w(" of queue ")
+			dc.wq(r.Queue)
+			dc.w("'s per-user cap, the request needs ")
+			dc.wqty(res, need[res])
+			dc.conclude(StageCaps, UserCapReached, m)
+			return false
+		}
+	}
+	if never {
+		used := s.never[dc.q]
+		if res, over, alone := overCap(l.neverCap, l.neverMask, used, need); over {
+			if alone {
+				dc.w("a never-preemptible request of ")
+				dc.wqty(res, need[res])
+				dc.w(" ")
+				dc.wres(res)
+				dc.w(" exceeds queue ")
+				dc.wq(r.Queue)
+				dc.w("'s non-preemptible cap of ")
+				dc.wqty(res, l.neverCap[res])
+				dc.conclude(StageCaps, NeverFits, m)
+				return false
+			}
+			dc.w("never-preemptible work of queue ")
+			dc.wq(r.Queue)
+			dc.w(" holds ")
+			dc.wqty(res, used[res])
+			dc.w("/")
+			dc.wqty(res, l.neverCap[res])
+			dc.w(" ")
+			dc.wres(res)
+			dc.w(" of its cap, the request needs ")
+			dc.wqty(res, need[res])
+			dc.conclude(StageCaps, NonPreemptibleCapReached, m)
+			return false
+		}
+	}
+	dc.w("within the queue's caps")
+	dc.check(StageCaps, true, dc.since(m))
+	return true
+}
+
+// overCap finds the first capped resource that need breaks: alone, or
+// together with used.
+func overCap(limit res.Vec, mask uint16, used, need res.Vec) (r int, over, alone bool) {
+	for r := range limit {
+		if mask&(1<<r) == 0 || need[r] == 0 {
+			continue
+		}
+		if need[r] > limit[r] {
+			return r, true, true
+		}
+	}
+	for r := range limit {
+		if mask&(1<<r) != 0 && need[r] > 0 && used[r]+need[r] > limit[r] {
+			return r, true, false
+		}
+	}
+	return 0, false, false
 }
 
 // resolve turns the request's pod sets into vectors.
@@ -231,6 +344,19 @@ type attempt struct {
 	podSet int
 }
 
+// rank orders failed attempts by how close they came: a flavor whose quota
+// fits but whose nodes do not (yet) beats one that waits for quota, which
+// beats one that can never hold the request.
+func (a *attempt) rank() int {
+	switch {
+	case a.never:
+		return 1
+	case a.reason == QuotaExhausted || a.reason == HardCapReached:
+		return 2
+	}
+	return 3
+}
+
 // assign picks a flavor for every pod set (a group's members together) and
 // places it. It concludes the decision on failure.
 func (dc *decider) assign() bool {
@@ -240,8 +366,8 @@ func (dc *decider) assign() bool {
 			continue // placed with its group
 		}
 		members := dc.unit(i)
-		var first, firstNever attempt
-		haveWait, haveNever := false, false
+		var best attempt
+		tried := false
 		for k := range dc.qc.Flavors {
 			fq := &dc.qc.Flavors[k]
 			f := fq.Flavor
@@ -257,20 +383,14 @@ func (dc *decider) assign() bool {
 				}
 				goto placed
 			}
-			if a.never {
-				if !haveNever {
-					firstNever, haveNever = a, true
-				}
-			} else if !haveWait {
-				first, haveWait = a, true
+			if !tried || a.rank() > best.rank() {
+				best, tried = a, true
 			}
 		}
-		// No flavor took the unit.
+		// No flavor took the unit: explain the one that came closest.
 		switch {
-		case haveWait:
-			dc.explain(first)
-		case haveNever:
-			dc.explain(firstNever)
+		case tried:
+			dc.explain(best)
 		default:
 			m := dc.mark()
 			dc.w("queue ")
@@ -526,6 +646,7 @@ func (dc *decider) explain(a attempt) {
 		dc.w(flavor)
 		dc.w(" nominal quota, the request needs ")
 		dc.wqty(a.qc.Resource, a.qc.Need)
+		dc.wnote()
 		dc.conclude(StageQuota, QuotaExhausted, m)
 	case NeverFits:
 		if a.fail.Need == 0 { // quota
@@ -539,8 +660,8 @@ func (dc *decider) explain(a attempt) {
 				if fq, ok := dc.qc.Quota(a.flavor); ok && fq.Covered&(1<<r) != 0 {
 					dc.w(", more than queue ")
 					dc.wq(dc.r.Queue)
-					dc.w("'s nominal quota of ")
-					dc.wqty(r, fq.Nominal[r])
+					dc.w("'s largest nominal quota of ")
+					dc.wqty(r, max(fq.Nominal[r], fq.Ever[r]))
 				} else {
 					dc.w(", on which queue ")
 					dc.wq(dc.r.Queue)
@@ -639,6 +760,7 @@ func (dc *decider) admit() {
 	dc.w("/")
 	dc.wqty(res0, fq.Nominal[res0])
 	dc.w(" of nominal after admission")
+	dc.wnote()
 	qs := dc.since(qm)
 	dc.check(StageQuota, true, qs)
 	// Placement, in request order.

@@ -27,12 +27,7 @@ var notYet = map[string]string{
 	"preempt-reclaim-from-borrower": "preemption and cohort borrowing",
 	"quota-borrow-from-cohort":      "cohort borrowing",
 	"quota-hard-cap":                "hard caps",
-	"quota-non-preemptible-cap":     "non-preemptible caps",
-	"quota-sla-tier":                "SLA tiers",
 	"quota-soft-cap":                "soft caps",
-	"quota-time-window":             "time windows",
-	"quota-user-cap":                "per-user caps",
-	"spot-flavor-and-cooldown":      "flavor fungibility across spot and cooldown (quota)",
 }
 
 func runScenarioDir(t *testing.T, dir string, skip map[string]string) {

@@ -41,6 +41,12 @@ type Snapshot struct {
 	quota    *quota.Tree
 	queueIdx map[string]int32
 	queues   []Queue // the configuration as given
+	// limits are each queue's caps, windows and tier at the snapshot's
+	// time; users and never hold what the caps bound: per-user usage, and
+	// the usage of never-preemptible work, per queue.
+	limits []queueLimits
+	users  []userUsage
+	never  []res.Vec
 	// usage[q][f] is queue q's usage of flavor f. Rows are never written
 	// in place: a change replaces the queue's row, so versions share the
 	// rows they did not change and a fork copies only the row pointers.

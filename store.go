@@ -48,6 +48,8 @@ func (s *Snapshot) fork() *Snapshot {
 	c.holders = s.holders.CloneAs(child, parent)
 	c.pending = s.pending.Copy()
 	c.runCount = slices.Clone(s.runCount)
+	c.users = slices.Clone(s.users)
+	c.never = slices.Clone(s.never)
 	return &c
 }
 
@@ -380,6 +382,12 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 	}
 	s.now += e.Seconds
 	s.state.SetNow(s.now)
+	for i := range s.queues {
+		if len(s.queues[i].Windows) > 0 {
+			// Windows may open or close: resolve quota at the new time.
+			return s.buildQueues(s.cohorts, s.queues)
+		}
+	}
 	return nil
 }
 
@@ -401,11 +409,12 @@ func (e SetQueue) apply(s *Snapshot) error {
 	if err := next.buildQueues(s.cohorts, queues); err != nil {
 		return err
 	}
-	s.quota, s.queueIdx, s.queues = next.quota, next.queueIdx, queues
+	s.quota, s.queueIdx, s.queues, s.limits = next.quota, next.queueIdx, queues, next.limits
 	if !exists {
 		s.usage = append(s.usage, make([]res.Vec, len(s.flavors)))
 		s.runCount = append(s.runCount, 0)
 	}
+	s.recountLimits()
 	return nil
 }
 

@@ -20,7 +20,10 @@ type FlavorQuota struct {
 	// Covered has bit r set when the queue has quota for resource r on this
 	// flavor; a request for an uncovered resource cannot use the flavor.
 	Covered uint16
+	// Nominal is the quota in force now; Ever is the largest it gets at
+	// any time of day (windows), which decides what can never fit.
 	Nominal res.Vec
+	Ever    res.Vec
 }
 
 // Queue is a queue's quota configuration.
@@ -144,8 +147,8 @@ func (fq *FlavorQuota) Fits(used, need res.Vec, resources int) Check {
 		if fq.Covered&(1<<r) == 0 {
 			return Check{Verdict: NoFitEver, Resource: r, Used: used[r], Need: need[r]}
 		}
-		if need[r] > fq.Nominal[r] {
-			return Check{Verdict: NoFitEver, Resource: r, Used: used[r], Need: need[r], Nominal: fq.Nominal[r]}
+		if need[r] > max(fq.Nominal[r], fq.Ever[r]) {
+			return Check{Verdict: NoFitEver, Resource: r, Used: used[r], Need: need[r], Nominal: max(fq.Nominal[r], fq.Ever[r])}
 		}
 	}
 	for r := 0; r < resources; r++ {

@@ -1,0 +1,231 @@
+package allot
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/allot-sched/allot/internal/res"
+)
+
+// secondsPerDay is the period of time-of-day windows (UTC).
+const secondsPerDay = 86400
+
+// queueLimits are what a queue allows beyond its quota, resolved at the
+// snapshot's time.
+type queueLimits struct {
+	// scale multiplies nominal (and soft and hard) quota: the product of
+	// the windows in force and the SLA tier. note names them.
+	scale float64
+	note  string
+	// maxScale is the largest scale at any time of day.
+	maxScale float64
+	// userCap bounds what one user's workloads hold in the queue, summed
+	// over flavors (Slurm's MaxTRESPerUser); bit r of userMask set when
+	// resource r is capped.
+	userCap  res.Vec
+	userMask uint16
+	// neverCap bounds what the queue's never-preemptible workloads hold
+	// together.
+	neverCap  res.Vec
+	neverMask uint16
+}
+
+// window is a parsed time-of-day window: [from, to) in seconds of the day,
+// wrapping past midnight when to < from.
+type window struct {
+	from, to int64
+	scale    float64
+	text     string
+}
+
+func parseClock(s string) (int64, error) {
+	h, m, ok := strings.Cut(s, ":")
+	hh, err1 := strconv.Atoi(h)
+	mm, err2 := strconv.Atoi(m)
+	if !ok || err1 != nil || err2 != nil || hh < 0 || hh > 24 || mm < 0 || mm > 59 || hh == 24 && mm != 0 {
+		return 0, fmt.Errorf("%q is not a time of day HH:MM", s)
+	}
+	return int64(hh*3600 + mm*60), nil
+}
+
+func parseWindow(w Window) (window, error) {
+	from, err := parseClock(w.From)
+	if err != nil {
+		return window{}, err
+	}
+	to, err := parseClock(w.To)
+	if err != nil {
+		return window{}, err
+	}
+	if from == to {
+		return window{}, fmt.Errorf("window %s-%s is empty", w.From, w.To)
+	}
+	if !(w.Scale > 0) || math.IsInf(w.Scale, 0) {
+		return window{}, fmt.Errorf("scale %v must be a positive number", w.Scale)
+	}
+	return window{from: from, to: to, scale: w.Scale, text: w.From + "-" + w.To}, nil
+}
+
+// in reports whether time now (seconds on the snapshot's clock, taken
+// modulo one day) is inside the window.
+func (w window) in(now int64) bool {
+	t := now % secondsPerDay
+	if t < 0 {
+		t += secondsPerDay
+	}
+	if w.from < w.to {
+		return t >= w.from && t < w.to
+	}
+	return t >= w.from || t < w.to
+}
+
+// resolveLimits validates a queue's caps, windows and tier and resolves
+// them at time now.
+func (s *Snapshot) resolveLimits(q *Queue, p string, now int64) (queueLimits, error) {
+	l := queueLimits{scale: 1}
+	var notes []string
+	ws := make([]window, len(q.Windows))
+	for i, w := range q.Windows {
+		pw, err := parseWindow(w)
+		if err != nil {
+			return l, buildErr(ErrInvalid, fmt.Sprintf("%s.windows[%d]", p, i), "%v", err)
+		}
+		ws[i] = pw
+		if pw.in(now) {
+			l.scale *= pw.scale
+			notes = append(notes, fmt.Sprintf("window %s ×%g", pw.text, pw.scale))
+		}
+	}
+	// The product of the windows in force changes only where a window
+	// opens, so its largest value is at one of those times (or 1).
+	l.maxScale = 1
+	for _, w := range ws {
+		p := 1.0
+		for _, o := range ws {
+			if o.in(w.from) {
+				p *= o.scale
+			}
+		}
+		l.maxScale = max(l.maxScale, p)
+	}
+	if t := q.SLATier; t != nil {
+		if !(t.Scale > 0) || math.IsInf(t.Scale, 0) || !(t.Availability > 0 && t.Availability <= 1) {
+			return l, buildErr(ErrInvalid, p+".slaTier", "availability must be in (0, 1] and scale positive, got %v and %v", t.Availability, t.Scale)
+		}
+		l.scale *= t.Scale
+		l.maxScale *= t.Scale
+		notes = append(notes, fmt.Sprintf("SLA tier %g%% ×%g", 100*t.Availability, t.Scale))
+	}
+	l.note = strings.Join(notes, ", ")
+	var err error
+	if l.userCap, l.userMask, err = s.capVector(q.UserCap, p+".userCap"); err != nil {
+		return l, err
+	}
+	if l.neverCap, l.neverMask, err = s.capVector(q.NonPreemptibleCap, p+".nonPreemptibleCap"); err != nil {
+		return l, err
+	}
+	return l, nil
+}
+
+func (s *Snapshot) capVector(m Resources, p string) (res.Vec, uint16, error) {
+	v, err := s.vector(m, p)
+	if err != nil {
+		return v, 0, err
+	}
+	var mask uint16
+	for name := range m {
+		mask |= 1 << s.resIdx[name]
+	}
+	return v, mask, nil
+}
+
+// scaled applies a queue's scale to a quantity, rounding down.
+func scaled(v int64, scale float64) int64 {
+	if scale == 1 || v == 0 {
+		return v
+	}
+	x := math.Floor(float64(v)*scale + 1e-9)
+	if x >= float64(maxQuantity) {
+		return maxQuantity
+	}
+	return int64(x)
+}
+
+// userUsage is what each user's admitted workloads hold in one queue, summed
+// over flavors. A map is never written after it is shared: a change
+// replaces the queue's map.
+type userUsage map[string]res.Vec
+
+func (u userUsage) with(user string, v res.Vec, sign int64) userUsage {
+	next := maps.Clone(u)
+	if next == nil {
+		next = userUsage{}
+	}
+	cur := next[user]
+	for i := range cur {
+		cur[i] += sign * v[i]
+	}
+	if cur.IsZero() {
+		delete(next, user)
+	} else {
+		next[user] = cur
+	}
+	return next
+}
+
+// total is what a workload charges to quota, summed over its pod sets.
+func (r *running) total() res.Vec {
+	var t res.Vec
+	for i := range r.sets {
+		t = t.Add(r.sets[i].need)
+	}
+	return t
+}
+
+// neverPreempted reports whether an admitted workload counts against its
+// queue's non-preemptible cap: class never, and on no spot flavor.
+func (s *Snapshot) neverPreempted(r *running) bool {
+	if r.w.Preemption.Class != Never {
+		return false
+	}
+	for i := range r.sets {
+		if s.flavors[r.sets[i].flavor].Spot {
+			return false
+		}
+	}
+	return true
+}
+
+// trackLimits books (sign 1) or releases (sign -1) an admitted workload in
+// the per-user and non-preemptible usage of its queue.
+func (s *Snapshot) trackLimits(r *running, sign int64) {
+	l := &s.limits[r.queue]
+	if l.userMask == 0 && l.neverMask == 0 {
+		return
+	}
+	t := r.total()
+	if l.userMask != 0 {
+		s.users[r.queue] = s.users[r.queue].with(r.w.User, t, sign)
+	}
+	if l.neverMask != 0 && s.neverPreempted(r) {
+		nu := s.never[r.queue]
+		for i := range nu {
+			nu[i] += sign * t[i]
+		}
+		s.never[r.queue] = nu
+	}
+}
+
+// recountLimits rebuilds the per-user and non-preemptible usage of every
+// queue from the admitted workloads (after a configuration change).
+func (s *Snapshot) recountLimits() {
+	s.users = make([]userUsage, len(s.queues))
+	s.never = make([]res.Vec, len(s.queues))
+	s.running.Scan(func(r *running) bool {
+		s.trackLimits(r, 1)
+		return true
+	})
+}
