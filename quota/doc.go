@@ -9,4 +9,71 @@
 // This cut checks a queue against its own nominal quota. The cohort tree is
 // validated (unknown parents, cycles) and kept, so that borrowing, lending
 // and hierarchical cohorts plug into Available without changing its callers.
+//
+// # The resource-node tree
+//
+// ResourceTree is Kueue's resource-node tree (pkg/cache/scheduler,
+// resource_node.go), the model that borrowing, lending and hierarchical
+// cohorts need. Its nodes are cohorts (inner nodes) and queues (leaves),
+// numbered by their index in the []NodeSpec given to NewResourceTree. Every
+// node has, per flavor-resource fr = flavor*Resources() + resource, a
+// ResourceQuota: a nominal quota (cohorts may hold quota of their own), an
+// optional borrowing limit BL and an optional lending limit LL; limits are
+// only allowed on nodes with a parent, and a queue's LL must not exceed its
+// nominal quota. All of these formulas are per fr:
+//
+//	localQuota(n)   = max(0, SubtreeQuota(n) − LL(n)) with LL set, else 0
+//	SubtreeQuota(q) = Nominal(q)                                    (queue)
+//	SubtreeQuota(c) = Nominal(c) + Σ_children SubtreeQuota(child) − localQuota(child)
+//	Usage(q)        = what the queue's admitted workloads use        (queue)
+//	Usage(c)        = Σ_children max(0, Usage(child) − localQuota(child))
+//	LocalAvailable(n) = max(0, localQuota(n) − Usage(n))
+//
+//	Available(root) = SubtreeQuota(root) − Usage(root)
+//	Available(n)    = LocalAvailable(n) + min(Available(parent),
+//	                  SubtreeQuota(n) − localQuota(n) − max(0, Usage(n) − localQuota(n)) + BL(n))
+//	                  (the min only with BL set)
+//	PotentialAvailable(root) = SubtreeQuota(root)
+//	PotentialAvailable(n)    = min(localQuota(n) + PotentialAvailable(parent), SubtreeQuota(n) + BL(n))
+//
+// localQuota is the part of a subtree's quota its parent never sees.
+// Without lending limits it is 0 everywhere, all quota is pooled at the
+// root and a queue's nominal quota is not reserved for it: others borrow
+// it, and the owner gets it back by preemption or by waiting. A borrowing
+// limit caps a queue at Nominal + BL, and every limit on its path applies.
+// Available is negative after over-admission (quota cut under admitted
+// usage); AvailableClamped floors it at 0, and a request of v fits when
+// v ≤ AvailableClamped. Borrowing, BorrowingWith and IsWithinNominal compare
+// Usage (plus a request) with SubtreeQuota. BorrowingLevel is Kueue's
+// FindHeightOfLowestSubtreeThatFits: 0 within the queue's nominal quota,
+// else the Height of the lowest ancestor whose subtree holds the request
+// (a cohort of queues has height 1), with whether capacity outside that
+// subtree may be reclaimed.
+//
+// Quantities use Kueue's Amount arithmetic through AddAmount and
+// SubAmount: Unlimited (math.MaxInt64) absorbs bounded amounts, bounded −
+// Unlimited is math.MinInt64 ("no capacity"), and bounded sums saturate.
+// A limit that is not set behaves exactly as an Unlimited one.
+//
+// # Who maintains usage
+//
+// The ResourceTree is immutable and shared by every reader; usage lives in
+// a Usage, one []int64 row per node. Its single writer (the store that owns
+// the master snapshot) calls AddUsage or AddVec with sign +1 when a
+// workload reserves quota and RemoveUsage or AddVec with sign −1, with the
+// same amounts, when it finishes or is evicted. They touch only the queue
+// and the ancestors its usage spills into, exactly as Kueue's addUsage and
+// removeUsage do, so cohort rows always equal the Σ max(0, …) definition.
+// After a quota change, build a new ResourceTree over the same node list
+// and call Recompute on the usage, which rebuilds every cohort row from
+// the queues' rows under the new localQuota.
+//
+// # Copy-on-write
+//
+// Rows are shared between versions and never written in place: a write
+// builds fresh rows (one allocation per call) and stores them in the
+// writer's outer slice. So Usage.Clone, a shallow copy of the outer slice,
+// is an independent version that costs one allocation; the writer publishes
+// clones to readers, and readers only read them. Queries (Available,
+// BorrowingLevel and the rest) do not allocate.
 package quota
