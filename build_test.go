@@ -65,10 +65,22 @@ func TestBuildRefusesInvalidState(t *testing.T) {
 			b.Running = []allot.Workload{w}
 		}, allot.ErrInvalid, "running[0].admittedAt"},
 		{"negative quantity", func(b *allot.Builder) { b.Nodes[0].Capacity["cpu"] = -1 }, allot.ErrInvalid, "nodes[0].capacity.cpu"},
-		{"unsupported soft cap", func(b *allot.Builder) {
-			soft := int64(4)
-			b.Queues[0].Quota[0].Resources[0].Soft = &soft
-		}, allot.ErrUnsupported, "queues[0].quota.h100.gpu.soft"},
+		{"unsupported preemption", func(b *allot.Builder) {
+			b.Queues[0].Preemption.WithinQueue = "LowerPriority"
+		}, allot.ErrUnsupported, "queues[0].preemption"},
+		{"soft above hard", func(b *allot.Builder) {
+			soft, hard := int64(12), int64(10)
+			b.Queues[0].Quota[0].Resources[0].Soft, b.Queues[0].Quota[0].Resources[0].Hard = &soft, &hard
+		}, allot.ErrInvalid, "queues[0].quota[0].resources[0].soft"},
+		{"lending limit without a cohort", func(b *allot.Builder) {
+			ll := int64(2)
+			b.Queues[0].Cohort = ""
+			b.Queues[0].Quota[0].Resources[0].LendingLimit = &ll
+		}, allot.ErrInvalid, "queues[0].quota[0].resources[0].lendingLimit"},
+		{"lending limit above nominal", func(b *allot.Builder) {
+			ll := int64(20)
+			b.Queues[0].Quota[0].Resources[0].LendingLimit = &ll
+		}, allot.ErrInvalid, "queues[0].quota[0].resources[0].lendingLimit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package allot
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"math/bits"
 	"slices"
 
@@ -68,10 +69,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	}
 	s.running, s.pending = newTrees()
 	s.holders = cow.Make[[]string](len(s.topo.Nodes))
-	s.usage = make([][]res.Vec, len(s.queues))
-	for q := range s.usage {
-		s.usage[q] = make([]res.Vec, len(s.flavors))
-	}
+	s.usage = s.rtree.NewUsage()
 	s.runCount = make([]int32, len(s.queues))
 	s.users = make([]userUsage, len(s.queues))
 	s.never = make([]res.Vec, len(s.queues))
@@ -96,31 +94,9 @@ func (b *Builder) Build() (*Snapshot, error) {
 // rather than ignoring it.
 func (b *Builder) checkUnsupported() error {
 	no := func(path, what string) error { return buildErr(ErrUnsupported, path, "%s", what) }
-	for i, c := range b.Cohorts {
-		if len(c.Quota) > 0 {
-			return no(fmt.Sprintf("cohorts[%d].quota", i), "cohort quota and borrowing")
-		}
-	}
 	for i, q := range b.Queues {
 		p := fmt.Sprintf("queues[%d]", i)
-		for _, fq := range q.Quota {
-			for _, rq := range fq.Resources {
-				rp := p + ".quota." + fq.Flavor + "." + rq.Name
-				switch {
-				case rq.BorrowingLimit != nil:
-					return no(rp+".borrowingLimit", "borrowing limits")
-				case rq.LendingLimit != nil:
-					return no(rp+".lendingLimit", "lending limits")
-				case rq.Hard != nil:
-					return no(rp+".hard", "hard caps")
-				case rq.Soft != nil:
-					return no(rp+".soft", "soft caps")
-				}
-			}
-		}
 		switch {
-		case q.FlavorFungibility != (FlavorFungibility{}):
-			return no(p+".flavorFungibility", "flavor fungibility policies")
 		case q.Preemption.WithinQueue != "" && q.Preemption.WithinQueue != "Never",
 			q.Preemption.ReclaimWithinCohort != "" && q.Preemption.ReclaimWithinCohort != "Never",
 			q.Preemption.BorrowWithinCohort.Policy != "" && q.Preemption.BorrowWithinCohort.Policy != "Never":
@@ -302,6 +278,8 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 	qc := make([]string, len(queues))
 	s.queueIdx = make(map[string]int32, len(queues))
 	s.limits = make([]queueLimits, len(queues))
+	// The resource tree: queues first (node q is queue q), then cohorts.
+	nodes := make([]quota.NodeSpec, len(queues)+len(cohorts))
 	for i := range queues {
 		p := fmt.Sprintf("queues[%d]", i)
 		l, err := s.resolveLimits(&queues[i], p, s.now)
@@ -309,10 +287,11 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 			return err
 		}
 		s.limits[i] = l
-		q, err := s.resolveQueue(queues[i], p, l.scale, l.maxScale)
+		q, node, err := s.resolveQueue(queues[i], p, l.scale, l.maxScale)
 		if err != nil {
 			return err
 		}
+		nodes[i] = quota.NodeSpec{Name: q.Name, Parent: -1, Queue: true, Quotas: node}
 		if _, dup := s.queueIdx[q.Name]; dup {
 			return buildErr(ErrDuplicateID, fmt.Sprintf("queues[%d].name", i), "queue %q twice", q.Name)
 		}
@@ -328,17 +307,48 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 			return buildErr(ErrUnknownCohort, "cohorts", "%v", err)
 		}
 	}
-	s.quota = t
+	for i, c := range cohorts {
+		node, err := s.treeQuotas(c.Quota, fmt.Sprintf("cohorts[%d]", i), 1, c.Parent != "")
+		if err != nil {
+			return err
+		}
+		nodes[len(queues)+i] = quota.NodeSpec{Name: c.Name, Parent: -1, Quotas: node}
+	}
+	Q := int32(len(queues))
+	for i := range t.Queues {
+		if c := t.Queues[i].Cohort; c >= 0 {
+			nodes[i].Parent = Q + c
+		}
+	}
+	for i := range t.Cohorts {
+		if p := t.Cohorts[i].Parent; p >= 0 {
+			nodes[int(Q)+i].Parent = Q + p
+		}
+	}
+	rt, err := quota.NewResourceTree(len(s.flavors), len(s.resources), nodes)
+	if err != nil {
+		return buildErr(ErrInvalid, "queues", "%v", err)
+	}
+	s.quota, s.rtree = t, rt
 	return nil
 }
 
 // resolveQueue turns a queue's configuration into quota's form, its nominal
 // quota multiplied by scale (the windows and tier in force) and, for what
 // can ever fit, by maxScale (the largest at any time of day).
-func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quota.Queue, error) {
+func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quota.Queue, []quota.ResourceQuota, error) {
 	out := quota.Queue{Name: q.Name, Hold: q.Hold, Tenants: slices.Sorted(slices.Values(q.Tenants))}
 	if q.Name == "" {
-		return out, buildErr(ErrInvalid, p+".name", "empty name")
+		return out, nil, buildErr(ErrInvalid, p+".name", "empty name")
+	}
+	fung, err := parseFungibility(q.FlavorFungibility, p+".flavorFungibility")
+	if err != nil {
+		return out, nil, err
+	}
+	out.TryNextWhenBorrowing = fung
+	node, err := s.treeQuotas(q.Quota, p, scale, q.Cohort != "")
+	if err != nil {
+		return out, nil, err
 	}
 	byFlavor := make(map[int32]quota.FlavorQuota, len(q.Quota))
 	var order []int32
@@ -346,27 +356,42 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 		fp := fmt.Sprintf("%s.quota[%d]", p, i)
 		f, ok := s.flavorIdx[fq.Flavor]
 		if !ok {
-			return out, buildErr(ErrUnknownFlavor, fp+".flavor", "queue %q names flavor %q", q.Name, fq.Flavor)
+			return out, nil, buildErr(ErrUnknownFlavor, fp+".flavor", "queue %q names flavor %q", q.Name, fq.Flavor)
 		}
 		if _, dup := byFlavor[f]; dup {
-			return out, buildErr(ErrDuplicateID, fp+".flavor", "flavor %q twice", fq.Flavor)
+			return out, nil, buildErr(ErrDuplicateID, fp+".flavor", "flavor %q twice", fq.Flavor)
 		}
 		e := quota.FlavorQuota{Flavor: f}
 		for j, rq := range fq.Resources {
 			rp := fmt.Sprintf("%s.resources[%d]", fp, j)
 			r, ok := s.resIdx[rq.Name]
 			if !ok {
-				return out, buildErr(ErrUnknownResource, rp+".name", "resource %q is not declared", rq.Name)
-			}
-			if rq.Nominal < 0 || rq.Nominal > maxQuantity {
-				return out, buildErr(ErrInvalid, rp+".nominal", "quantity %d out of range", rq.Nominal)
+				return out, nil, buildErr(ErrUnknownResource, rp+".name", "resource %q is not declared", rq.Name)
 			}
 			if e.Covered&(1<<r) != 0 {
-				return out, buildErr(ErrDuplicateID, rp+".name", "resource %q twice", rq.Name)
+				return out, nil, buildErr(ErrDuplicateID, rp+".name", "resource %q twice", rq.Name)
 			}
 			e.Covered |= 1 << r
 			e.Nominal[r] = scaled(rq.Nominal, scale)
 			e.Ever[r] = scaled(rq.Nominal, max(scale, maxScale))
+			for _, c := range [...]struct {
+				v    *int64
+				dst  *res.Vec
+				mask *uint16
+				name string
+			}{{rq.Hard, &e.Hard, &e.HardMask, "hard"}, {rq.Soft, &e.Soft, &e.SoftMask, "soft"}} {
+				if c.v == nil {
+					continue
+				}
+				if *c.v < 0 || *c.v > maxQuantity {
+					return out, nil, buildErr(ErrInvalid, rp+"."+c.name, "quantity %d out of range", *c.v)
+				}
+				c.dst[r] = scaled(*c.v, scale)
+				*c.mask |= 1 << r
+			}
+			if rq.Hard != nil && rq.Soft != nil && *rq.Soft > *rq.Hard {
+				return out, nil, buildErr(ErrInvalid, rp+".soft", "soft cap %d above hard cap %d", *rq.Soft, *rq.Hard)
+			}
 		}
 		byFlavor[f] = e
 		order = append(order, f)
@@ -374,7 +399,7 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 	for i, name := range q.FlavorOrder {
 		f, ok := s.flavorIdx[name]
 		if !ok {
-			return out, buildErr(ErrUnknownFlavor, fmt.Sprintf("%s.flavorOrder[%d]", p, i), "flavor %q", name)
+			return out, nil, buildErr(ErrUnknownFlavor, fmt.Sprintf("%s.flavorOrder[%d]", p, i), "flavor %q", name)
 		}
 		if e, ok := byFlavor[f]; ok {
 			out.Flavors = append(out.Flavors, e)
@@ -389,7 +414,81 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 			out.Flavors = append(out.Flavors, e)
 		}
 	}
+	return out, node, nil
+}
+
+// treeQuotas turns a queue's or cohort's quota into its node of the
+// resource tree: one entry per flavor-resource, nominal scaled. Borrowing
+// and lending limits need a parent; a lending limit above the (scaled)
+// nominal quota lends all of it.
+func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasParent bool) ([]quota.ResourceQuota, error) {
+	R := len(s.resources)
+	out := make([]quota.ResourceQuota, len(s.flavors)*R)
+	for i, fq := range fqs {
+		f, ok := s.flavorIdx[fq.Flavor]
+		if !ok {
+			return nil, buildErr(ErrUnknownFlavor, fmt.Sprintf("%s.quota[%d].flavor", p, i), "flavor %q", fq.Flavor)
+		}
+		for j, rq := range fq.Resources {
+			rp := fmt.Sprintf("%s.quota[%d].resources[%d]", p, i, j)
+			r, ok := s.resIdx[rq.Name]
+			if !ok {
+				return nil, buildErr(ErrUnknownResource, rp+".name", "resource %q is not declared", rq.Name)
+			}
+			if rq.Nominal < 0 || rq.Nominal > maxQuantity {
+				return nil, buildErr(ErrInvalid, rp+".nominal", "quantity %d out of range", rq.Nominal)
+			}
+			e := quota.ResourceQuota{Nominal: scaled(rq.Nominal, scale)}
+			for _, l := range [...]struct {
+				v    *int64
+				dst  **int64
+				name string
+			}{{rq.BorrowingLimit, &e.BorrowingLimit, "borrowingLimit"}, {rq.LendingLimit, &e.LendingLimit, "lendingLimit"}} {
+				if l.v == nil {
+					continue
+				}
+				if !hasParent {
+					return nil, buildErr(ErrInvalid, rp+"."+l.name, "a %s needs a cohort to borrow from or lend to", l.name)
+				}
+				if *l.v < 0 || *l.v > maxQuantity {
+					return nil, buildErr(ErrInvalid, rp+"."+l.name, "quantity %d out of range", *l.v)
+				}
+				v := *l.v
+				*l.dst = &v
+			}
+			if e.LendingLimit != nil && *e.LendingLimit > e.Nominal {
+				if scale == 1 && fqIsQueue(p) {
+					return nil, buildErr(ErrInvalid, rp+".lendingLimit", "lending limit %d above nominal %d", *e.LendingLimit, e.Nominal)
+				}
+				v := e.Nominal
+				e.LendingLimit = &v
+			}
+			out[int(f)*R+r] = e
+		}
+	}
 	return out, nil
+}
+
+// fqIsQueue tells a queue's path from a cohort's.
+func fqIsQueue(p string) bool { return strings.HasPrefix(p, "queues") }
+
+// parseFungibility reads Kueue's flavorFungibility. whenCanBorrow is
+// Borrow (Kueue's MayStopSearch, the default) or TryNextFlavor;
+// whenCanPreempt is accepted in Kueue's spellings: preemption, the only
+// place it acts, is not in place, so it changes nothing yet.
+func parseFungibility(f FlavorFungibility, p string) (bool, error) {
+	switch f.WhenCanPreempt {
+	case "", "Preempt", "MayStopSearch", "TryNextFlavor":
+	default:
+		return false, buildErr(ErrInvalid, p+".whenCanPreempt", "%q is not Preempt or TryNextFlavor", f.WhenCanPreempt)
+	}
+	switch f.WhenCanBorrow {
+	case "", "Borrow", "MayStopSearch":
+		return false, nil
+	case "TryNextFlavor":
+		return true, nil
+	}
+	return false, buildErr(ErrInvalid, p+".whenCanBorrow", "%q is not Borrow or TryNextFlavor", f.WhenCanBorrow)
 }
 
 // addRunning validates an admitted workload and books it.

@@ -91,6 +91,10 @@ type decider struct {
 
 	// Text spans into d.buf: the message and each trail check's detail.
 	placerReady bool
+	// level and overSoft gather the chosen flavors' borrowing level and
+	// whether any passes a soft cap.
+	level    int
+	overSoft bool
 
 	msg   span
 	spans [16]span
@@ -339,9 +343,12 @@ type attempt struct {
 	flavor int32
 	reason Reason
 	never  bool
-	qc     quota.Check
+	fit    quotaFit
 	fail   gang.Failure
 	podSet int
+	// deferred marks a flavor that fits only by borrowing, passed over
+	// for now under whenCanBorrow: TryNextFlavor.
+	deferred bool
 }
 
 // rank orders failed attempts by how close they came: a flavor whose quota
@@ -368,23 +375,42 @@ func (dc *decider) assign() bool {
 		members := dc.unit(i)
 		var best attempt
 		tried := false
-		for k := range dc.qc.Flavors {
-			fq := &dc.qc.Flavors[k]
-			f := fq.Flavor
-			if !dc.allowed(members, f) {
-				continue
-			}
-			a := dc.try(members, fq)
-			if a.reason == 0 {
-				for m := 0; m < dc.n; m++ {
-					if members&(1<<m) != 0 {
-						dc.chosen[m] = f
-					}
+		// Kueue's whenCanBorrow: TryNextFlavor passes over flavors that
+		// need borrowing while a later one may fit within nominal quota;
+		// the second pass takes the first of them that still fits.
+		var deferred [16]int
+		nd := 0
+		for pass := 0; pass < 2; pass++ {
+			for k := range dc.qc.Flavors {
+				fq := &dc.qc.Flavors[k]
+				f := fq.Flavor
+				if !dc.allowed(members, f) || pass == 1 && !slices.Contains(deferred[:nd], k) {
+					continue
 				}
-				goto placed
+				a := dc.try(members, fq, pass == 1 || !dc.qc.TryNextWhenBorrowing)
+				if a.deferred {
+					if nd < len(deferred) {
+						deferred[nd] = k
+						nd++
+					}
+					continue
+				}
+				if a.reason == 0 {
+					for m := 0; m < dc.n; m++ {
+						if members&(1<<m) != 0 {
+							dc.chosen[m] = f
+						}
+					}
+					dc.level = max(dc.level, a.fit.level)
+					dc.overSoft = dc.overSoft || a.fit.overSoft
+					goto placed
+				}
+				if !tried || a.rank() > best.rank() {
+					best, tried = a, true
+				}
 			}
-			if !tried || a.rank() > best.rank() {
-				best, tried = a, true
+			if nd == 0 {
+				break
 			}
 		}
 		// No flavor took the unit: explain the one that came closest.
@@ -448,30 +474,33 @@ func (dc *decider) allowed(u uint16, f int32) bool {
 }
 
 // try checks quota and placement of a unit on one flavor.
-func (dc *decider) try(u uint16, fq *quota.FlavorQuota) attempt {
+func (dc *decider) try(u uint16, fq *quota.FlavorQuota, mayBorrow bool) attempt {
 	s := dc.s
 	f := fq.Flavor
 	a := attempt{flavor: f}
-	// Quota: the queue's usage, plus what earlier pod sets of this request
-	// put on the same flavor, plus this unit.
-	used := s.usageOf(dc.q, f)
-	var need res.Vec
+	// Quota: what earlier pod sets of this request put on the same flavor,
+	// plus this unit, against the queue's quota in its cohort tree.
+	var earlier, need res.Vec
 	for k := 0; k < dc.n; k++ {
 		switch {
 		case u&(1<<k) != 0:
 			need = need.Add(dc.need[k])
 		case dc.chosen[k] == f:
-			used = used.Add(dc.need[k])
+			earlier = earlier.Add(dc.need[k])
 		}
 	}
-	a.qc = fq.Fits(used, need, len(s.resources))
-	switch a.qc.Verdict {
+	a.fit = s.fitQuota(dc.q, fq, earlier, need)
+	switch a.fit.verdict {
 	case quota.NoFitEver:
-		a.reason, a.never = NeverFits, true
+		a.reason, a.never = a.fit.reason, true
 		return a
 	case quota.NoFitNow:
-		a.reason = QuotaExhausted
+		a.reason = a.fit.reason
 		a.never = !dc.everPlaceable(u, f)
+		return a
+	}
+	if a.fit.level > 0 && !mayBorrow {
+		a.deferred = true
 		return a
 	}
 	if !s.flavorHasNodes(f) {
@@ -617,13 +646,13 @@ func (dc *decider) classify(a *attempt, u uint16, sets []gang.PodSet) {
 	for r := range s.resources {
 		if need[r] > free[r] {
 			a.reason = InsufficientCapacity
-			a.qc.Resource, a.qc.Need, a.qc.Used = r, need[r], free[r]
+			a.fit.res, a.fit.need, a.fit.avail = r, need[r], free[r]
 			return
 		}
 	}
 	a.reason = TopologyUnsatisfiable
 	if s.gpu >= 0 {
-		a.qc.Resource, a.qc.Need, a.qc.Used = s.gpu, need[s.gpu], free[s.gpu]
+		a.fit.res, a.fit.need, a.fit.avail = s.gpu, need[s.gpu], free[s.gpu]
 	}
 }
 
@@ -632,41 +661,77 @@ func (dc *decider) explain(a attempt) {
 	s, r := dc.s, dc.r
 	flavor := s.flavors[a.flavor].Name
 	m := dc.mark()
+	q := a.fit
 	switch a.reason {
 	case QuotaExhausted:
 		dc.w("queue ")
 		dc.wq(r.Queue)
 		dc.w(" uses ")
-		dc.wqty(a.qc.Resource, a.qc.Used)
+		dc.wqty(q.res, q.used)
 		dc.w("/")
-		dc.wqty(a.qc.Resource, a.qc.Nominal)
+		dc.wqty(q.res, q.limit)
 		dc.w(" ")
-		dc.wres(a.qc.Resource)
+		dc.wres(q.res)
 		dc.w(" of ")
 		dc.w(flavor)
 		dc.w(" nominal quota, the request needs ")
-		dc.wqty(a.qc.Resource, a.qc.Need)
+		dc.wqty(q.res, q.need)
+		dc.w(" and ")
+		dc.wqty(q.res, q.avail)
+		dc.w(" are available")
+		if dc.qc.Cohort >= 0 {
+			dc.w(" with what cohort ")
+			dc.wq(s.quota.Cohorts[dc.qc.Cohort].Name)
+			dc.w(" can lend")
+		}
 		dc.wnote()
 		dc.conclude(StageQuota, QuotaExhausted, m)
+	case HardCapReached:
+		dc.w("queue ")
+		dc.wq(r.Queue)
+		dc.w(" holds ")
+		dc.wqty(q.res, q.used)
+		dc.w(" ")
+		dc.wres(q.res)
+		dc.w(" of ")
+		dc.w(flavor)
+		dc.w(" under a hard cap of ")
+		dc.wqty(q.res, q.limit)
+		dc.w(", the request needs ")
+		dc.wqty(q.res, q.need)
+		dc.wnote()
+		dc.conclude(StageQuota, HardCapReached, m)
+	case ExceedsHardCap:
+		dc.w("the request needs ")
+		dc.wqty(q.res, q.need)
+		dc.w(" ")
+		dc.wres(q.res)
+		dc.w(" of ")
+		dc.w(flavor)
+		dc.w(", more than queue ")
+		dc.wq(r.Queue)
+		dc.w("'s hard cap of ")
+		dc.wqty(q.res, q.limit)
+		dc.wnote()
+		dc.conclude(StageQuota, ExceedsHardCap, m)
 	case NeverFits:
 		if a.fail.Need == 0 { // quota
 			dc.w("the request needs ")
-			dc.wqty(a.qc.Resource, a.qc.Need)
+			dc.wqty(q.res, q.need)
 			dc.w(" ")
-			dc.wres(a.qc.Resource)
+			dc.wres(q.res)
 			dc.w(" of ")
 			dc.w(flavor)
-			if r := a.qc.Resource; r >= 0 && dc.qc.Flavors != nil {
-				if fq, ok := dc.qc.Quota(a.flavor); ok && fq.Covered&(1<<r) != 0 {
-					dc.w(", more than queue ")
-					dc.wq(dc.r.Queue)
-					dc.w("'s largest nominal quota of ")
-					dc.wqty(r, max(fq.Nominal[r], fq.Ever[r]))
-				} else {
-					dc.w(", on which queue ")
-					dc.wq(dc.r.Queue)
-					dc.w(" has no quota of it")
-				}
+			if fq, ok := dc.qc.Quota(a.flavor); ok && fq.Covered&(1<<q.res) != 0 {
+				dc.w(", more than queue ")
+				dc.wq(dc.r.Queue)
+				dc.w(" could ever get: ")
+				dc.wqty(q.res, q.limit)
+				dc.w(" (its largest nominal quota, the cohort and borrowing limits considered)")
+			} else {
+				dc.w(", on which queue ")
+				dc.wq(dc.r.Queue)
+				dc.w(" has no quota of it")
 			}
 			dc.conclude(StageQuota, NeverFits, m)
 			return
@@ -692,19 +757,19 @@ func (dc *decider) explain(a attempt) {
 	case InsufficientCapacity:
 		dc.w(flavor)
 		dc.w(" has ")
-		dc.wqty(a.qc.Resource, a.qc.Used)
+		dc.wqty(q.res, q.avail)
 		dc.w(" ")
-		dc.wres(a.qc.Resource)
+		dc.wres(q.res)
 		dc.w(" free on usable nodes, the request needs ")
-		dc.wqty(a.qc.Resource, a.qc.Need)
+		dc.wqty(q.res, q.need)
 		dc.conclude(StagePlacement, InsufficientCapacity, m)
 	case TopologyUnsatisfiable:
 		if s.gpu >= 0 {
 			dc.w(flavor)
 			dc.w(" has ")
-			dc.wi(a.qc.Used)
+			dc.wi(q.avail)
 			dc.w(" gpu free for the ")
-			dc.wi(a.qc.Need)
+			dc.wi(q.need)
 			dc.w(" needed, but ")
 		}
 		dc.w("pod set ")
@@ -733,13 +798,44 @@ func (dc *decider) placer() *gang.Placer {
 // admit fills in an admission.
 func (dc *decider) admit() {
 	s, r, d := dc.s, dc.r, dc.d
+	if dc.overSoft && dc.higherPriorityPending() {
+		return
+	}
 	spot := false
 	for i := 0; i < dc.n; i++ {
 		f := dc.chosen[i]
 		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[f].Name})
 		spot = spot || s.flavors[f].Spot
 	}
-	d.Preemptible = spot
+	// What the admission takes beyond nominal, per flavor and resource.
+	for i := 0; i < dc.n; i++ {
+		f := dc.chosen[i]
+		if slices.IndexFunc(dc.chosen[:i], func(o int32) bool { return o == f }) >= 0 {
+			continue
+		}
+		fq, _ := dc.qc.Quota(f)
+		after := s.usageOf(dc.q, f)
+		for k := i; k < dc.n; k++ {
+			if dc.chosen[k] == f {
+				after = after.Add(dc.need[k])
+			}
+		}
+		for res := range s.resources {
+			if over := after[res] - fq.Nominal[res]; over > 0 && fq.Covered&(1<<res) != 0 {
+				d.Borrowing = append(d.Borrowing, Borrowed{Flavor: s.flavors[f].Name, Resource: s.resources[res], Amount: over})
+			}
+		}
+	}
+	d.BorrowingLevel = dc.level
+	d.Reason = Fits
+	switch {
+	case dc.overSoft:
+		d.Reason = OverSoftCap
+	case len(d.Borrowing) > 0:
+		d.Reason = Borrowing
+	}
+	// Beyond a soft cap, or on borrowed quota, the lender may reclaim it.
+	d.Preemptible = spot || d.Reason != Fits
 	// Quota figures of the first pod set's flavor, in its main resource.
 	f := dc.chosen[0]
 	res0 := dc.mainResource()
@@ -760,6 +856,18 @@ func (dc *decider) admit() {
 	dc.w("/")
 	dc.wqty(res0, fq.Nominal[res0])
 	dc.w(" of nominal after admission")
+	if dc.level > 0 {
+		dc.w(", borrowing from cohort ")
+		dc.wq(s.rtree.Name(s.rtree.Path(dc.q)[dc.level]))
+		dc.w(" (borrowing level ")
+		dc.wi(int64(dc.level))
+		dc.w(")")
+	}
+	if dc.overSoft && fq.SoftMask&(1<<res0) != 0 {
+		dc.w(", over the soft cap of ")
+		dc.wqty(res0, fq.Soft[res0])
+		dc.w(" on idle capacity")
+	}
 	dc.wnote()
 	qs := dc.since(qm)
 	dc.check(StageQuota, true, qs)
@@ -791,15 +899,62 @@ func (dc *decider) admit() {
 		pm = dc.describePlacement(total)
 		dc.check(StagePlacement, true, pm)
 	}
+	if dc.overSoft {
+		sm := dc.mark()
+		dc.w("over the soft cap, on idle capacity, preemptible; no higher-priority workload of the cohort waits")
+		dc.check(StageSoftCap, true, dc.since(sm))
+	}
 	m := dc.mark()
-	dc.w("admitted on ")
+	switch d.Reason {
+	case Borrowing:
+		dc.w("admitted by borrowing on ")
+	case OverSoftCap:
+		dc.w("admitted over the soft cap on ")
+	default:
+		dc.w("admitted on ")
+	}
 	dc.d.buf = append(dc.d.buf, dc.d.buf[qs.from:qs.to]...)
 	if placed {
 		dc.w("; ")
 		dc.d.buf = append(dc.d.buf, dc.d.buf[pm.from:pm.to]...)
 	}
 	dc.msg = dc.since(m)
-	d.Reason, d.Verdict = Fits, VerdictAdmit
+	d.Verdict = VerdictAdmit
+}
+
+// higherPriorityPending concludes the decision when a workload of higher
+// priority waits in the request's cohort (in its queue, without one): a
+// request over its soft cap must not take the idle capacity that workload
+// could use.
+func (dc *decider) higherPriorityPending() bool {
+	s, r := dc.s, dc.r
+	var found *Workload
+	s.pending.Scan(func(w *Workload) bool {
+		if w.ID == r.ID || w.Priority <= r.Priority {
+			return true
+		}
+		q, ok := s.queueIdx[w.Queue]
+		if !ok || q != dc.q && (dc.qc.Cohort < 0 || s.quota.Queues[q].Cohort != dc.qc.Cohort) {
+			return true
+		}
+		if found == nil || w.Priority > found.Priority {
+			found = w
+		}
+		return true
+	})
+	if found == nil {
+		return false
+	}
+	m := dc.mark()
+	dc.w("over its soft cap, the request may use only idle capacity, and workload ")
+	dc.wq(found.ID)
+	dc.w(" (priority ")
+	dc.wi(int64(found.Priority))
+	dc.w(") of queue ")
+	dc.wq(found.Queue)
+	dc.w(" waits for it")
+	dc.conclude(StageSoftCap, HigherPriorityPending, m)
+	return true
 }
 
 // gsetGPUs is pod set i's GPUs per pod on its flavor.

@@ -23,6 +23,10 @@ type Decision struct {
 	// Borrowing lists what the admission takes beyond the queue's nominal
 	// quota, per flavor and resource.
 	Borrowing []Borrowed `json:"borrowing,omitempty"`
+	// BorrowingLevel is how far up the cohort tree the borrowed capacity
+	// comes from: 0 within nominal quota, 1 from the queue's cohort, 2 from
+	// the cohort above it, and so on (Kueue's borrowing level).
+	BorrowingLevel int `json:"borrowingLevel,omitempty"`
 	// Preemptible marks an admission that others may later reclaim.
 	Preemptible bool     `json:"preemptible"`
 	Victims     []Victim `json:"victims,omitempty"`

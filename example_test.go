@@ -48,5 +48,5 @@ func Example() {
 	// Admit Fits admitted on h100: gpu 8/12 of nominal after admission; 2 pods on 1 node n0
 	// workers 0 n0 [0 1 2 3]
 	// workers 1 n0 [4 5 6 7]
-	// Queue QuotaExhausted queue "team-a" uses 8/12 gpu of h100 nominal quota, the request needs 8
+	// Queue QuotaExhausted queue "team-a" uses 8/12 gpu of h100 nominal quota, the request needs 8 and 4 are available
 }

@@ -25,9 +25,6 @@ var notYet = map[string]string{
 	"preempt-least-lost-work":       "preemption",
 	"preempt-never-class":           "preemption",
 	"preempt-reclaim-from-borrower": "preemption and cohort borrowing",
-	"quota-borrow-from-cohort":      "cohort borrowing",
-	"quota-hard-cap":                "hard caps",
-	"quota-soft-cap":                "soft caps",
 }
 
 func runScenarioDir(t *testing.T, dir string, skip map[string]string) {

@@ -47,10 +47,12 @@ type Snapshot struct {
 	limits []queueLimits
 	users  []userUsage
 	never  []res.Vec
-	// usage[q][f] is queue q's usage of flavor f. Rows are never written
-	// in place: a change replaces the queue's row, so versions share the
-	// rows they did not change and a fork copies only the row pointers.
-	usage    [][]res.Vec
+	// rtree is the cohort tree's quantities (Kueue's resource nodes: queue
+	// q is node q, cohorts follow) and usage its usage per node and
+	// flavor-resource, kept incrementally. Usage rows are never written in
+	// place, so a fork copies only the row pointers.
+	rtree *quota.ResourceTree
+	usage quota.Usage
 	runCount []int32
 
 	running *btree.BTreeG[*running]
@@ -114,7 +116,7 @@ func (s *Snapshot) Usage(queue, flavor, resource string) int64 {
 	if !ok1 || !ok2 || !ok3 {
 		return 0
 	}
-	return s.usage[q][f][r]
+	return s.usage.At(q, s.rtree.FR(int(f), r))
 }
 
 // RunningIDs lists the admitted workloads, sorted.
@@ -232,14 +234,16 @@ func (s *Snapshot) Topology() *topology.Topology { return s.topo }
 // State is the snapshot's free capacity (read-only).
 func (s *Snapshot) State() *topology.State { return s.state }
 
-func (s *Snapshot) usageOf(q, f int32) res.Vec { return s.usage[q][f] }
+func (s *Snapshot) usageOf(q, f int32) res.Vec {
+	var v res.Vec
+	for r := range s.resources {
+		v[r] = s.usage.At(q, s.rtree.FR(int(f), r))
+	}
+	return v
+}
 
 func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
-	row := slices.Clone(s.usage[q])
-	for i := range row[f] {
-		row[f][i] += sign * v[i]
-	}
-	s.usage[q] = row
+	s.rtree.AddVec(s.usage, q, int(f), v, int(sign))
 }
 
 // placementRes masks a per-pod vector down to what nodes of flavor f hold.

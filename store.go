@@ -43,7 +43,7 @@ func (s *Snapshot) fork() *Snapshot {
 	c := *s
 	child, parent := cow.NewOwner(), cow.NewOwner()
 	c.state = s.state.CloneAs(child, parent)
-	c.usage = slices.Clone(s.usage)
+	c.usage = s.usage.Clone()
 	c.running = s.running.Copy()
 	c.holders = s.holders.CloneAs(child, parent)
 	c.pending = s.pending.Copy()
@@ -174,10 +174,11 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 		if !ok {
 			return nil, conflict("queue %q has no quota on %q any more", req.Queue, s.flavors[f].Name)
 		}
-		if c := fq.Fits(s.usageOf(q, f), need, len(s.resources)); c.Verdict != quota.Fit {
-			return nil, conflict("quota: %s %d/%d of %s nominal in use, the workload needs %d",
-				s.resources[c.Resource], c.Used, c.Nominal, s.flavors[f].Name, c.Need)
+		if c := s.fitQuota(q, fq, res.Vec{}, need); c.verdict != quota.Fit {
+			return nil, conflict("quota: %v on %s: %s %d in use, the workload needs %d, %d available",
+				c.reason, s.flavors[f].Name, s.resources[c.res], c.used, c.need, c.avail)
 		}
+
 	}
 	if err := s.bookPods(r, d, conflict); err != nil {
 		return nil, err
@@ -385,9 +386,29 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 	for i := range s.queues {
 		if len(s.queues[i].Windows) > 0 {
 			// Windows may open or close: resolve quota at the new time.
-			return s.buildQueues(s.cohorts, s.queues)
+			return s.requota(s.queues)
 		}
 	}
+	return nil
+}
+
+// requota rebuilds the queues' quota from their configuration at the
+// snapshot's time, keeping every queue's usage (cohort usage follows from
+// it). Queues keep their indices; new ones come last.
+func (s *Snapshot) requota(queues []Queue) error {
+	next := *s
+	if err := next.buildQueues(s.cohorts, queues); err != nil {
+		return err
+	}
+	u := next.rtree.NewUsage()
+	for q := range s.queues {
+		for f := range s.flavors {
+			if v := s.usageOf(int32(q), int32(f)); !v.IsZero() {
+				next.rtree.AddVec(u, int32(q), f, v, 1)
+			}
+		}
+	}
+	s.quota, s.queueIdx, s.queues, s.limits, s.rtree, s.usage = next.quota, next.queueIdx, queues, next.limits, next.rtree, u
 	return nil
 }
 
@@ -405,13 +426,10 @@ func (e SetQueue) apply(s *Snapshot) error {
 	} else {
 		queues = append(queues, e.Queue)
 	}
-	next := *s
-	if err := next.buildQueues(s.cohorts, queues); err != nil {
+	if err := s.requota(queues); err != nil {
 		return err
 	}
-	s.quota, s.queueIdx, s.queues, s.limits = next.quota, next.queueIdx, queues, next.limits
 	if !exists {
-		s.usage = append(s.usage, make([]res.Vec, len(s.flavors)))
 		s.runCount = append(s.runCount, 0)
 	}
 	s.recountLimits()

@@ -24,6 +24,12 @@ type FlavorQuota struct {
 	// any time of day (windows), which decides what can never fit.
 	Nominal res.Vec
 	Ever    res.Vec
+	// Hard and Soft are the queue's hard and soft caps (bits set in
+	// HardMask and SoftMask for the resources that have one), scaled like
+	// Nominal. A hard cap is never exceeded; beyond a soft cap admission
+	// uses idle capacity only and is preemptible.
+	Hard, Soft         res.Vec
+	HardMask, SoftMask uint16
 }
 
 // Queue is a queue's quota configuration.
@@ -35,6 +41,10 @@ type Queue struct {
 	// Tenants is the sorted allow-list; empty admits anyone.
 	Tenants []string
 	Hold    bool
+	// TryNextWhenBorrowing is Kueue's whenCanBorrow: TryNextFlavor. A
+	// flavor that fits only by borrowing is kept as a fallback while later
+	// flavors are tried for a fit within nominal quota.
+	TryNextWhenBorrowing bool
 }
 
 // Cohort is a node of the cohort tree.
