@@ -39,17 +39,27 @@
 // Checks run in this order, and each may end the decision: validate (a
 // malformed request is Reject InvalidRequest, naming the field), the queue
 // exists (UnknownQueue), authorize (the tenant allow-list, Unauthorized),
-// hold (QueueHeld), flavor assignment against quota (the queue's flavors in
-// order, each pod set on the first flavor whose quota fits), gang placement
-// on that flavor's free capacity (package gang), then the admission. Every
-// check that ran is in Decision.Trail with its figures; Reason is a stable
-// code and Message a line with the numbers. A request that no flavor's quota
-// and no domain of the empty cluster could ever hold is Reject NeverFits;
-// one that could fit later waits with the reason of the first flavor that
-// could hold it: QuotaExhausted, InsufficientCapacity (not enough free),
-// TopologyUnsatisfiable (enough free, wrong shape) or Cooldown.
+// hold (QueueHeld), caps (per-user and non-preemptible caps: Reject when
+// the request alone breaks one, else wait), flavor assignment against quota
+// (the queue's flavors in order; quota, borrowing and lending as Kueue's
+// cohort tree computes them, with hard caps and the time-of-day windows and
+// SLA tier in force; whenCanBorrow: TryNextFlavor prefers a later flavor
+// within nominal), gang placement on that flavor's free capacity (package
+// gang), the soft cap (beyond it only idle capacity, not while a
+// higher-priority workload of the cohort waits), then the admission: Fits,
+// Borrowing (with the borrowing level) or OverSoftCap, the last two
+// preemptible, as is anything on a spot flavor.
 //
-// Cohort borrowing and the quota tiers, preemption, fair sharing and
-// backfill build on this pipeline; configuration that asks for them is
-// refused by Build with ErrUnsupported until they are in place.
+// Every check that ran is in Decision.Trail with its figures; Reason is a
+// stable code and Message a line with the numbers. A request that no
+// flavor's quota (at its largest, every window and limit considered) and no
+// domain of the empty cluster could ever hold is rejected (NeverFits,
+// ExceedsHardCap); one that could fit later waits with the reason of the
+// flavor that came closest: Cooldown, InsufficientCapacity (not enough
+// free) or TopologyUnsatisfiable (enough free, wrong shape) where quota
+// fits, else QuotaExhausted or HardCapReached.
+//
+// Preemption, fair sharing and backfill build on this pipeline;
+// configuration that asks for them is refused by Build with ErrUnsupported
+// until they are in place.
 package allot

@@ -64,7 +64,8 @@ func (st *Store) publish() *Snapshot {
 }
 
 // Event is a change to the cluster: Finish, Evict, Checkpoint, NodeDown,
-// NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, Submit.
+// NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, SetCohort,
+// Submit.
 type Event interface {
 	// apply checks the event against s and applies it; it changes nothing
 	// when it returns an error.
@@ -433,6 +434,26 @@ func (e SetQueue) apply(s *Snapshot) error {
 		s.runCount = append(s.runCount, 0)
 	}
 	s.recountLimits()
+	return nil
+}
+
+// SetCohort adds a cohort or replaces its configuration (parent, quota);
+// the queues' usage is kept and the cohorts' follows from it.
+type SetCohort struct{ Cohort Cohort }
+
+func (e SetCohort) apply(s *Snapshot) error {
+	cohorts := slices.Clone(s.cohorts)
+	if i := slices.IndexFunc(cohorts, func(c Cohort) bool { return c.Name == e.Cohort.Name }); i >= 0 {
+		cohorts[i] = e.Cohort
+	} else {
+		cohorts = append(cohorts, e.Cohort)
+	}
+	old := s.cohorts
+	s.cohorts = cohorts
+	if err := s.requota(s.queues); err != nil {
+		s.cohorts = old
+		return err
+	}
 	return nil
 }
 
