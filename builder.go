@@ -3,9 +3,9 @@ package allot
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"

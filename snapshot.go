@@ -51,8 +51,8 @@ type Snapshot struct {
 	// q is node q, cohorts follow) and usage its usage per node and
 	// flavor-resource, kept incrementally. Usage rows are never written in
 	// place, so a fork copies only the row pointers.
-	rtree *quota.ResourceTree
-	usage quota.Usage
+	rtree    *quota.ResourceTree
+	usage    quota.Usage
 	runCount []int32
 
 	running *btree.BTreeG[*running]
