@@ -65,9 +65,13 @@ func TestBuildRefusesInvalidState(t *testing.T) {
 			b.Running = []allot.Workload{w}
 		}, allot.ErrInvalid, "running[0].admittedAt"},
 		{"negative quantity", func(b *allot.Builder) { b.Nodes[0].Capacity["cpu"] = -1 }, allot.ErrInvalid, "nodes[0].capacity.cpu"},
-		{"unsupported preemption", func(b *allot.Builder) {
-			b.Queues[0].Preemption.WithinQueue = "LowerPriority"
-		}, allot.ErrUnsupported, "queues[0].preemption"},
+		{"unsupported fair sharing", func(b *allot.Builder) {
+			w := 2.0
+			b.Queues[0].FairSharing = &allot.QueueFairSharing{Weight: &w}
+		}, allot.ErrUnsupported, "queues[0].fairSharing"},
+		{"bad preemption policy", func(b *allot.Builder) {
+			b.Queues[0].Preemption.ReclaimWithinCohort = "LowerOrNewerEqualPriority"
+		}, allot.ErrInvalid, "queues[0].preemption.reclaimWithinCohort"},
 		{"soft above hard", func(b *allot.Builder) {
 			soft, hard := int64(12), int64(10)
 			b.Queues[0].Quota[0].Resources[0].Soft, b.Queues[0].Quota[0].Resources[0].Hard = &soft, &hard

@@ -97,10 +97,6 @@ func (b *Builder) checkUnsupported() error {
 	for i, q := range b.Queues {
 		p := fmt.Sprintf("queues[%d]", i)
 		switch {
-		case q.Preemption.WithinQueue != "" && q.Preemption.WithinQueue != "Never",
-			q.Preemption.ReclaimWithinCohort != "" && q.Preemption.ReclaimWithinCohort != "Never",
-			q.Preemption.BorrowWithinCohort.Policy != "" && q.Preemption.BorrowWithinCohort.Policy != "Never":
-			return no(p+".preemption", "preemption")
 		case q.FairSharing != nil:
 			return no(p+".fairSharing", "fair sharing")
 		}

@@ -160,7 +160,8 @@ func (dc *decider) finish() {
 func (dc *decider) conclude(st Stage, reason Reason, m int32) {
 	dc.msg = dc.since(m)
 	dc.d.Reason, dc.d.Verdict = reason, reason.Verdict()
-	dc.check(st, reason.Verdict() == VerdictAdmit, dc.msg)
+	v := reason.Verdict()
+	dc.check(st, v == VerdictAdmit || v == VerdictPreempt, dc.msg)
 }
 
 func (dc *decider) run() {
@@ -417,6 +418,11 @@ func (dc *decider) assign() bool {
 		switch {
 		case tried:
 			dc.explain(best)
+			// Not admissible as things stand: when the request could fit
+			// later and the queue's policy allows, look for victims.
+			if !best.never {
+				dc.tryPreemption()
+			}
 		default:
 			m := dc.mark()
 			dc.w("queue ")

@@ -70,8 +70,14 @@ type Victim struct {
 	// InCohortReclaimWhileBorrowing, InCohortFairSharing.
 	Reason string `json:"reason"`
 	// LostGPUSeconds is the work lost: seconds since the last checkpoint (or
-	// admission) times the victim's GPUs.
+	// admission) times the victim's GPUs (resource-seconds without GPUs).
 	LostGPUSeconds int64 `json:"lostGpuSeconds"`
+	// Preemptor is the workload the victim makes room for.
+	Preemptor string `json:"preemptor"`
+	// CheckpointAt is the checkpoint the victim can resume from (0: none).
+	CheckpointAt int64 `json:"checkpointAt,omitempty"`
+	// Policy is the queue policy that allowed the eviction.
+	Policy string `json:"policy"`
 }
 
 // Stage names a check in the decision pipeline.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/preempt"
 )
 
 // secondsPerDay is the period of time-of-day windows (UTC).
@@ -31,7 +32,15 @@ type queueLimits struct {
 	// together.
 	neverCap  res.Vec
 	neverMask uint16
+	// Kueue's preemption policies of the queue.
+	withinQueue, reclaim, borrow preempt.Policy
+	// threshold is borrowWithinCohort.maxPriorityThreshold, when set.
+	threshold    int32
+	hasThreshold bool
 }
+
+// preempts reports whether any policy lets the queue preempt.
+func (l *queueLimits) preempts() bool { return l.withinQueue != preempt.Never || l.reclaim != preempt.Never }
 
 // window is a parsed time-of-day window: [from, to) in seconds of the day,
 // wrapping past midnight when to < from.
@@ -126,6 +135,23 @@ func (s *Snapshot) resolveLimits(q *Queue, p string, now int64) (queueLimits, er
 	}
 	if l.neverCap, l.neverMask, err = s.capVector(q.NonPreemptibleCap, p+".nonPreemptibleCap"); err != nil {
 		return l, err
+	}
+	pp := q.Preemption
+	var ok bool
+	if l.withinQueue, ok = preempt.ParsePolicy(pp.WithinQueue, preempt.Never, preempt.LowerPriority, preempt.LowerOrNewerEqualPriority); !ok {
+		return l, buildErr(ErrInvalid, p+".preemption.withinQueue", "%q is not Never, LowerPriority or LowerOrNewerEqualPriority", pp.WithinQueue)
+	}
+	if l.reclaim, ok = preempt.ParsePolicy(pp.ReclaimWithinCohort, preempt.Never, preempt.LowerPriority, preempt.Any); !ok {
+		return l, buildErr(ErrInvalid, p+".preemption.reclaimWithinCohort", "%q is not Never, LowerPriority or Any", pp.ReclaimWithinCohort)
+	}
+	if l.borrow, ok = preempt.ParsePolicy(pp.BorrowWithinCohort.Policy, preempt.Never, preempt.LowerPriority); !ok {
+		return l, buildErr(ErrInvalid, p+".preemption.borrowWithinCohort.policy", "%q is not Never or LowerPriority", pp.BorrowWithinCohort.Policy)
+	}
+	if l.reclaim == preempt.Never && l.borrow != preempt.Never {
+		return l, buildErr(ErrInvalid, p+".preemption.borrowWithinCohort", "needs reclaimWithinCohort other than Never (as in Kueue)")
+	}
+	if t := pp.BorrowWithinCohort.MaxPriorityThreshold; t != nil {
+		l.threshold, l.hasThreshold = *t, true
 	}
 	return l, nil
 }

@@ -17,14 +17,9 @@ const sharedScenarios = "../shared/scenarios"
 // notYet lists the shared scenarios whose feature belongs to a later
 // capability, each with the reason. This list only shrinks.
 var notYet = map[string]string{
-	"backfill-keeps-reservation":    "backfill reservations (fairness and backfill)",
-	"drf-drain-two-queues":          "fair sharing and the scheduling loop",
-	"inference-token-admission":     "preemption of batch by interactive inference",
-	"preempt-fairness-debt":         "preemption and fairness debt",
-	"preempt-frees-one-rack":        "preemption",
-	"preempt-least-lost-work":       "preemption",
-	"preempt-never-class":           "preemption",
-	"preempt-reclaim-from-borrower": "preemption and cohort borrowing",
+	"backfill-keeps-reservation": "backfill reservations (fairness and backfill)",
+	"drf-drain-two-queues":       "fair sharing and the scheduling loop",
+	"preempt-fairness-debt":      "preemption and fairness debt",
 }
 
 func runScenarioDir(t *testing.T, dir string, skip map[string]string) {

@@ -171,6 +171,14 @@ func (s *State) FreeGPUs() int64 { return s.freeGPUs }
 // copies the free-GPU bitset's words.
 func (s *State) Clone() *State { return s.CloneAs(cow.NewOwner(), cow.NewOwner()) }
 
+// Fork returns a private, writable copy of a published state without
+// writing to it, so that many goroutines may fork one state at once (to
+// simulate evictions, say). s must never be written again.
+func (s *State) Fork() *State {
+	return &State{T: s.T, now: s.now, gpus: s.gpus.Fork(), freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
+		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling, free: slices.Clone(s.free)}
+}
+
 // CloneAs is Clone with the copy-on-write owners given (see cow.CloneAs).
 func (s *State) CloneAs(child, parent *cow.Owner) *State {
 	c := &State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,

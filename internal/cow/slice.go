@@ -83,6 +83,15 @@ func (s *Slice[T]) Span(i, n int) []T {
 // writes a shared page in place: each copies what it writes.
 func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(new(Owner), new(Owner)) }
 
+// Fork returns a private version for a caller that will write it, without
+// touching s: s itself must never be written again (it is a published,
+// read-only version), so it needs no new owner.
+func (s *Slice[T]) Fork() Slice[T] {
+	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: new(Owner), n: s.n}
+	copy(c.dirs, s.dirs)
+	return c
+}
+
 // CloneAs is Clone with the owners given: child for the new version, parent
 // for s from now on. Each must be new (from NewOwner) and used only by
 // Slices of one version, so that versions never share an owner.

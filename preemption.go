@@ -1,0 +1,486 @@
+package allot
+
+import (
+	"slices"
+
+	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/preempt"
+	"github.com/allot-sched/allot/quota"
+	"github.com/allot-sched/allot/topology"
+)
+
+// candidate is a running workload the preemptor may evict.
+type candidate struct {
+	r       *running
+	key     preempt.Candidate
+	variant preempt.Variant
+	// lca is the index, in the preemptor queue's path to the root, of the
+	// lowest cohort shared with the candidate's queue (0 in the own queue).
+	lca int
+}
+
+// sim is a private view of the snapshot with some workloads evicted: quota
+// usage and free capacity, both copy-on-write.
+type sim struct {
+	s     *Snapshot
+	usage quota.Usage
+	state *topology.State
+}
+
+func (m *sim) move(r *running, sign int) {
+	for i := range r.sets {
+		m.s.rtree.AddVec(m.usage, r.queue, int(r.sets[i].flavor), r.sets[i].need, -sign)
+	}
+	if m.state == nil {
+		return
+	}
+	k := 0
+	for i := range r.sets {
+		for range r.w.PodSets[i].Count {
+			if pa := r.pods[k]; pa.node >= 0 {
+				if sign > 0 {
+					m.state.Release(pa.node, pa.gpus, r.sets[i].perPod, 1)
+				} else {
+					m.state.Allocate(pa.node, pa.gpus, r.sets[i].perPod, 1)
+				}
+			}
+			k++
+		}
+	}
+	m.state.Flush()
+}
+
+// evict and restore move one workload out of and back into the view.
+func (m *sim) evict(r *running)   { m.move(r, 1) }
+func (m *sim) restore(r *running) { m.move(r, -1) }
+
+// preemption is the search for victims on one flavor.
+type preemption struct {
+	s    *Snapshot
+	q    int32
+	req  *Request
+	f    int32
+	fq   *quota.FlavorQuota
+	need res.Vec // what the request puts on the flavor
+	frs  []int   // the flavor-resources it needs
+	sets []gang.PodSet
+	path []int32 // the preemptor queue's path to the root of its tree
+	m    sim
+}
+
+// lostSize is what a workload's lost time is multiplied by: its GPUs, or
+// without GPUs its largest other quantity.
+func lostSize(r *running) int64 {
+	if r.gpus > 0 {
+		return r.gpus
+	}
+	t := r.total()
+	size := int64(0)
+	for _, v := range t {
+		size = max(size, v)
+	}
+	return size
+}
+
+// tryPreemption looks, flavor by flavor in the queue's order, for victims
+// whose eviction lets the whole request fit on that flavor: its quota and a
+// placement on the freed capacity. It concludes the decision and reports
+// true when it finds some.
+func (dc *decider) tryPreemption() bool {
+	s := dc.s
+	if !s.limits[dc.q].preempts() {
+		return false
+	}
+	var all uint16
+	for i := 0; i < dc.n; i++ {
+		all |= 1 << i
+	}
+	for k := range dc.qc.Flavors {
+		fq := &dc.qc.Flavors[k]
+		if !dc.allowed(all, fq.Flavor) {
+			continue
+		}
+		p := &preemption{s: s, q: dc.q, req: dc.r, f: fq.Flavor, fq: fq}
+		for i := 0; i < dc.n; i++ {
+			p.need = p.need.Add(dc.need[i])
+		}
+		if s.flavorHasNodes(fq.Flavor) {
+			p.sets = slices.Clone(dc.gangSets(all, fq.Flavor))
+		}
+		if victims, ok := p.search(); ok {
+			dc.concludePreemption(p, victims)
+			return true
+		}
+	}
+	return false
+}
+
+// search runs Kueue's classical preemption on one flavor, with placement.
+func (p *preemption) search() ([]*candidate, bool) {
+	s := p.s
+	t := s.rtree
+	for r := range s.resources {
+		if p.need[r] > 0 {
+			p.frs = append(p.frs, t.FR(int(p.f), r))
+		}
+	}
+	if len(p.frs) == 0 {
+		return nil, false
+	}
+	// Quota that can never fit, or a cap preemption cannot lift.
+	fit := s.fitQuota(p.q, p.fq, res.Vec{}, p.need)
+	if fit.verdict == quota.NoFitEver {
+		return nil, false
+	}
+	if p.sets != nil {
+		var cp gang.Placer
+		cp.Reset(s.capacity)
+		if _, _, ok := cp.Place(p.sets, nil); !ok {
+			return nil, false // no emptied cluster holds it
+		}
+	}
+	// Kueue considers preemption for quota only if the request fits the
+	// queue's nominal quota, or the cohort tree can reclaim for it, or it
+	// may preempt while borrowing.
+	if fit.verdict == quota.NoFitNow && fit.reason == QuotaExhausted {
+		l := &s.limits[p.q]
+		ok := l.borrow != preempt.Never
+		for _, fr := range p.frs {
+			r := fr % t.Resources()
+			_, mayReclaim := t.BorrowingLevel(s.usage, p.q, fr, p.need[r])
+			ok = ok || p.fq.Nominal[r] >= p.need[r] || mayReclaim
+		}
+		if !ok {
+			return nil, false
+		}
+	}
+	p.path = t.Path(p.q)
+	hierarchy, priority, own := p.candidates()
+	if len(hierarchy)+len(priority)+len(own) == 0 {
+		return nil, false
+	}
+	l := &s.limits[p.q]
+	forbidden := l.borrow == preempt.Never
+	underNominal := true
+	for _, fr := range p.frs {
+		underNominal = underNominal && t.Nominal(p.q, fr) > s.usage.At(p.q, fr)
+	}
+	cross := len(hierarchy) + len(priority)
+	var passes []bool
+	switch {
+	case cross == 0 || forbidden && !underNominal:
+		passes = []bool{true}
+	case forbidden && len(hierarchy) == 0:
+		passes = []bool{false, true}
+	default:
+		passes = []bool{true, false}
+	}
+	seq := append(append(hierarchy, priority...), own...)
+	for _, allowBorrowing := range passes {
+		if victims, ok := p.greedy(seq, allowBorrowing); ok {
+			return victims, true
+		}
+	}
+	return nil, false
+}
+
+// candidates collects and orders the workloads the policies allow as
+// victims: the hierarchy list, the priority list and the own queue's list.
+func (p *preemption) candidates() (hierarchy, priority, own []*candidate) {
+	s := p.s
+	t := s.rtree
+	l := &s.limits[p.q]
+	r := p.req
+	// Hierarchical advantage at each ancestor of the preemptor's queue:
+	// adv[i] holds before collecting at path[i].
+	adv := make([]bool, len(p.path))
+	has := true
+	remaining := make([]int64, len(p.frs))
+	for k, fr := range p.frs {
+		fits, rem := t.FitsInQuota(s.usage, p.q, fr, p.need[fr%t.Resources()])
+		has = has && fits
+		remaining[k] = rem
+	}
+	for i := 1; i < len(p.path); i++ {
+		adv[i] = has
+		all := true
+		for k, fr := range p.frs {
+			fits, rem := t.FitsInQuota(s.usage, p.path[i], fr, remaining[k])
+			all = all && fits
+			remaining[k] = rem
+		}
+		has = has || all
+	}
+	s.running.Scan(func(w *running) bool {
+		if !p.usesNeeded(w) || (w.w.Preemption.Class == Never && !s.onSpot(w)) {
+			return true
+		}
+		c := &candidate{r: w, key: preempt.Candidate{OwnQueue: w.queue == p.q, Priority: w.w.Priority,
+			LostWork: preempt.LostWork(s.now, w.w.AdmittedAt, w.w.Preemption.LastCheckpointAt,
+				w.w.Preemption.Class == Checkpointable, lostSize(w)),
+			AdmittedAt: w.w.AdmittedAt, ID: w.w.ID}}
+		if w.queue == p.q {
+			if l.withinQueue.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
+				c.variant = preempt.WithinQueue
+				own = append(own, c)
+			}
+			return true
+		}
+		if l.reclaim == preempt.Never || !l.reclaim.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
+			return true
+		}
+		lca := p.lcaIndex(w.queue)
+		if lca < 0 || !p.borrowingBelow(p.m.usageOr(s), w.queue, lca) {
+			return true
+		}
+		c.lca = lca
+		switch {
+		case adv[lca]:
+			c.variant = preempt.HierarchicalReclaim
+			hierarchy = append(hierarchy, c)
+		default:
+			c.variant = preempt.ReclaimWithoutBorrowing
+			if l.borrow != preempt.Never && w.w.Priority < r.Priority && (!l.hasThreshold || w.w.Priority <= l.threshold) {
+				c.variant = preempt.ReclaimWhileBorrowing
+			}
+			priority = append(priority, c)
+		}
+		return true
+	})
+	for _, list := range [][]*candidate{hierarchy, priority, own} {
+		slices.SortFunc(list, func(a, b *candidate) int {
+			switch {
+			case preempt.Less(&a.key, &b.key):
+				return -1
+			case preempt.Less(&b.key, &a.key):
+				return 1
+			}
+			return 0
+		})
+	}
+	return hierarchy, priority, own
+}
+
+// onSpot reports whether a workload runs on a spot flavor, which makes it
+// preemptible whatever it asked.
+func (s *Snapshot) onSpot(r *running) bool {
+	for i := range r.sets {
+		if s.flavors[r.sets[i].flavor].Spot {
+			return true
+		}
+	}
+	return false
+}
+
+// usesNeeded reports whether a workload holds any flavor-resource the
+// preemptor needs.
+func (p *preemption) usesNeeded(w *running) bool {
+	R := p.s.rtree.Resources()
+	for i := range w.sets {
+		if w.sets[i].flavor != p.f {
+			continue
+		}
+		for _, fr := range p.frs {
+			if w.sets[i].need[fr%R] > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lcaIndex is the index in the preemptor's path of the lowest cohort it
+// shares with queue q, or -1 when they are in different trees.
+func (p *preemption) lcaIndex(q int32) int {
+	other := p.s.rtree.Path(q)
+	for i, a := range p.path {
+		if slices.Contains(other, a) {
+			return i
+		}
+	}
+	return -1
+}
+
+// borrowingBelow reports whether queue q and every cohort strictly between
+// it and the preemptor's ancestor at lca use more than their own quota on
+// the needed flavor-resources: only such candidates can give quota back.
+func (p *preemption) borrowingBelow(u quota.Usage, q int32, lca int) bool {
+	t := p.s.rtree
+	top := p.path[lca]
+	for _, n := range t.Path(q) {
+		if n == top {
+			return true
+		}
+		if t.IsWithinNominal(u, n, p.frs) {
+			return false
+		}
+	}
+	return true
+}
+
+// usageOr is the view's usage once a view exists, the snapshot's before.
+func (m *sim) usageOr(s *Snapshot) quota.Usage {
+	if m.usage != nil {
+		return m.usage
+	}
+	return s.usage
+}
+
+// fits reports whether the request fits the view: quota (without
+// borrowing unless allowed, the hard cap included) and placement.
+func (p *preemption) fits(allowBorrowing bool) bool {
+	s := p.s
+	t := s.rtree
+	R := t.Resources()
+	for _, fr := range p.frs {
+		r := fr % R
+		v := p.need[r]
+		used := p.m.usage.At(p.q, fr)
+		if !allowBorrowing && t.BorrowingWith(p.m.usage, p.q, fr, v) {
+			return false
+		}
+		if v > t.AvailableClamped(p.m.usage, p.q, fr) {
+			return false
+		}
+		if p.fq.HardMask&(1<<r) != 0 && used+v > p.fq.Hard[r] {
+			return false
+		}
+	}
+	if p.m.state == nil {
+		return true
+	}
+	var pl gang.Placer
+	pl.Reset(p.m.state)
+	pl.Final = true
+	_, _, ok := pl.Place(p.sets, nil)
+	return ok
+}
+
+// greedy is one pass of Kueue's greedy removal with reverse fill-back.
+func (p *preemption) greedy(seq []*candidate, allowBorrowing bool) ([]*candidate, bool) {
+	s := p.s
+	p.m = sim{s: s, usage: s.usage.Clone()}
+	if p.sets != nil {
+		p.m.state = s.state.Fork()
+	}
+	var targets []*candidate
+	for _, c := range seq {
+		if !p.valid(c, allowBorrowing) {
+			continue
+		}
+		p.m.evict(c.r)
+		targets = append(targets, c)
+		if !p.fits(allowBorrowing) {
+			continue
+		}
+		// Fill back in reverse: keep only the victims still needed. The
+		// last one taken is always needed.
+		for i := len(targets) - 2; i >= 0; i-- {
+			p.m.restore(targets[i].r)
+			if p.fits(allowBorrowing) {
+				targets = slices.Delete(targets, i, i+1)
+			} else {
+				p.m.evict(targets[i].r)
+			}
+		}
+		return targets, true
+	}
+	return nil, false
+}
+
+// valid is Kueue's dynamic candidate check: a candidate of another queue
+// stops being one as soon as its queue, or a cohort below the common
+// ancestor, is back within its nominal quota.
+func (p *preemption) valid(c *candidate, allowBorrowing bool) bool {
+	switch c.variant {
+	case preempt.WithinQueue:
+		return true
+	case preempt.ReclaimWithoutBorrowing:
+		if allowBorrowing {
+			return false
+		}
+	}
+	return p.borrowingBelow(p.m.usage, c.r.queue, c.lca)
+}
+
+// concludePreemption fills in a Preempt decision: the victims, with their
+// cost, and the placement the preemptor gets once they are gone.
+func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
+	s, r, d := dc.s, dc.r, dc.d
+	own := true
+	for _, v := range victims {
+		own = own && v.variant == preempt.WithinQueue
+		policy := "withinQueue: " + s.limits[dc.q].withinQueue.String()
+		if v.variant != preempt.WithinQueue {
+			policy = "reclaimWithinCohort: " + s.limits[dc.q].reclaim.String()
+			if v.variant == preempt.ReclaimWhileBorrowing {
+				policy = "borrowWithinCohort: " + s.limits[dc.q].borrow.String()
+			}
+		}
+		ckpt := int64(0)
+		if v.r.w.Preemption.Class == Checkpointable {
+			ckpt = v.r.w.Preemption.LastCheckpointAt
+		}
+		d.Victims = append(d.Victims, Victim{ID: v.r.w.ID, Queue: v.r.w.Queue, Priority: v.r.w.Priority,
+			Reason: v.variant.Reason(), LostGPUSeconds: v.key.LostWork, Preemptor: r.ID, CheckpointAt: ckpt, Policy: policy})
+	}
+	slices.SortFunc(d.Victims, func(a, b Victim) int { return cmpStrings(a.ID, b.ID) })
+	for i := 0; i < dc.n; i++ {
+		dc.chosen[i] = p.f
+		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[p.f].Name})
+	}
+	// The placement the victims free, for the embedder to hold.
+	if p.m.state != nil {
+		var pl gang.Placer
+		pl.Reset(p.m.state)
+		asg, _, _ := pl.Place(p.sets, nil)
+		at := 0
+		for i := 0; i < dc.n; i++ {
+			ps := &r.PodSets[i]
+			for k := int32(0); k < ps.Count; k++ {
+				a := asg[at]
+				at++
+				d.Placement = append(d.Placement, PodPlacement{PodSet: ps.Name, Pod: k, Node: s.topo.Nodes[a.Node].Name, GPUs: GPUSet(a.GPUs)})
+			}
+		}
+	}
+	d.Preemptible = s.flavors[p.f].Spot
+	reason := PriorityPreemption
+	if !own {
+		reason = ReclaimQuota
+	}
+	m := dc.mark()
+	dc.w("evicting ")
+	dc.wi(int64(len(victims)))
+	if len(victims) == 1 {
+		dc.w(" workload (")
+	} else {
+		dc.w(" workloads (")
+	}
+	lost := int64(0)
+	for i, v := range d.Victims {
+		if i > 0 {
+			dc.w(", ")
+		}
+		dc.w(v.ID)
+		lost += v.LostGPUSeconds
+	}
+	dc.w(") lets the request fit on ")
+	dc.w(s.flavors[p.f].Name)
+	dc.w("; they lose ")
+	dc.wi(lost)
+	dc.w(" GPU-seconds of work")
+	dc.conclude(StagePreemption, reason, m)
+	d.Verdict = VerdictPreempt
+}
+
+func cmpStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
