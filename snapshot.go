@@ -60,6 +60,9 @@ type Snapshot struct {
 	holders cow.Slice[[]string]
 	pending *btree.BTreeG[*Workload]
 
+	// evictions is append-only: a published snapshot sees its prefix.
+	evictions []Eviction
+
 	cohorts     []Cohort
 	history     History
 	options     Options

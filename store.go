@@ -92,14 +92,35 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	m := st.master
-	if d.Verdict != VerdictAdmit {
-		return nil, fmt.Errorf("%w: only an Admit decision can be committed, got %v", ErrInvalid, d.Verdict)
+	if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
+		return nil, fmt.Errorf("%w: only an Admit or Preempt decision can be committed, got %v", ErrInvalid, d.Verdict)
 	}
 	conflict := func(format string, args ...any) error {
 		return &ConflictError{Workload: d.Workload, DecidedOn: d.Version, Current: m.version, Detail: fmt.Sprintf(format, args...)}
 	}
+	// A Preempt decision evicts its victims first; if the preemptor then
+	// does not fit after all, the evictions are undone.
+	var evicted []*running
+	undo := func() {
+		for i := len(evicted) - 1; i >= 0; i-- {
+			m.unevict(evicted[i])
+		}
+		m.evictions = m.evictions[:len(m.evictions)-len(evicted)]
+	}
+	if d.Verdict == VerdictPreempt {
+		for _, v := range d.Victims {
+			vr, ok := m.running.Get(&running{w: Workload{ID: v.ID}})
+			if !ok {
+				undo()
+				return nil, conflict("victim %q no longer runs", v.ID)
+			}
+			m.evict(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now})
+			evicted = append(evicted, vr)
+		}
+	}
 	r, err := m.admission(&d, conflict)
 	if err != nil {
+		undo()
 		return nil, err
 	}
 	if m.pending.Len() > 0 {
@@ -295,6 +316,34 @@ func (e Evict) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
+	size := lostSize(r)
+	since := r.w.AdmittedAt
+	if r.w.Preemption.Class == Checkpointable {
+		since = max(since, r.w.Preemption.LastCheckpointAt)
+	}
+	s.evict(r, Eviction{ID: e.ID, Queue: r.w.Queue, Reason: "Evicted", LostGPUSeconds: max(0, s.now-since) * size, At: s.now})
+	return nil
+}
+
+// Eviction records a workload the store evicted, so that a simulator or a
+// controller can requeue it and account for the work it lost.
+type Eviction struct {
+	ID    string `json:"id"`
+	Queue string `json:"queue"`
+	// Preemptor is the workload it made room for ("" for an Evict event).
+	Preemptor string `json:"preemptor,omitempty"`
+	// Reason is the victim reason (Kueue's words), or "Evicted".
+	Reason         string `json:"reason"`
+	LostGPUSeconds int64  `json:"lostGpuSeconds"`
+	At             int64  `json:"at"`
+}
+
+// Evictions lists the evictions the store has made, oldest first.
+func (s *Snapshot) Evictions() []Eviction { return s.evictions[:len(s.evictions):len(s.evictions)] }
+
+// evict frees an admitted workload, puts it back among the pending (its
+// placement cleared, to be admitted again) and records the eviction.
+func (s *Snapshot) evict(r *running, e Eviction) {
 	s.removeRunning(r)
 	w := r.w
 	w.AdmittedAt, w.Borrowing = 0, false
@@ -303,7 +352,22 @@ func (e Evict) apply(s *Snapshot) error {
 		w.PodSets[i].Flavor, w.PodSets[i].Nodes, w.PodSets[i].GPUIndices = "", nil, nil
 	}
 	s.pending.Set(&w)
-	return nil
+	s.evictions = append(s.evictions, e)
+}
+
+// unevict undoes evict (the record is dropped by the caller).
+func (s *Snapshot) unevict(r *running) {
+	s.pending.Delete(&Workload{ID: r.w.ID})
+	k := 0
+	for i := range r.sets {
+		for range r.w.PodSets[i].Count {
+			if pa := r.pods[k]; pa.node >= 0 {
+				s.state.Allocate(pa.node, pa.gpus, r.sets[i].perPod, 1)
+			}
+			k++
+		}
+	}
+	s.insertRunning(r)
 }
 
 // Checkpoint records that a running workload saved its work now.

@@ -240,3 +240,56 @@ func TestStoreEvents(t *testing.T) {
 		t.Fatalf("after cooldown: %v %s", d.Reason, d.Message)
 	}
 }
+
+func TestCommitPreemption(t *testing.T) {
+	b := allot.Builder{
+		Resources: []string{"gpu"},
+		Levels:    []string{"rack"},
+		Flavors:   []allot.Flavor{{Name: "h100"}},
+		Nodes: []allot.Node{
+			{Name: "n0", Flavor: "h100", Labels: map[string]string{"rack": "r0"}, Capacity: allot.Resources{"gpu": 8}},
+			{Name: "n1", Flavor: "h100", Labels: map[string]string{"rack": "r0"}, Capacity: allot.Resources{"gpu": 8}},
+		},
+		Queues: []allot.Queue{{Name: "q", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
+			Quota: []allot.FlavorQuota{{Flavor: "h100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 16}}}}}},
+		Running: []allot.Workload{
+			{ID: "low", Queue: "q", Priority: 1, PodSets: []allot.PodSet{{Name: "m", Count: 1, Flavor: "h100", Nodes: []string{"n0"}, PerPod: allot.Resources{"gpu": 8}}}},
+			{ID: "high", Queue: "q", Priority: 9, PodSets: []allot.PodSet{{Name: "m", Count: 1, Flavor: "h100", Nodes: []string{"n1"}, PerPod: allot.Resources{"gpu": 8}}}},
+		},
+		Now: 100,
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := allot.NewStore(s)
+	d := allot.Decide(s, allot.Request{ID: "p", Queue: "q", Priority: 5, PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 8}}}})
+	if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 1 || d.Victims[0].ID != "low" || d.Placement[0].Node != "n0" {
+		t.Fatalf("%v %s victims %+v placement %+v", d.Reason, d.Message, d.Victims, d.Placement)
+	}
+	if v := d.Victims[0]; v.Preemptor != "p" || v.LostGPUSeconds != 800 || v.Reason != "InClusterQueue" || v.Policy != "withinQueue: LowerPriority" {
+		t.Fatalf("audit %+v", v)
+	}
+	// Once the victim is gone another way, the decision no longer holds.
+	other := allot.NewStore(s)
+	if _, err := other.Apply(allot.Finish{ID: "low"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Commit(d); !errors.Is(err, allot.ErrConflict) {
+		t.Fatalf("victim gone: %v", err)
+	}
+	s2, err := st.Commit(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(s2.RunningIDs()) != "[high p]" || fmt.Sprint(s2.PendingIDs()) != "[low]" {
+		t.Fatalf("running %v pending %v", s2.RunningIDs(), s2.PendingIDs())
+	}
+	ev := s2.Evictions()
+	if len(ev) != 1 || ev[0].ID != "low" || ev[0].Preemptor != "p" || ev[0].At != 100 {
+		t.Fatalf("evictions %+v", ev)
+	}
+	if len(s.Evictions()) != 0 {
+		t.Fatal("an older snapshot saw a later eviction")
+	}
+}

@@ -73,7 +73,7 @@ func (s *Scenario) Run() (r Result) {
 					fail("%s: %s", label, m)
 				}
 			}
-			if st.Commit && d.Verdict == allot.VerdictAdmit {
+			if st.Commit && (d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt) {
 				if _, err := store.Commit(d); err != nil {
 					fail("%s: commit: %v", label, err)
 					return r

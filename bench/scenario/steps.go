@@ -12,7 +12,7 @@ type StepKind uint8
 
 const (
 	// StepDecide decides Request on the current snapshot, checks Expect and,
-	// with Commit, commits an admission.
+	// with Commit, commits an admission (a Preempt evicts its victims first).
 	StepDecide StepKind = 1 + iota
 	// StepFinish ends the running workload Target.
 	StepFinish
