@@ -13,11 +13,61 @@ import (
 // candidate is a running workload the preemptor may evict.
 type candidate struct {
 	r       *running
-	key     preempt.Candidate
 	variant preempt.Variant
 	// lca is the index, in the preemptor queue's path to the root, of the
 	// lowest cohort shared with the candidate's queue (0 in the own queue).
-	lca int
+	lca int32
+}
+
+// ordered yields candidates in preempt.Less order, sorting lazily: a heap
+// of pointer-free keys pops only as many as the search looks at, so a
+// queue of ten thousand workloads is not sorted to find the few victims it
+// needs.
+type ordered struct {
+	heap []preempt.Candidate
+	done []int32 // popped, in order: indices into the search's candidates
+}
+
+func (o *ordered) len() int { return len(o.heap) + len(o.done) }
+
+func (o *ordered) less(i, j int) bool { return preempt.Less(&o.heap[i], &o.heap[j]) }
+
+func (o *ordered) down(i int) {
+	n := len(o.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && o.less(r, l) {
+			m = r
+		}
+		if !o.less(m, i) {
+			return
+		}
+		o.heap[i], o.heap[m] = o.heap[m], o.heap[i]
+		i = m
+	}
+}
+
+func (o *ordered) init() {
+	for i := len(o.heap)/2 - 1; i >= 0; i-- {
+		o.down(i)
+	}
+}
+
+// at returns the index of the i-th candidate in order, popping the heap as
+// needed.
+func (o *ordered) at(i int) int32 {
+	for len(o.done) <= i {
+		n := len(o.heap) - 1
+		o.heap[0], o.heap[n] = o.heap[n], o.heap[0]
+		o.done = append(o.done, o.heap[n].Index)
+		o.heap = o.heap[:n]
+		o.down(0)
+	}
+	return o.done[i]
 }
 
 // sim is a private view of the snapshot with some workloads evicted: quota
@@ -67,6 +117,13 @@ type preemption struct {
 	sets []gang.PodSet
 	path []int32 // the preemptor queue's path to the root of its tree
 	m    sim
+	// cands holds every candidate; the ordered lists index it.
+	cands []candidate
+}
+
+// lostWork is what evicting an admitted workload now throws away.
+func (s *Snapshot) lostWork(r *running) int64 {
+	return preempt.LostWork(s.now, r.w.AdmittedAt, r.w.Preemption.LastCheckpointAt, r.w.Preemption.Class == Checkpointable, lostSize(r))
 }
 
 // lostSize is what a workload's lost time is multiplied by: its GPUs, or
@@ -157,7 +214,7 @@ func (p *preemption) search() ([]*candidate, bool) {
 	}
 	p.path = t.Path(p.q)
 	hierarchy, priority, own := p.candidates()
-	if len(hierarchy)+len(priority)+len(own) == 0 {
+	if hierarchy.len()+priority.len()+own.len() == 0 {
 		return nil, false
 	}
 	l := &s.limits[p.q]
@@ -166,17 +223,17 @@ func (p *preemption) search() ([]*candidate, bool) {
 	for _, fr := range p.frs {
 		underNominal = underNominal && t.Nominal(p.q, fr) > s.usage.At(p.q, fr)
 	}
-	cross := len(hierarchy) + len(priority)
+	cross := hierarchy.len() + priority.len()
 	var passes []bool
 	switch {
 	case cross == 0 || forbidden && !underNominal:
 		passes = []bool{true}
-	case forbidden && len(hierarchy) == 0:
+	case forbidden && hierarchy.len() == 0:
 		passes = []bool{false, true}
 	default:
 		passes = []bool{true, false}
 	}
-	seq := append(append(hierarchy, priority...), own...)
+	seq := []*ordered{hierarchy, priority, own}
 	for _, allowBorrowing := range passes {
 		if victims, ok := p.greedy(seq, allowBorrowing); ok {
 			return victims, true
@@ -187,7 +244,8 @@ func (p *preemption) search() ([]*candidate, bool) {
 
 // candidates collects and orders the workloads the policies allow as
 // victims: the hierarchy list, the priority list and the own queue's list.
-func (p *preemption) candidates() (hierarchy, priority, own []*candidate) {
+func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
+	hierarchy, priority, own = new(ordered), new(ordered), new(ordered)
 	s := p.s
 	t := s.rtree
 	l := &s.limits[p.q]
@@ -212,18 +270,22 @@ func (p *preemption) candidates() (hierarchy, priority, own []*candidate) {
 		}
 		has = has || all
 	}
+	own.heap = make([]preempt.Candidate, 0, s.runCount[p.q])
+	p.cands = make([]candidate, 0, s.runCount[p.q])
+	rank := int32(-1)
 	s.running.Scan(func(w *running) bool {
+		rank++
 		if !p.usesNeeded(w) || (w.w.Preemption.Class == Never && !s.onSpot(w)) {
 			return true
 		}
-		c := &candidate{r: w, key: preempt.Candidate{OwnQueue: w.queue == p.q, Priority: w.w.Priority,
-			LostWork: preempt.LostWork(s.now, w.w.AdmittedAt, w.w.Preemption.LastCheckpointAt,
-				w.w.Preemption.Class == Checkpointable, lostSize(w)),
-			AdmittedAt: w.w.AdmittedAt, ID: w.w.ID}}
+		c := candidate{r: w}
+		key := preempt.Candidate{Index: int32(len(p.cands)), IDRank: rank, OwnQueue: w.queue == p.q,
+			Priority: w.w.Priority, AdmittedAt: w.w.AdmittedAt, LostWork: s.lostWork(w)}
 		if w.queue == p.q {
 			if l.withinQueue.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
 				c.variant = preempt.WithinQueue
-				own = append(own, c)
+				p.cands = append(p.cands, c)
+				own.heap = append(own.heap, key)
 			}
 			return true
 		}
@@ -231,34 +293,27 @@ func (p *preemption) candidates() (hierarchy, priority, own []*candidate) {
 			return true
 		}
 		lca := p.lcaIndex(w.queue)
-		if lca < 0 || !p.borrowingBelow(p.m.usageOr(s), w.queue, lca) {
+		if lca < 0 || !p.borrowingBelow(s.usage, w.queue, lca) {
 			return true
 		}
-		c.lca = lca
-		switch {
-		case adv[lca]:
+		c.lca = int32(lca)
+		if adv[lca] {
 			c.variant = preempt.HierarchicalReclaim
-			hierarchy = append(hierarchy, c)
-		default:
-			c.variant = preempt.ReclaimWithoutBorrowing
-			if l.borrow != preempt.Never && w.w.Priority < r.Priority && (!l.hasThreshold || w.w.Priority <= l.threshold) {
-				c.variant = preempt.ReclaimWhileBorrowing
-			}
-			priority = append(priority, c)
+			p.cands = append(p.cands, c)
+			hierarchy.heap = append(hierarchy.heap, key)
+			return true
 		}
+		c.variant = preempt.ReclaimWithoutBorrowing
+		if l.borrow != preempt.Never && w.w.Priority < r.Priority && (!l.hasThreshold || w.w.Priority <= l.threshold) {
+			c.variant = preempt.ReclaimWhileBorrowing
+		}
+		p.cands = append(p.cands, c)
+		priority.heap = append(priority.heap, key)
 		return true
 	})
-	for _, list := range [][]*candidate{hierarchy, priority, own} {
-		slices.SortFunc(list, func(a, b *candidate) int {
-			switch {
-			case preempt.Less(&a.key, &b.key):
-				return -1
-			case preempt.Less(&b.key, &a.key):
-				return 1
-			}
-			return 0
-		})
-	}
+	hierarchy.init()
+	priority.init()
+	own.init()
 	return hierarchy, priority, own
 }
 
@@ -319,14 +374,6 @@ func (p *preemption) borrowingBelow(u quota.Usage, q int32, lca int) bool {
 	return true
 }
 
-// usageOr is the view's usage once a view exists, the snapshot's before.
-func (m *sim) usageOr(s *Snapshot) quota.Usage {
-	if m.usage != nil {
-		return m.usage
-	}
-	return s.usage
-}
-
 // fits reports whether the request fits the view: quota (without
 // borrowing unless allowed, the hard cap included) and placement.
 func (p *preemption) fits(allowBorrowing bool) bool {
@@ -358,35 +405,41 @@ func (p *preemption) fits(allowBorrowing bool) bool {
 }
 
 // greedy is one pass of Kueue's greedy removal with reverse fill-back.
-func (p *preemption) greedy(seq []*candidate, allowBorrowing bool) ([]*candidate, bool) {
+func (p *preemption) greedy(seq []*ordered, allowBorrowing bool) ([]*candidate, bool) {
 	s := p.s
 	p.m = sim{s: s, usage: s.usage.Clone()}
 	if p.sets != nil {
 		p.m.state = s.state.Fork()
 	}
 	var targets []*candidate
-	for _, c := range seq {
-		if !p.valid(c, allowBorrowing) {
-			continue
-		}
-		p.m.evict(c.r)
-		targets = append(targets, c)
-		if !p.fits(allowBorrowing) {
-			continue
-		}
-		// Fill back in reverse: keep only the victims still needed. The
-		// last one taken is always needed.
-		for i := len(targets) - 2; i >= 0; i-- {
-			p.m.restore(targets[i].r)
+	for _, list := range seq {
+		for i := 0; i < list.len(); i++ {
+			c := &p.cands[list.at(i)]
+			if !p.valid(c, allowBorrowing) {
+				continue
+			}
+			p.m.evict(c.r)
+			targets = append(targets, c)
 			if p.fits(allowBorrowing) {
-				targets = slices.Delete(targets, i, i+1)
-			} else {
-				p.m.evict(targets[i].r)
+				return p.fillBack(targets, allowBorrowing), true
 			}
 		}
-		return targets, true
 	}
 	return nil, false
+}
+
+// fillBack adds the victims back in reverse order and keeps out only those
+// the preemptor still needs; the last one taken is always needed.
+func (p *preemption) fillBack(targets []*candidate, allowBorrowing bool) []*candidate {
+	for i := len(targets) - 2; i >= 0; i-- {
+		p.m.restore(targets[i].r)
+		if p.fits(allowBorrowing) {
+			targets = slices.Delete(targets, i, i+1)
+		} else {
+			p.m.evict(targets[i].r)
+		}
+	}
+	return targets
 }
 
 // valid is Kueue's dynamic candidate check: a candidate of another queue
@@ -401,7 +454,7 @@ func (p *preemption) valid(c *candidate, allowBorrowing bool) bool {
 			return false
 		}
 	}
-	return p.borrowingBelow(p.m.usage, c.r.queue, c.lca)
+	return p.borrowingBelow(p.m.usage, c.r.queue, int(c.lca))
 }
 
 // concludePreemption fills in a Preempt decision: the victims, with their
@@ -423,7 +476,7 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 			ckpt = v.r.w.Preemption.LastCheckpointAt
 		}
 		d.Victims = append(d.Victims, Victim{ID: v.r.w.ID, Queue: v.r.w.Queue, Priority: v.r.w.Priority,
-			Reason: v.variant.Reason(), LostGPUSeconds: v.key.LostWork, Preemptor: r.ID, CheckpointAt: ckpt, Policy: policy})
+			Reason: v.variant.Reason(), LostGPUSeconds: s.lostWork(v.r), Preemptor: r.ID, CheckpointAt: ckpt, Policy: policy})
 	}
 	slices.SortFunc(d.Victims, func(a, b Victim) int { return cmpStrings(a.ID, b.ID) })
 	for i := 0; i < dc.n; i++ {

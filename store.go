@@ -316,12 +316,7 @@ func (e Evict) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	size := lostSize(r)
-	since := r.w.AdmittedAt
-	if r.w.Preemption.Class == Checkpointable {
-		since = max(since, r.w.Preemption.LastCheckpointAt)
-	}
-	s.evict(r, Eviction{ID: e.ID, Queue: r.w.Queue, Reason: "Evicted", LostGPUSeconds: max(0, s.now-since) * size, At: s.now})
+	s.evict(r, Eviction{ID: e.ID, Queue: r.w.Queue, Reason: "Evicted", LostGPUSeconds: s.lostWork(r), At: s.now})
 	return nil
 }
 

@@ -80,10 +80,14 @@ func (v Variant) Reason() string {
 }
 
 // Candidate is a running workload that may be evicted, with the keys that
-// order it.
+// order it. It holds no pointers, so ten thousand of them cost the garbage
+// collector nothing to scan.
 type Candidate struct {
 	// Index identifies the candidate to the caller.
-	Index int
+	Index int32
+	// IDRank is the candidate's position among all workloads sorted by ID,
+	// the last tie-break.
+	IDRank int32
 	// OwnQueue is true for a workload of the preemptor's queue.
 	OwnQueue bool
 	Priority int32
@@ -91,7 +95,6 @@ type Candidate struct {
 	// resource-seconds for a workload without GPUs).
 	LostWork   int64
 	AdmittedAt int64
-	ID         string
 }
 
 // Less is the order in which candidates are tried: other queues before
@@ -111,7 +114,7 @@ func Less(a, b *Candidate) bool {
 	if a.AdmittedAt != b.AdmittedAt {
 		return a.AdmittedAt > b.AdmittedAt
 	}
-	return a.ID < b.ID
+	return a.IDRank < b.IDRank
 }
 
 // LostWork is the work an eviction at now throws away: the seconds since

@@ -34,13 +34,15 @@ func TestAllows(t *testing.T) {
 }
 
 func TestOrder(t *testing.T) {
+	names := []string{"own", "high", "fresh", "ckpt", "ckpt-newer", "ckpt-a"}
+	// IDRank: the names' order: ckpt, ckpt-a, ckpt-newer, fresh, high, own.
 	cs := []Candidate{
-		{Index: 0, OwnQueue: true, Priority: 0, LostWork: 1, AdmittedAt: 5, ID: "own"},
-		{Index: 1, Priority: 3, LostWork: 0, AdmittedAt: 5, ID: "high"},
-		{Index: 2, Priority: 1, LostWork: 400, AdmittedAt: 900, ID: "fresh"},
-		{Index: 3, Priority: 1, LostWork: 40, AdmittedAt: 0, ID: "ckpt"},
-		{Index: 4, Priority: 1, LostWork: 40, AdmittedAt: 10, ID: "ckpt-newer"},
-		{Index: 5, Priority: 1, LostWork: 40, AdmittedAt: 10, ID: "ckpt-a"},
+		{Index: 0, IDRank: 5, OwnQueue: true, Priority: 0, LostWork: 1, AdmittedAt: 5},
+		{Index: 1, IDRank: 4, Priority: 3, LostWork: 0, AdmittedAt: 5},
+		{Index: 2, IDRank: 3, Priority: 1, LostWork: 400, AdmittedAt: 900},
+		{Index: 3, IDRank: 0, Priority: 1, LostWork: 40, AdmittedAt: 0},
+		{Index: 4, IDRank: 2, Priority: 1, LostWork: 40, AdmittedAt: 10},
+		{Index: 5, IDRank: 1, Priority: 1, LostWork: 40, AdmittedAt: 10},
 	}
 	slices.SortFunc(cs, func(a, b Candidate) int {
 		if Less(&a, &b) {
@@ -53,7 +55,7 @@ func TestOrder(t *testing.T) {
 	})
 	var got []string
 	for _, c := range cs {
-		got = append(got, c.ID)
+		got = append(got, names[c.Index])
 	}
 	want := []string{"ckpt-a", "ckpt-newer", "ckpt", "fresh", "high", "own"}
 	if !slices.Equal(got, want) {

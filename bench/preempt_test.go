@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/allot-sched/allot"
+)
+
+// fullQueue is a quota-only queue filled to its nominal quota by admitted
+// 8-GPU workloads of priorities 0..9.
+func fullQueue(b *testing.B, admitted int) *allot.Snapshot {
+	bl := &allot.Builder{
+		Resources: []string{"gpu"},
+		Flavors:   []allot.Flavor{{Name: "default"}},
+		Queues: []allot.Queue{{Name: "train", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
+			Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: int64(admitted) * 8}}}}}},
+		Now: 100_000,
+	}
+	for i := 0; i < admitted; i++ {
+		bl.Running = append(bl.Running, allot.Workload{ID: fmt.Sprintf("w%05d", i), Queue: "train", Priority: int32(i % 10), AdmittedAt: int64(i),
+			PodSets: []allot.PodSet{{Name: "main", Count: 1, Flavor: "default", PerPod: allot.Resources{"gpu": 8}}}})
+	}
+	s, err := bl.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkPreempt times finding the victims for a priority-1000 preemptor:
+// on a full quota-only queue of 8-GPU workloads, and on the fragmented
+// 10240-node cluster with its queue's quota full, where every removal
+// re-runs the gang placement (8 pods of 8 GPUs that require a rack).
+func BenchmarkPreempt(b *testing.B) {
+	b.Run("admitted=10000/need=64gpu", func(b *testing.B) {
+		s := fullQueue(b, 10000)
+		req := allot.Request{ID: "hero", Queue: "train", Priority: 1000,
+			PodSets: []allot.PodSet{{Name: "main", Count: 8, PerPod: allot.Resources{"gpu": 8}}}}
+		b.ReportAllocs()
+		var d allot.Decision
+		for b.Loop() {
+			d = allot.Decide(s, req)
+		}
+		if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 8 {
+			b.Fatalf("%v %s, %d victims", d.Reason, d.Message, len(d.Victims))
+		}
+	})
+	b.Run("topology=true/nodes=10240/need=8pod_x8gpu_req_rack", func(b *testing.B) {
+		bl := Cluster(10240, true)
+		used := int64(0)
+		for i := range bl.Running {
+			bl.Running[i].Priority = int32(i % 10)
+			used += bl.Running[i].PodSets[0].PerPod["gpu"]
+		}
+		bl.Queues[0].Quota[0].Resources[0].Nominal = used
+		bl.Queues[0].Preemption.WithinQueue = "LowerPriority"
+		bl.Now = 1000
+		s, err := bl.Build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		req := GangRequest("hero", 8, 8, "rack", "")
+		req.Priority = 1000
+		b.ReportAllocs()
+		var d allot.Decision
+		for b.Loop() {
+			d = allot.Decide(s, req)
+		}
+		if d.Verdict != allot.VerdictPreempt || len(d.Placement) != 8 {
+			b.Fatalf("%v %s", d.Reason, d.Message)
+		}
+	})
+}
