@@ -40,7 +40,9 @@ type queueLimits struct {
 }
 
 // preempts reports whether any policy lets the queue preempt.
-func (l *queueLimits) preempts() bool { return l.withinQueue != preempt.Never || l.reclaim != preempt.Never }
+func (l *queueLimits) preempts() bool {
+	return l.withinQueue != preempt.Never || l.reclaim != preempt.Never
+}
 
 // window is a parsed time-of-day window: [from, to) in seconds of the day,
 // wrapping past midnight when to < from.
