@@ -1,8 +1,10 @@
-// Package fairness will order queues and workloads fairly: dominant resource
-// share with weights (Kueue's fair sharing, DRF), decayed historical usage
-// (Slurm's fair-share factor), fairness debt, and backfill reservations.
+// Package fairness holds the fairness figures allot orders work by: decayed
+// historical usage and Slurm's fair-share factor, and fairness debt (how
+// often a queue has been preempted lately, decayed with a half-life), which
+// makes a queue a later choice of victim.
 //
-// It is part of the layout of DESIGN.md and holds no code yet: a snapshot
-// that asks for fair sharing, history or backfill is refused by the root
-// package's Builder with ErrUnsupported.
+// Dominant-resource shares, admission order and backfill reservations are
+// the next parts of this package; a snapshot that turns fair sharing or
+// backfill on is refused by the root package's Builder with ErrUnsupported
+// until they are in place.
 package fairness
