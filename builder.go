@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
@@ -73,6 +74,9 @@ func (b *Builder) Build() (*Snapshot, error) {
 	s.runCount = make([]int32, len(s.queues))
 	s.users = make([]userUsage, len(s.queues))
 	s.never = make([]res.Vec, len(s.queues))
+	if err := s.buildHistory(b.History); err != nil {
+		return nil, err
+	}
 	seen := make(map[string]string, len(b.Running)+len(b.Pending))
 	for i := range b.Running {
 		path := fmt.Sprintf("running[%d]", i)
@@ -90,6 +94,35 @@ func (b *Builder) Build() (*Snapshot, error) {
 	return s, nil
 }
 
+// buildHistory validates the fairness history and starts each queue's
+// fairness debt from it.
+func (s *Snapshot) buildHistory(h History) error {
+	if h.HalfLife < 0 {
+		return buildErr(ErrInvalid, "history.halfLife", "negative half-life %d", h.HalfLife)
+	}
+	s.debt = make([]fairness.Debt, len(s.queues))
+	for _, name := range sortedKeys(h.Preemptions) {
+		q, ok := s.queueIdx[name]
+		if !ok {
+			return buildErr(ErrUnknownQueue, "history.preemptions."+name, "no queue %q", name)
+		}
+		if n := h.Preemptions[name]; n < 0 {
+			return buildErr(ErrInvalid, "history.preemptions."+name, "negative count %d", n)
+		} else {
+			s.debt[q] = fairness.Debt{Value: float64(n), At: s.now}
+		}
+	}
+	for _, name := range sortedKeys(h.Usage) {
+		if _, ok := s.queueIdx[name]; !ok {
+			return buildErr(ErrUnknownQueue, "history.usage."+name, "no queue %q", name)
+		}
+		if _, err := s.vector(h.Usage[name], "history.usage."+name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkUnsupported refuses configuration whose semantics are not built yet,
 // rather than ignoring it.
 func (b *Builder) checkUnsupported() error {
@@ -104,8 +137,6 @@ func (b *Builder) checkUnsupported() error {
 	switch {
 	case b.FairSharing.Enabled:
 		return no("fairSharing", "fair sharing")
-	case len(b.History.Usage) > 0 || len(b.History.Preemptions) > 0:
-		return no("history", "fairness history")
 	case b.Options.Backfill != nil && *b.Options.Backfill:
 		return no("options.backfill", "backfill")
 	}

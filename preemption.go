@@ -280,7 +280,8 @@ func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
 		}
 		c := candidate{r: w}
 		key := preempt.Candidate{Index: int32(len(p.cands)), IDRank: rank, OwnQueue: w.queue == p.q,
-			Priority: w.w.Priority, AdmittedAt: w.w.AdmittedAt, LostWork: s.lostWork(w)}
+			Priority: w.w.Priority, AdmittedAt: w.w.AdmittedAt, LostWork: s.lostWork(w),
+			Debt: s.debt[w.queue].Now(s.now, s.history.HalfLife)}
 		if w.queue == p.q {
 			if l.withinQueue.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
 				c.variant = preempt.WithinQueue

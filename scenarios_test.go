@@ -19,7 +19,6 @@ const sharedScenarios = "../shared/scenarios"
 var notYet = map[string]string{
 	"backfill-keeps-reservation": "backfill reservations (fairness and backfill)",
 	"drf-drain-two-queues":       "fair sharing and the scheduling loop",
-	"preempt-fairness-debt":      "preemption and fairness debt",
 }
 
 func runScenarioDir(t *testing.T, dir string, skip map[string]string) {

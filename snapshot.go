@@ -6,6 +6,7 @@ import (
 
 	"github.com/tidwall/btree"
 
+	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
@@ -62,6 +63,9 @@ type Snapshot struct {
 
 	// evictions is append-only: a published snapshot sees its prefix.
 	evictions []Eviction
+	// debt is each queue's fairness debt: preemptions suffered, decayed
+	// with the history's half-life.
+	debt []fairness.Debt
 
 	cohorts     []Cohort
 	history     History
@@ -308,4 +312,14 @@ func (s *Snapshot) Fragmentation() gang.Fragmentation {
 		return true
 	})
 	return gang.MeasureDemand(s.state, mix)
+}
+
+// Debt is a queue's fairness debt now: the preemptions it suffered, decayed
+// with the history's half-life.
+func (s *Snapshot) Debt(queue string) float64 {
+	q, ok := s.queueIdx[queue]
+	if !ok {
+		return 0
+	}
+	return s.debt[q].Now(s.now, s.history.HalfLife)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
@@ -50,6 +51,7 @@ func (s *Snapshot) fork() *Snapshot {
 	c.runCount = slices.Clone(s.runCount)
 	c.users = slices.Clone(s.users)
 	c.never = slices.Clone(s.never)
+	c.debt = slices.Clone(s.debt)
 	return &c
 }
 
@@ -348,6 +350,9 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 	}
 	s.pending.Set(&w)
 	s.evictions = append(s.evictions, e)
+	if e.Preemptor != "" {
+		s.debt[r.queue] = s.debt[r.queue].Add(s.now, s.history.HalfLife, 1)
+	}
 }
 
 // unevict undoes evict (the record is dropped by the caller).
@@ -491,6 +496,7 @@ func (e SetQueue) apply(s *Snapshot) error {
 	}
 	if !exists {
 		s.runCount = append(s.runCount, 0)
+		s.debt = append(s.debt, fairness.Debt{})
 	}
 	s.recountLimits()
 	return nil

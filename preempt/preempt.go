@@ -91,6 +91,9 @@ type Candidate struct {
 	// OwnQueue is true for a workload of the preemptor's queue.
 	OwnQueue bool
 	Priority int32
+	// Debt is the candidate's queue's fairness debt: how often it was
+	// preempted lately (decayed).
+	Debt float64
 	// LostWork is what eviction would throw away, in GPU-seconds (or
 	// resource-seconds for a workload without GPUs).
 	LostWork   int64
@@ -98,15 +101,18 @@ type Candidate struct {
 }
 
 // Less is the order in which candidates are tried: other queues before
-// the preemptor's own, lower priority first, then (allot's addition)
-// least lost work, then the more recently admitted, then ID. With equal
-// lost work it is Kueue's order.
+// the preemptor's own, lower priority first, then (allot's additions)
+// queues with less fairness debt, least lost work, then the more recently
+// admitted, then ID. With equal debt and lost work it is Kueue's order.
 func Less(a, b *Candidate) bool {
 	if a.OwnQueue != b.OwnQueue {
 		return !a.OwnQueue
 	}
 	if a.Priority != b.Priority {
 		return a.Priority < b.Priority
+	}
+	if a.Debt != b.Debt {
+		return a.Debt < b.Debt
 	}
 	if a.LostWork != b.LostWork {
 		return a.LostWork < b.LostWork
