@@ -65,10 +65,10 @@ func TestBuildRefusesInvalidState(t *testing.T) {
 			b.Running = []allot.Workload{w}
 		}, allot.ErrInvalid, "running[0].admittedAt"},
 		{"negative quantity", func(b *allot.Builder) { b.Nodes[0].Capacity["cpu"] = -1 }, allot.ErrInvalid, "nodes[0].capacity.cpu"},
-		{"unsupported fair sharing", func(b *allot.Builder) {
-			w := 2.0
-			b.Queues[0].FairSharing = &allot.QueueFairSharing{Weight: &w}
-		}, allot.ErrUnsupported, "queues[0].fairSharing"},
+		{"unsupported fair-sharing preemption", func(b *allot.Builder) {
+			b.FairSharing.Enabled = true
+			b.Queues[0].Preemption.ReclaimWithinCohort = "Any"
+		}, allot.ErrUnsupported, "queues[0].preemption.reclaimWithinCohort"},
 		{"bad preemption policy", func(b *allot.Builder) {
 			b.Queues[0].Preemption.ReclaimWithinCohort = "LowerOrNewerEqualPriority"
 		}, allot.ErrInvalid, "queues[0].preemption.reclaimWithinCohort"},

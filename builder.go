@@ -129,14 +129,13 @@ func (b *Builder) checkUnsupported() error {
 	no := func(path, what string) error { return buildErr(ErrUnsupported, path, "%s", what) }
 	for i, q := range b.Queues {
 		p := fmt.Sprintf("queues[%d]", i)
-		switch {
-		case q.FairSharing != nil:
-			return no(p+".fairSharing", "fair sharing")
+		if b.FairSharing.Enabled && q.Preemption.ReclaimWithinCohort != "" && q.Preemption.ReclaimWithinCohort != "Never" {
+			return no(p+".preemption.reclaimWithinCohort", "fair-sharing preemption (reclaiming in a cohort with fair sharing on)")
 		}
 	}
 	switch {
-	case b.FairSharing.Enabled:
-		return no("fairSharing", "fair sharing")
+	case len(b.FairSharing.PreemptionStrategies) > 0:
+		return no("fairSharing.preemptionStrategies", "fair-sharing preemption")
 	case b.Options.Backfill != nil && *b.Options.Backfill:
 		return no("options.backfill", "backfill")
 	}

@@ -863,8 +863,18 @@ func (dc *decider) admit() {
 	dc.wqty(res0, fq.Nominal[res0])
 	dc.w(" of nominal after admission")
 	if dc.level > 0 {
+		// The level is the height of the lowest ancestor that holds the
+		// request (Kueue's borrowing level), not its distance.
+		path := s.rtree.Path(dc.q)
+		from := path[len(path)-1]
+		for _, a := range path[1:] {
+			if s.rtree.Height(a) >= dc.level {
+				from = a
+				break
+			}
+		}
 		dc.w(", borrowing from cohort ")
-		dc.wq(s.rtree.Name(s.rtree.Path(dc.q)[dc.level]))
+		dc.wq(s.rtree.Name(from))
 		dc.w(" (borrowing level ")
 		dc.wi(int64(dc.level))
 		dc.w(")")

@@ -37,6 +37,8 @@ type queueLimits struct {
 	// threshold is borrowWithinCohort.maxPriorityThreshold, when set.
 	threshold    int32
 	hasThreshold bool
+	// weight is the queue's fair-sharing weight (default 1).
+	weight float64
 }
 
 // preempts reports whether any policy lets the queue preempt.
@@ -154,6 +156,13 @@ func (s *Snapshot) resolveLimits(q *Queue, p string, now int64) (queueLimits, er
 	}
 	if t := pp.BorrowWithinCohort.MaxPriorityThreshold; t != nil {
 		l.threshold, l.hasThreshold = *t, true
+	}
+	l.weight = 1
+	if fs := q.FairSharing; fs != nil && fs.Weight != nil {
+		if w := *fs.Weight; !(w >= 0) || math.IsInf(w, 0) || w > 0 && w < 1e-9 {
+			return l, buildErr(ErrInvalid, p+".fairSharing.weight", "weight %v must be 0 or at least 1e-9", w)
+		}
+		l.weight = *fs.Weight
 	}
 	return l, nil
 }

@@ -18,7 +18,6 @@ const sharedScenarios = "../shared/scenarios"
 // capability, each with the reason. This list only shrinks.
 var notYet = map[string]string{
 	"backfill-keeps-reservation": "backfill reservations (fairness and backfill)",
-	"drf-drain-two-queues":       "fair sharing and the scheduling loop",
 }
 
 func runScenarioDir(t *testing.T, dir string, skip map[string]string) {

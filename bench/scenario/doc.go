@@ -47,8 +47,8 @@
 // # Running
 //
 // Scenario.Run builds the snapshot and checks everything the file expects,
-// returning a Result with one readable line per mismatch. Scenarios that use
-// drain or expectOrder fail: the scheduling loop those need is not built
-// yet. Scenario.Decide returns the decision for the file's request (or its
+// returning a Result with one readable line per mismatch. A drain step runs
+// allot.Schedule on the store; expectOrder compares allot.Order on the
+// initial snapshot. Scenario.Decide returns the decision for the file's request (or its
 // first decide step), as the allot decide command prints it.
 package scenario

@@ -110,20 +110,21 @@ func TestRunReportsMismatches(t *testing.T) {
 	}
 }
 
-func TestRunUnbuiltParts(t *testing.T) {
+func TestRunDrainAndOrder(t *testing.T) {
 	s := mustParse(t, `{`+small+`,
-		"pending": [{"id": "p", "queue": "q", "podSets": [{"name": "main", "count": 1, "perPod": {"gpu": 1}}]}],
-		"expectOrder": ["p"],
+		"pending": [{"id": "p", "queue": "q", "podSets": [{"name": "main", "count": 1, "perPod": {"gpu": 1}}]},
+		            {"id": "o", "queue": "q", "priority": 5, "podSets": [{"name": "main", "count": 1, "perPod": {"gpu": 1}}]}],
+		"expectOrder": ["p", "o"],
 		"steps": [{"drain": true}, {"expectState": {"running": ["nothing"]}}]}`)
 	r := s.Run()
 	want := []string{
-		"expectOrder: admission order is not built yet",
-		"step 1: drain: the scheduling loop is not built yet",
+		"expectOrder: want [p o], got [o p]",
+		"step 2 (expectState): running: want [nothing], got [o, p]",
 	}
 	if r.Passed || !reflect.DeepEqual(r.Failures, want) {
 		t.Fatalf("failures %q, want %q", r.Failures, want)
 	}
-	if _, err := s.Decide(); err == nil || !strings.Contains(err.Error(), "drain: the scheduling loop is not built yet") {
+	if _, err := s.Decide(); err == nil || !strings.Contains(err.Error(), "drain: a drain makes many decisions") {
 		t.Errorf("Decide: err = %v", err)
 	}
 }

@@ -1,0 +1,253 @@
+package allot
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/allot-sched/allot/fairness"
+)
+
+// Schedule is the scheduling loop an embedder runs on its store, and what a
+// simulator drives: in cycles, as Kueue does, it takes the head of every
+// queue's pending workloads (by priority, then submit time), decides each
+// on the current snapshot, orders the heads, and commits them in that
+// order; a commit the store refuses (an earlier one took the room) is
+// retried next cycle. It stops when a cycle admits nothing, and returns
+// every decision it made, in order, with its trail.
+//
+// Heads are ordered as Kueue orders a cycle's entries: without fair
+// sharing, lower borrowing level, then higher priority, then earlier
+// submission; with fair sharing on, entries that do not borrow first, then
+// the lower dominant resource share after admission, then priority, then
+// submission (ties by queue name). A head that cannot be admitted no longer
+// blocks its queue for the rest of the loop (BestEffortFIFO).
+func Schedule(st *Store) []Decision {
+	var out []Decision
+	skipped := map[string]bool{}
+	// Preemptions put victims back among the pending; bound the churn so
+	// that no policy makes the loop run forever.
+	start := st.Load()
+	budget := 4*(start.pending.Len()+start.running.Len()) + 16
+	for cycle := 0; cycle < budget; cycle++ {
+		s := st.Load()
+		heads := s.heads(skipped)
+		if len(heads) == 0 {
+			return out
+		}
+		type entry struct {
+			d     Decision
+			w     *Workload
+			share fairness.Share
+		}
+		entries := make([]entry, 0, len(heads))
+		for _, w := range heads {
+			d := Decide(s, Request(*w))
+			out = append(out, d)
+			if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
+				skipped[w.ID] = true
+				continue
+			}
+			e := entry{d: d, w: w}
+			if s.fairSharing.Enabled {
+				e.share = s.shareAfter(w)
+			}
+			entries = append(entries, e)
+		}
+		slices.SortStableFunc(entries, func(a, b entry) int {
+			if s.fairSharing.Enabled {
+				if a.share.Borrowing != b.share.Borrowing {
+					return boolFirst(!a.share.Borrowing)
+				}
+				if a.share.Less(b.share) {
+					return -1
+				}
+				if b.share.Less(a.share) {
+					return 1
+				}
+			} else if c := cmp.Compare(a.d.BorrowingLevel, b.d.BorrowingLevel); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(b.w.Priority, a.w.Priority); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.w.SubmittedAt, b.w.SubmittedAt); c != 0 {
+				return c
+			}
+			return cmp.Or(cmp.Compare(a.w.Queue, b.w.Queue), cmp.Compare(a.w.ID, b.w.ID))
+		})
+		admitted := 0
+		for _, e := range entries {
+			if _, err := st.Commit(e.d); err == nil {
+				admitted++
+			}
+		}
+		if admitted == 0 {
+			return out
+		}
+	}
+	return out
+}
+
+func boolFirst(a bool) int {
+	if a {
+		return -1
+	}
+	return 1
+}
+
+// heads are the first pending workload of every queue, by priority then
+// submit time then ID, leaving out the skipped ones; in queue order.
+func (s *Snapshot) heads(skipped map[string]bool) []*Workload {
+	best := make([]*Workload, len(s.queues))
+	s.pending.Scan(func(w *Workload) bool {
+		q, ok := s.queueIdx[w.Queue]
+		if !ok || skipped[w.ID] {
+			return true
+		}
+		if b := best[q]; b == nil || pendingBefore(w, b) {
+			best[q] = w
+		}
+		return true
+	})
+	out := make([]*Workload, 0, len(best))
+	for _, w := range best {
+		if w != nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// pendingBefore is a queue's order: higher priority, then earlier
+// submission, then ID.
+func pendingBefore(a, b *Workload) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	if a.SubmittedAt != b.SubmittedAt {
+		return a.SubmittedAt < b.SubmittedAt
+	}
+	return a.ID < b.ID
+}
+
+// shareAfter is the dominant resource share of w's queue once w is
+// admitted on its queue's first flavor that allows it.
+func (s *Snapshot) shareAfter(w *Workload) fairness.Share {
+	q := s.queueIdx[w.Queue]
+	extra := make([]int64, s.rtree.FRs())
+	for _, ps := range w.PodSets {
+		per, err := s.vector(ps.PerPod, "perPod")
+		if err != nil {
+			continue
+		}
+		charge, err := s.podCharge(per, ps.Tokens, "tokens")
+		if err != nil {
+			continue
+		}
+		for _, fq := range s.quota.Queues[q].Flavors {
+			if len(ps.Flavors) > 0 && !slices.Contains(ps.Flavors, s.flavors[fq.Flavor].Name) {
+				continue
+			}
+			for r := range s.resources {
+				extra[s.rtree.FR(int(fq.Flavor), r)] += charge[r] * int64(ps.Count)
+			}
+			break
+		}
+	}
+	return fairness.DominantShare(s.rtree, s.usage, q, extra, s.limits[q].weight)
+}
+
+// Order lists the pending workloads in the order the scheduling loop
+// considers them if each were admitted in turn: cycles of one head per
+// queue, the heads ordered as Schedule orders them (with fair sharing, by
+// the dominant share each queue would reach).
+func Order(s *Snapshot) []string {
+	byQueue := make([][]*Workload, len(s.queues))
+	s.pending.Scan(func(w *Workload) bool {
+		if q, ok := s.queueIdx[w.Queue]; ok {
+			byQueue[q] = append(byQueue[q], w)
+		}
+		return true
+	})
+	for _, ws := range byQueue {
+		slices.SortFunc(ws, func(a, b *Workload) int {
+			if pendingBefore(a, b) {
+				return -1
+			}
+			return 1
+		})
+	}
+	u := s.usage.Clone()
+	view := *s
+	view.usage = u
+	var out []string
+	for {
+		var heads []*Workload
+		for q := range byQueue {
+			if len(byQueue[q]) > 0 {
+				heads = append(heads, byQueue[q][0])
+				byQueue[q] = byQueue[q][1:]
+			}
+		}
+		if len(heads) == 0 {
+			return out
+		}
+		for len(heads) > 0 {
+			i := 0
+			for j := 1; j < len(heads); j++ {
+				if view.before(heads[j], heads[i]) {
+					i = j
+				}
+			}
+			w := heads[i]
+			out = append(out, w.ID)
+			view.account(w)
+			heads = slices.Delete(heads, i, i+1)
+		}
+	}
+}
+
+// before orders two heads as the loop would, fair sharing considered.
+func (s *Snapshot) before(a, b *Workload) bool {
+	if s.fairSharing.Enabled {
+		sa, sb := s.shareAfter(a), s.shareAfter(b)
+		if sa.Borrowing != sb.Borrowing {
+			return !sa.Borrowing
+		}
+		if sa.Less(sb) || sb.Less(sa) {
+			return sa.Less(sb)
+		}
+	}
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	if a.SubmittedAt != b.SubmittedAt {
+		return a.SubmittedAt < b.SubmittedAt
+	}
+	if a.Queue != b.Queue {
+		return a.Queue < b.Queue
+	}
+	return a.ID < b.ID
+}
+
+// account adds a pending workload's usage to a private view's usage, on
+// its queue's first allowed flavor.
+func (s *Snapshot) account(w *Workload) {
+	q := s.queueIdx[w.Queue]
+	for _, ps := range w.PodSets {
+		per, err := s.vector(ps.PerPod, "perPod")
+		if err != nil {
+			continue
+		}
+		charge, err := s.podCharge(per, ps.Tokens, "tokens")
+		if err != nil {
+			continue
+		}
+		for _, fq := range s.quota.Queues[q].Flavors {
+			if len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, s.flavors[fq.Flavor].Name) {
+				s.rtree.AddVec(s.usage, q, int(fq.Flavor), charge.Scale(int64(ps.Count)), 1)
+				break
+			}
+		}
+	}
+}
