@@ -136,8 +136,8 @@ func (b *Builder) checkUnsupported() error {
 	switch {
 	case len(b.FairSharing.PreemptionStrategies) > 0:
 		return no("fairSharing.preemptionStrategies", "fair-sharing preemption")
-	case b.Options.Backfill != nil && *b.Options.Backfill:
-		return no("options.backfill", "backfill")
+	case b.Options.BackfillDepth < 0:
+		return buildErr(ErrInvalid, "options.backfillDepth", "negative depth %d", b.Options.BackfillDepth)
 	}
 	return nil
 }

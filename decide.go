@@ -40,11 +40,16 @@ var workspaces = sync.Pool{New: func() any { return new(workspace) }}
 // holds, so a caller deciding in a loop allocates nothing once d has grown.
 // d's strings (Message, trail details) and slices are overwritten by the next
 // DecideInto on the same d: copy what must outlive it.
-func DecideInto(s *Snapshot, r Request, d *Decision) {
+func DecideInto(s *Snapshot, r Request, d *Decision) { decideWith(s, r, d, false) }
+
+// decideWith decides, without the backfill check when noBackfill is set (to
+// tell whether a pending workload could start now when planning
+// reservations).
+func decideWith(s *Snapshot, r Request, d *Decision, noBackfill bool) {
 	d.reset()
 	d.request = r
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
-	dc := decider{s: s, r: &d.request, d: d}
+	dc := decider{s: s, r: &d.request, d: d, noBackfill: noBackfill}
 	dc.run()
 	dc.finish()
 }
@@ -91,6 +96,7 @@ type decider struct {
 
 	// Text spans into d.buf: the message and each trail check's detail.
 	placerReady bool
+	noBackfill  bool
 	// level and overSoft gather the chosen flavors' borrowing level and
 	// whether any passes a soft cap.
 	level    int
@@ -576,41 +582,47 @@ func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
 		if u&(1<<k) == 0 {
 			continue
 		}
-		ps := &dc.r.PodSets[k]
-		book := s.placementRes(f, dc.perPod[k])
-		g := gang.PodSet{Flavor: f, Count: int64(ps.Count), Res: book, Mode: gang.Unconstrained, Policy: gang.Pack}
-		if s.gpu >= 0 {
-			g.GPUs = int(book[s.gpu])
-		}
-		t := &ps.Topology
-		switch {
-		case t.Required != "":
-			g.Mode = gang.Required
-			g.Level, _ = s.topo.LevelIndex(t.Required)
-		case t.Preferred != "":
-			g.Mode = gang.Preferred
-			g.Level, _ = s.topo.LevelIndex(t.Preferred)
-		}
-		switch t.Policy {
-		case Spread:
-			g.Policy = gang.Spread
-		case Balanced:
-			g.Policy = gang.Balanced
-		}
-		if len(t.Slices) > 0 {
-			g.Slices = make([]gang.SliceSpec, len(t.Slices))
-			for j, sl := range t.Slices {
-				lvl, _ := s.topo.LevelIndex(sl.Level)
-				g.Slices[j] = gang.SliceSpec{Level: lvl, Size: int64(sl.Size)}
-			}
-		}
-		if t.Group != "" {
+		g := s.gangPodSet(&dc.r.PodSets[k], dc.perPod[k], f)
+		if dc.r.PodSets[k].Topology.Group != "" {
 			g.Group = 1
 		}
 		out = append(out, g)
 	}
 	dc.d.work.gsets = out
 	return out
+}
+
+// gangPodSet resolves one pod set, per pod vector per, for the placer on
+// flavor f.
+func (s *Snapshot) gangPodSet(ps *PodSet, per res.Vec, f int32) gang.PodSet {
+	book := s.placementRes(f, per)
+	g := gang.PodSet{Flavor: f, Count: int64(ps.Count), Res: book, Mode: gang.Unconstrained, Policy: gang.Pack}
+	if s.gpu >= 0 {
+		g.GPUs = int(book[s.gpu])
+	}
+	t := &ps.Topology
+	switch {
+	case t.Required != "":
+		g.Mode = gang.Required
+		g.Level, _ = s.topo.LevelIndex(t.Required)
+	case t.Preferred != "":
+		g.Mode = gang.Preferred
+		g.Level, _ = s.topo.LevelIndex(t.Preferred)
+	}
+	switch t.Policy {
+	case Spread:
+		g.Policy = gang.Spread
+	case Balanced:
+		g.Policy = gang.Balanced
+	}
+	if len(t.Slices) > 0 {
+		g.Slices = make([]gang.SliceSpec, len(t.Slices))
+		for j, sl := range t.Slices {
+			lvl, _ := s.topo.LevelIndex(sl.Level)
+			g.Slices[j] = gang.SliceSpec{Level: lvl, Size: int64(sl.Size)}
+		}
+	}
+	return g
 }
 
 // everPlaceable reports whether the unit could be placed on flavor f of an
@@ -804,44 +816,6 @@ func (dc *decider) placer() *gang.Placer {
 // admit fills in an admission.
 func (dc *decider) admit() {
 	s, r, d := dc.s, dc.r, dc.d
-	if dc.overSoft && dc.higherPriorityPending() {
-		return
-	}
-	spot := false
-	for i := 0; i < dc.n; i++ {
-		f := dc.chosen[i]
-		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[f].Name})
-		spot = spot || s.flavors[f].Spot
-	}
-	// What the admission takes beyond nominal, per flavor and resource.
-	for i := 0; i < dc.n; i++ {
-		f := dc.chosen[i]
-		if slices.IndexFunc(dc.chosen[:i], func(o int32) bool { return o == f }) >= 0 {
-			continue
-		}
-		fq, _ := dc.qc.Quota(f)
-		after := s.usageOf(dc.q, f)
-		for k := i; k < dc.n; k++ {
-			if dc.chosen[k] == f {
-				after = after.Add(dc.need[k])
-			}
-		}
-		for res := range s.resources {
-			if over := after[res] - fq.Nominal[res]; over > 0 && fq.Covered&(1<<res) != 0 {
-				d.Borrowing = append(d.Borrowing, Borrowed{Flavor: s.flavors[f].Name, Resource: s.resources[res], Amount: over})
-			}
-		}
-	}
-	d.BorrowingLevel = dc.level
-	d.Reason = Fits
-	switch {
-	case dc.overSoft:
-		d.Reason = OverSoftCap
-	case len(d.Borrowing) > 0:
-		d.Reason = Borrowing
-	}
-	// Beyond a soft cap, or on borrowed quota, the lender may reclaim it.
-	d.Preemptible = spot || d.Reason != Fits
 	// Quota figures of the first pod set's flavor, in its main resource.
 	f := dc.chosen[0]
 	res0 := dc.mainResource()
@@ -887,19 +861,67 @@ func (dc *decider) admit() {
 	dc.wnote()
 	qs := dc.since(qm)
 	dc.check(StageQuota, true, qs)
-	// Placement, in request order.
-	placed := false
-	total = 0
+	placed, pods := false, int64(0)
 	for i := 0; i < dc.n; i++ {
 		if dc.asgFrom[i] >= 0 {
 			placed = true
-			total += int64(r.PodSets[i].Count)
+			pods += int64(r.PodSets[i].Count)
 		}
 	}
 	var pm span
 	if placed {
-		if cap(d.Placement) < int(total) {
-			d.Placement = make([]PodPlacement, 0, total)
+		pm = dc.describePlacement(pods)
+		dc.check(StagePlacement, true, pm)
+	}
+	// Backfill safety, then the soft cap: either may still make it wait.
+	if placed {
+		if ok, moved := dc.backfillSafe(); !ok {
+			return
+		} else if moved {
+			pm = dc.describePlacement(pods)
+		}
+	}
+	if dc.overSoft && dc.higherPriorityPending() {
+		return
+	}
+	spot := false
+	for i := 0; i < dc.n; i++ {
+		f := dc.chosen[i]
+		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[f].Name})
+		spot = spot || s.flavors[f].Spot
+	}
+	// What the admission takes beyond nominal, per flavor and resource.
+	for i := 0; i < dc.n; i++ {
+		f := dc.chosen[i]
+		if slices.IndexFunc(dc.chosen[:i], func(o int32) bool { return o == f }) >= 0 {
+			continue
+		}
+		fq, _ := dc.qc.Quota(f)
+		after := s.usageOf(dc.q, f)
+		for k := i; k < dc.n; k++ {
+			if dc.chosen[k] == f {
+				after = after.Add(dc.need[k])
+			}
+		}
+		for res := range s.resources {
+			if over := after[res] - fq.Nominal[res]; over > 0 && fq.Covered&(1<<res) != 0 {
+				d.Borrowing = append(d.Borrowing, Borrowed{Flavor: s.flavors[f].Name, Resource: s.resources[res], Amount: over})
+			}
+		}
+	}
+	d.BorrowingLevel = dc.level
+	d.Reason = Fits
+	switch {
+	case dc.overSoft:
+		d.Reason = OverSoftCap
+	case len(d.Borrowing) > 0:
+		d.Reason = Borrowing
+	}
+	// Beyond a soft cap, or on borrowed quota, the lender may reclaim it.
+	d.Preemptible = spot || d.Reason != Fits
+	if placed {
+		if cap(d.Placement) < int(pods) {
+			d.Placement = make([]PodPlacement, 0, pods)
 		}
 		for i := 0; i < dc.n; i++ {
 			from := dc.asgFrom[i]
@@ -912,8 +934,6 @@ func (dc *decider) admit() {
 				d.Placement = append(d.Placement, PodPlacement{PodSet: ps.Name, Pod: p, Node: s.topo.Nodes[a.Node].Name, GPUs: GPUSet(a.GPUs)})
 			}
 		}
-		pm = dc.describePlacement(total)
-		dc.check(StagePlacement, true, pm)
 	}
 	if dc.overSoft {
 		sm := dc.mark()

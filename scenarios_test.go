@@ -16,9 +16,7 @@ const sharedScenarios = "../shared/scenarios"
 
 // notYet lists the shared scenarios whose feature belongs to a later
 // capability, each with the reason. This list only shrinks.
-var notYet = map[string]string{
-	"backfill-keeps-reservation": "backfill reservations (fairness and backfill)",
-}
+var notYet = map[string]string{}
 
 func runScenarioDir(t *testing.T, dir string, skip map[string]string) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))

@@ -203,8 +203,13 @@ type History struct {
 
 // Options are policy switches.
 type Options struct {
-	// Backfill, when set, turns backfill reservations on.
+	// Backfill, nil or true, keeps reservations for blocked higher-priority
+	// workloads (EASY backfill): a lower workload starts now only if it
+	// ends before the reservation or does not touch the reserved GPUs.
 	Backfill *bool `json:"backfill,omitempty"`
+	// BackfillDepth is how many blocked workloads get a reservation; zero
+	// means one (EASY backfill).
+	BackfillDepth int `json:"backfillDepth,omitempty"`
 	// TopologyAware, nil or true, places pods on nodes; false makes every
 	// flavor quota-only.
 	TopologyAware *bool `json:"topologyAware,omitempty"`

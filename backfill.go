@@ -1,0 +1,293 @@
+package allot
+
+import (
+	"slices"
+
+	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
+)
+
+// reservation is a blocked workload's planned start: when the running
+// workloads' expected run times free enough for it, and the GPUs it would
+// then take.
+type reservation struct {
+	w     *Workload
+	start int64
+	flavor int32
+	// gpus[n] is the node-local GPU mask reserved on node n.
+	nodes []int32
+	gpus  []uint64
+}
+
+// backfillOn reports whether backfill reservations are kept (the default).
+func (s *Snapshot) backfillOn() bool { return s.options.Backfill == nil || *s.options.Backfill }
+
+// reservations plans, for the highest-ordered pending workloads ahead of
+// request r that cannot start now (at most the backfill depth of them),
+// when and where they will start: running workloads leave at admission
+// plus expected run time (never, without one), and each blocked workload
+// takes the first moment its quota and a placement fit. A workload that
+// could never be planned gets no reservation.
+func (s *Snapshot) reservations(r *Request) []reservation {
+	depth := max(1, s.options.BackfillDepth)
+	var ahead []*Workload
+	s.pending.Scan(func(w *Workload) bool {
+		if w.ID != r.ID && pendingBefore(w, (*Workload)(r)) {
+			ahead = append(ahead, w)
+		}
+		return true
+	})
+	if len(ahead) == 0 {
+		return nil
+	}
+	slices.SortFunc(ahead, func(a, b *Workload) int {
+		if pendingBefore(a, b) {
+			return -1
+		}
+		return 1
+	})
+	// The running workloads in the order they are expected to end.
+	var ends []leaving
+	s.running.Scan(func(w *running) bool {
+		if w.w.ExpectedRuntime > 0 {
+			ends = append(ends, leaving{w, w.w.AdmittedAt + w.w.ExpectedRuntime})
+		}
+		return true
+	})
+	slices.SortFunc(ends, func(a, b leaving) int {
+		switch {
+		case a.end != b.end:
+			return int(min(max(a.end-b.end, -1), 1))
+		case a.r.w.ID < b.r.w.ID:
+			return -1
+		}
+		return 1
+	})
+	var out []reservation
+	var held []reservation // reservations already planned occupy their GPUs
+	for _, w := range ahead {
+		if len(out) == depth {
+			break
+		}
+		var d Decision
+		decideWith(s, Request(*w), &d, true)
+		if d.Verdict == VerdictAdmit || d.Verdict == VerdictReject {
+			continue // it starts now, or never: nothing to reserve
+		}
+		if res, ok := s.plan(w, ends, held); ok {
+			out = append(out, res)
+			held = append(held, res)
+		}
+	}
+	return out
+}
+
+// leaving is a running workload and when it is expected to end.
+type leaving struct {
+	r   *running
+	end int64
+}
+
+// plan finds when blocked workload w can start as running workloads leave,
+// on its queue's first flavor with nodes, and where.
+func (s *Snapshot) plan(w *Workload, ends []leaving, held []reservation) (reservation, bool) {
+	q, ok := s.queueIdx[w.Queue]
+	if !ok {
+		return reservation{}, false
+	}
+	var fq *quota.FlavorQuota
+	for k := range s.quota.Queues[q].Flavors {
+		f := &s.quota.Queues[q].Flavors[k]
+		if s.flavorHasNodes(f.Flavor) && allowsFlavor(w, s.flavors[f.Flavor].Name) {
+			fq = f
+			break
+		}
+	}
+	if fq == nil {
+		return reservation{}, false
+	}
+	sets, need, ok := s.podSetsFor(w, fq.Flavor)
+	if !ok {
+		return reservation{}, false
+	}
+	m := sim{s: s, usage: s.usage.Clone(), state: s.state.Fork()}
+	for _, h := range held {
+		for i, n := range h.nodes {
+			m.state.Allocate(n, h.gpus[i], res.Vec{}, 0)
+		}
+	}
+	m.state.Flush()
+	for _, l := range ends {
+		m.evict(l.r)
+		if !quotaFitsIn(s, m.usage, q, fq, need) {
+			continue
+		}
+		var pl gang.Placer
+		pl.Reset(m.state)
+		pl.Final = true
+		asg, _, ok := pl.Place(sets, nil)
+		if !ok {
+			continue
+		}
+		out := reservation{w: w, start: max(l.end, s.now), flavor: fq.Flavor}
+		for _, a := range asg {
+			out.nodes = append(out.nodes, a.Node)
+			out.gpus = append(out.gpus, a.GPUs)
+		}
+		return out, true
+	}
+	return reservation{}, false
+}
+
+func allowsFlavor(w *Workload, name string) bool {
+	for _, ps := range w.PodSets {
+		if len(ps.Flavors) > 0 && !slices.Contains(ps.Flavors, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// podSetsFor resolves a workload's pod sets for the placer on flavor f and
+// what it charges to quota there.
+func (s *Snapshot) podSetsFor(w *Workload, f int32) ([]gang.PodSet, res.Vec, bool) {
+	var r Request = Request(*w)
+	if msg, _ := s.validate(&r); msg != "" {
+		return nil, res.Vec{}, false
+	}
+	var need res.Vec
+	sets := make([]gang.PodSet, 0, len(w.PodSets))
+	for _, ps := range w.PodSets {
+		per, err := s.vector(ps.PerPod, "perPod")
+		if err != nil {
+			return nil, need, false
+		}
+		charge, err := s.podCharge(per, ps.Tokens, "tokens")
+		if err != nil {
+			return nil, need, false
+		}
+		need = need.Add(charge.Scale(int64(ps.Count)))
+		sets = append(sets, s.gangPodSet(&ps, per, f))
+	}
+	return sets, need, true
+}
+
+// quotaFitsIn checks need against what is available to queue q in usage u.
+func quotaFitsIn(s *Snapshot, u quota.Usage, q int32, fq *quota.FlavorQuota, need res.Vec) bool {
+	for r := range s.resources {
+		if need[r] > 0 && need[r] > s.rtree.AvailableClamped(u, q, s.rtree.FR(int(fq.Flavor), r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// backfillSafe checks the admission found against the reservations: a
+// request that ends before a reservation starts, or takes none of its GPUs,
+// may start now; otherwise it is placed again around the reserved GPUs
+// (moved), or it waits: then it concludes the decision and reports false.
+func (dc *decider) backfillSafe() (ok, moved bool) {
+	s, r := dc.s, dc.r
+	if dc.noBackfill || !s.backfillOn() || s.pending.Len() == 0 {
+		return true, false
+	}
+	rs := s.reservations(r)
+	if len(rs) == 0 {
+		return true, false
+	}
+	asg := dc.d.work.asg
+	var blocking *reservation
+	for i := range rs {
+		rv := &rs[i]
+		if r.ExpectedRuntime > 0 && s.now+r.ExpectedRuntime <= rv.start {
+			continue // it ends before the reservation starts
+		}
+		if overlaps(asg, rv) {
+			blocking = rv
+			break
+		}
+	}
+	m := dc.mark()
+	if blocking == nil {
+		dc.w("takes none of the GPUs reserved for ")
+		dc.wi(int64(len(rs)))
+		dc.w(" blocked workload(s), or ends before they start")
+		dc.check(StageBackfill, true, dc.since(m))
+		return true, false
+	}
+	// Place again around every reserved GPU.
+	if dc.replaceAround(rs) {
+		dc.w("placed again, around the GPUs reserved for ")
+		dc.wq(blocking.w.ID)
+		dc.check(StageBackfill, true, dc.since(m))
+		return true, true
+	}
+	dc.w("starting now would delay workload ")
+	dc.wq(blocking.w.ID)
+	dc.w(" (priority ")
+	dc.wi(int64(blocking.w.Priority))
+	dc.w("), reserved to start at t=")
+	dc.wi(blocking.start)
+	if r.ExpectedRuntime > 0 {
+		dc.w("; the request would run until t=")
+		dc.wi(s.now + r.ExpectedRuntime)
+	} else {
+		dc.w("; the request has no expected run time to plan around it")
+	}
+	dc.conclude(StageBackfill, BackfillReservation, m)
+	return false, false
+}
+
+// overlaps reports whether any assignment takes a GPU of the reservation.
+func overlaps(asg []gang.Assignment, rv *reservation) bool {
+	for _, a := range asg {
+		for i, n := range rv.nodes {
+			if n == a.Node && rv.gpus[i]&a.GPUs != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// replaceAround places the request again on a view where every reserved
+// GPU is taken; it keeps the new placement when that fits.
+func (dc *decider) replaceAround(rs []reservation) bool {
+	s := dc.s
+	st := s.state.Fork()
+	for _, rv := range rs {
+		for i, n := range rv.nodes {
+			st.Allocate(n, rv.gpus[i], res.Vec{}, 0)
+		}
+	}
+	st.Flush()
+	var pl gang.Placer
+	pl.Reset(st)
+	w := dc.d.work
+	w.asg = w.asg[:0]
+	for i := 0; i < dc.n; i++ {
+		dc.asgFrom[i] = -1
+	}
+	for i := 0; i < dc.n; i++ {
+		f := dc.chosen[i]
+		if dc.asgFrom[i] >= 0 || !s.flavorHasNodes(f) {
+			continue
+		}
+		u := dc.unit(i)
+		mark := len(w.asg)
+		asg, _, ok := pl.Place(dc.gangSets(u, f), w.asg)
+		if !ok {
+			return false
+		}
+		w.asg = asg
+		at := int32(mark)
+		for k := 0; k < dc.n; k++ {
+			if u&(1<<k) != 0 {
+				dc.asgFrom[k] = at
+				at += dc.r.PodSets[k].Count
+			}
+		}
+	}
+	return true
+}
