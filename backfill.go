@@ -1,7 +1,9 @@
 package allot
 
 import (
+	"cmp"
 	"slices"
+	"sync"
 
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
@@ -23,30 +25,48 @@ type reservation struct {
 // backfillOn reports whether backfill reservations are kept (the default).
 func (s *Snapshot) backfillOn() bool { return s.options.Backfill == nil || *s.options.Backfill }
 
-// reservations plans, for the highest-ordered pending workloads ahead of
-// request r that cannot start now (at most the backfill depth of them),
-// when and where they will start: running workloads leave at admission
-// plus expected run time (never, without one), and each blocked workload
-// takes the first moment its quota and a placement fit. A workload that
-// could never be planned gets no reservation.
-func (s *Snapshot) reservations(r *Request) []reservation {
+// maxBackfillTest bounds how many pending workloads, in priority order, are
+// examined for a reservation (Slurm's bf_max_job_test): the planning is
+// done once per snapshot and shared by every decision made on it.
+const maxBackfillTest = 64
+
+// backfillCache holds a snapshot's reservations, computed on first use.
+type backfillCache struct {
+	once sync.Once
+	rs   []reservation
+}
+
+// reservations plans, for the first pending workloads in priority order
+// that cannot start now (at most the backfill depth of them, among the
+// first maxBackfillTest), when and where they will start: running
+// workloads leave at admission plus expected run time (never, without
+// one), and each blocked workload takes the first moment its quota and a
+// placement fit. A workload that could never be planned gets no
+// reservation.
+func (s *Snapshot) reservations() []reservation {
+	if s.bf == nil {
+		return s.planReservations()
+	}
+	s.bf.once.Do(func() { s.bf.rs = s.planReservations() })
+	return s.bf.rs
+}
+
+func (s *Snapshot) planReservations() []reservation {
 	depth := max(1, s.options.BackfillDepth)
-	var ahead []*Workload
+	ahead := make([]*Workload, 0, s.pending.Len())
 	s.pending.Scan(func(w *Workload) bool {
-		if w.ID != r.ID && pendingBefore(w, (*Workload)(r)) {
-			ahead = append(ahead, w)
-		}
+		ahead = append(ahead, w)
 		return true
 	})
-	if len(ahead) == 0 {
-		return nil
-	}
 	slices.SortFunc(ahead, func(a, b *Workload) int {
 		if pendingBefore(a, b) {
 			return -1
 		}
 		return 1
 	})
+	if len(ahead) > maxBackfillTest {
+		ahead = ahead[:maxBackfillTest]
+	}
 	// The running workloads in the order they are expected to end.
 	var ends []leaving
 	s.running.Scan(func(w *running) bool {
@@ -56,16 +76,12 @@ func (s *Snapshot) reservations(r *Request) []reservation {
 		return true
 	})
 	slices.SortFunc(ends, func(a, b leaving) int {
-		switch {
-		case a.end != b.end:
-			return int(min(max(a.end-b.end, -1), 1))
-		case a.r.w.ID < b.r.w.ID:
-			return -1
+		if a.end != b.end {
+			return cmp.Compare(a.end, b.end)
 		}
-		return 1
+		return cmp.Compare(a.r.w.ID, b.r.w.ID)
 	})
 	var out []reservation
-	var held []reservation // reservations already planned occupy their GPUs
 	for _, w := range ahead {
 		if len(out) == depth {
 			break
@@ -75,9 +91,8 @@ func (s *Snapshot) reservations(r *Request) []reservation {
 		if d.Verdict == VerdictAdmit || d.Verdict == VerdictReject {
 			continue // it starts now, or never: nothing to reserve
 		}
-		if res, ok := s.plan(w, ends, held); ok {
-			out = append(out, res)
-			held = append(held, res)
+		if rv, ok := s.plan(w, ends, out); ok {
+			out = append(out, rv)
 		}
 	}
 	return out
@@ -192,7 +207,12 @@ func (dc *decider) backfillSafe() (ok, moved bool) {
 	if dc.noBackfill || !s.backfillOn() || s.pending.Len() == 0 {
 		return true, false
 	}
-	rs := s.reservations(r)
+	var rs []reservation
+	for _, rv := range s.reservations() {
+		if rv.w.ID != r.ID && pendingBefore(rv.w, (*Workload)(r)) {
+			rs = append(rs, rv)
+		}
+	}
 	if len(rs) == 0 {
 		return true, false
 	}

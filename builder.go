@@ -91,6 +91,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 		}
 	}
 	s.state.Flush()
+	s.bf = new(backfillCache)
 	return s, nil
 }
 

@@ -63,6 +63,8 @@ type Snapshot struct {
 
 	// evictions is append-only: a published snapshot sees its prefix.
 	evictions []Eviction
+	// bf caches the backfill reservations, planned on first use.
+	bf *backfillCache
 	// debt is each queue's fairness debt: preemptions suffered, decayed
 	// with the history's half-life.
 	debt []fairness.Debt

@@ -52,6 +52,7 @@ func (s *Snapshot) fork() *Snapshot {
 	c.users = slices.Clone(s.users)
 	c.never = slices.Clone(s.never)
 	c.debt = slices.Clone(s.debt)
+	c.bf = new(backfillCache)
 	return &c
 }
 
