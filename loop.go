@@ -79,6 +79,17 @@ func Schedule(st *Store) []Decision {
 		for _, e := range entries {
 			if _, err := st.Commit(e.d); err == nil {
 				admitted++
+				continue
+			}
+			// An earlier entry of this cycle took the room it was decided
+			// on: decide it again on what is left (Kueue recomputes the
+			// placement within the cycle too).
+			d := Decide(st.Load(), Request(*e.w))
+			out = append(out, d)
+			if d.Verdict == VerdictAdmit || d.Verdict == VerdictPreempt {
+				if _, err := st.Commit(d); err == nil {
+					admitted++
+				}
 			}
 		}
 		if admitted == 0 {
@@ -181,43 +192,57 @@ func Order(s *Snapshot) []string {
 	view := *s
 	view.usage = u
 	var out []string
+	type head struct {
+		w     *Workload
+		share fairness.Share
+	}
+	heads := make([]head, 0, len(byQueue))
 	for {
-		var heads []*Workload
+		heads = heads[:0]
 		for q := range byQueue {
 			if len(byQueue[q]) > 0 {
-				heads = append(heads, byQueue[q][0])
+				h := head{w: byQueue[q][0]}
 				byQueue[q] = byQueue[q][1:]
+				if s.fairSharing.Enabled {
+					// A queue's share depends on its own usage only, and no
+					// other head of this cycle is in the same queue.
+					h.share = view.shareAfter(h.w)
+				}
+				heads = append(heads, h)
 			}
 		}
 		if len(heads) == 0 {
 			return out
 		}
-		for len(heads) > 0 {
-			i := 0
-			for j := 1; j < len(heads); j++ {
-				if view.before(heads[j], heads[i]) {
-					i = j
+		slices.SortStableFunc(heads, func(a, b head) int {
+			if s.fairSharing.Enabled {
+				if a.share.Borrowing != b.share.Borrowing {
+					return boolFirst(!a.share.Borrowing)
+				}
+				if a.share.Less(b.share) {
+					return -1
+				}
+				if b.share.Less(a.share) {
+					return 1
 				}
 			}
-			w := heads[i]
-			out = append(out, w.ID)
-			view.account(w)
-			heads = slices.Delete(heads, i, i+1)
+			if pendingBeforeAcross(a.w, b.w) {
+				return -1
+			}
+			return 1
+		})
+		for _, h := range heads {
+			out = append(out, h.w.ID)
+			if s.fairSharing.Enabled {
+				view.account(h.w)
+			}
 		}
 	}
 }
 
-// before orders two heads as the loop would, fair sharing considered.
-func (s *Snapshot) before(a, b *Workload) bool {
-	if s.fairSharing.Enabled {
-		sa, sb := s.shareAfter(a), s.shareAfter(b)
-		if sa.Borrowing != sb.Borrowing {
-			return !sa.Borrowing
-		}
-		if sa.Less(sb) || sb.Less(sa) {
-			return sa.Less(sb)
-		}
-	}
+// pendingBeforeAcross orders workloads of different queues: higher
+// priority, earlier submission, then queue name and ID.
+func pendingBeforeAcross(a, b *Workload) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}

@@ -113,7 +113,8 @@ type preemption struct {
 	f    int32
 	fq   *quota.FlavorQuota
 	need res.Vec // what the request puts on the flavor
-	frs  []int   // the flavor-resources it needs
+	frs  []int   // the flavor-resources that need room (Kueue's preempt mode)
+	all  []int   // every flavor-resource the request asks for
 	sets []gang.PodSet
 	path []int32 // the preemptor queue's path to the root of its tree
 	m    sim
@@ -123,16 +124,17 @@ type preemption struct {
 
 // lostWork is what evicting an admitted workload now throws away.
 func (s *Snapshot) lostWork(r *running) int64 {
-	return preempt.LostWork(s.now, r.w.AdmittedAt, r.w.Preemption.LastCheckpointAt, r.w.Preemption.Class == Checkpointable, lostSize(r))
+	return preempt.LostWork(s.now, r.w.AdmittedAt, r.w.Preemption.LastCheckpointAt, r.w.Preemption.Class == Checkpointable, s.lostSize(r))
 }
 
-// lostSize is what a workload's lost time is multiplied by: its GPUs, or
-// without GPUs its largest other quantity.
-func lostSize(r *running) int64 {
-	if r.gpus > 0 {
-		return r.gpus
-	}
+// lostSize is what a workload's lost time is multiplied by: the GPUs it
+// holds (charged to quota, on nodes or not), or without GPUs its largest
+// other quantity.
+func (s *Snapshot) lostSize(r *running) int64 {
 	t := r.total()
+	if s.gpu >= 0 && t[s.gpu] > 0 {
+		return t[s.gpu]
+	}
 	size := int64(0)
 	for _, v := range t {
 		size = max(size, v)
@@ -177,10 +179,20 @@ func (dc *decider) tryPreemption() bool {
 func (p *preemption) search() ([]*candidate, bool) {
 	s := p.s
 	t := s.rtree
+	// Kueue looks for victims only on the flavor-resources that do not fit
+	// (its "preempt" mode); when quota fits and only the placement does not,
+	// on everything the request asks for.
 	for r := range s.resources {
 		if p.need[r] > 0 {
-			p.frs = append(p.frs, t.FR(int(p.f), r))
+			fr := t.FR(int(p.f), r)
+			p.all = append(p.all, fr)
+			if p.need[r] > t.AvailableClamped(s.usage, p.q, fr) {
+				p.frs = append(p.frs, fr)
+			}
 		}
+	}
+	if len(p.frs) == 0 {
+		p.frs = p.all
 	}
 	if len(p.frs) == 0 {
 		return nil, false
@@ -254,8 +266,9 @@ func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
 	// adv[i] holds before collecting at path[i].
 	adv := make([]bool, len(p.path))
 	has := true
-	remaining := make([]int64, len(p.frs))
-	for k, fr := range p.frs {
+	// Kueue weighs the whole request here, not only what needs room.
+	remaining := make([]int64, len(p.all))
+	for k, fr := range p.all {
 		fits, rem := t.FitsInQuota(s.usage, p.q, fr, p.need[fr%t.Resources()])
 		has = has && fits
 		remaining[k] = rem
@@ -263,7 +276,7 @@ func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
 	for i := 1; i < len(p.path); i++ {
 		adv[i] = has
 		all := true
-		for k, fr := range p.frs {
+		for k, fr := range p.all {
 			fits, rem := t.FitsInQuota(s.usage, p.path[i], fr, remaining[k])
 			all = all && fits
 			remaining[k] = rem
@@ -381,7 +394,7 @@ func (p *preemption) fits(allowBorrowing bool) bool {
 	s := p.s
 	t := s.rtree
 	R := t.Resources()
-	for _, fr := range p.frs {
+	for _, fr := range p.all {
 		r := fr % R
 		v := p.need[r]
 		used := p.m.usage.At(p.q, fr)
