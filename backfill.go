@@ -14,8 +14,8 @@ import (
 // workloads' expected run times free enough for it, and the GPUs it would
 // then take.
 type reservation struct {
-	w     *Workload
-	start int64
+	w      *Workload
+	start  int64
 	flavor int32
 	// gpus[n] is the node-local GPU mask reserved on node n.
 	nodes []int32
