@@ -53,22 +53,86 @@ func (s *Snapshot) reservations() []reservation {
 
 func (s *Snapshot) planReservations() []reservation {
 	depth := max(1, s.options.BackfillDepth)
-	ahead := make([]*Workload, 0, s.pending.Len())
+	// The first maxBackfillTest pending workloads in priority order: a
+	// bounded insertion keeps it linear in the number pending.
+	ahead := make([]*Workload, 0, maxBackfillTest+1)
 	s.pending.Scan(func(w *Workload) bool {
-		ahead = append(ahead, w)
+		if len(ahead) == maxBackfillTest && !pendingBefore(w, ahead[len(ahead)-1]) {
+			return true
+		}
+		i, _ := slices.BinarySearchFunc(ahead, w, func(a, b *Workload) int {
+			if pendingBefore(a, b) {
+				return -1
+			}
+			return 1
+		})
+		ahead = slices.Insert(ahead, i, w)
+		if len(ahead) > maxBackfillTest {
+			ahead = ahead[:maxBackfillTest]
+		}
 		return true
 	})
-	slices.SortFunc(ahead, func(a, b *Workload) int {
-		if pendingBefore(a, b) {
-			return -1
-		}
-		return 1
-	})
-	if len(ahead) > maxBackfillTest {
-		ahead = ahead[:maxBackfillTest]
-	}
-	// The running workloads in the order they are expected to end.
+	var out []reservation
 	var ends []leaving
+	for _, w := range ahead {
+		if len(out) == depth {
+			break
+		}
+		if !s.waitsForCapacity(w) {
+			continue // it starts now, or waits for something else
+		}
+		if ends == nil {
+			ends = s.leavingOrder()
+		}
+		if rv, ok := s.plan(w, ends, out); ok {
+			out = append(out, rv)
+		}
+	}
+	return out
+}
+
+// waitsForCapacity reports whether a pending workload is held back only
+// by quota or free capacity: a queue on hold, a tenant or a cap keeps it
+// waiting whatever is reserved, so such a workload gets no reservation.
+func (s *Snapshot) waitsForCapacity(w *Workload) bool {
+	r := Request(*w)
+	if msg, _ := s.validate(&r); msg != "" {
+		return false
+	}
+	q, ok := s.queueIdx[w.Queue]
+	if !ok {
+		return false
+	}
+	qc := &s.quota.Queues[q]
+	if !qc.Authorized(w.Tenant) || qc.Hold {
+		return false
+	}
+	var pl gang.Placer
+	pl.Reset(s.state)
+	for k := range qc.Flavors {
+		fq := &qc.Flavors[k]
+		if !allowsFlavor(w, s.flavors[fq.Flavor].Name) {
+			continue
+		}
+		sets, need, ok := s.podSetsFor(w, fq.Flavor)
+		if !ok {
+			return false
+		}
+		fit := s.fitQuota(q, fq, res.Vec{}, need)
+		if fit.verdict == quota.NoFitEver {
+			continue
+		}
+		if fit.verdict == quota.Fit && (!s.flavorHasNodes(fq.Flavor) || pl.Feasible(sets)) {
+			return false // it can start now
+		}
+	}
+	return true
+}
+
+// leavingOrder lists the running workloads with an expected run time in
+// the order they are expected to end.
+func (s *Snapshot) leavingOrder() []leaving {
+	ends := []leaving{}
 	s.running.Scan(func(w *running) bool {
 		if w.w.ExpectedRuntime > 0 {
 			ends = append(ends, leaving{w, w.w.AdmittedAt + w.w.ExpectedRuntime})
@@ -81,21 +145,7 @@ func (s *Snapshot) planReservations() []reservation {
 		}
 		return cmp.Compare(a.r.w.ID, b.r.w.ID)
 	})
-	var out []reservation
-	for _, w := range ahead {
-		if len(out) == depth {
-			break
-		}
-		var d Decision
-		decideWith(s, Request(*w), &d, true)
-		if d.Verdict == VerdictAdmit || d.Verdict == VerdictReject {
-			continue // it starts now, or never: nothing to reserve
-		}
-		if rv, ok := s.plan(w, ends, out); ok {
-			out = append(out, rv)
-		}
-	}
-	return out
+	return ends
 }
 
 // leaving is a running workload and when it is expected to end.

@@ -106,6 +106,9 @@ type Placer struct {
 	tmp         []cand
 	ps          *PodSet
 	units       [10]int64
+	// ones counts the one-pod nodes collectNodes has seen; it stops once
+	// they reach stopAt (when set).
+	ones, stopAt int64
 	// sliceTop is the outermost slice level of the current pod set (the
 	// node level when it has none).
 	sliceTop int
@@ -127,10 +130,6 @@ func (p *Placer) Reset(st *topology.State) {
 	p.st, p.t = st, st.T
 	p.ov = p.ov[:0]
 	p.IgnoreCooldown, p.Final = false, false
-	if p.cands == nil {
-		p.cands = make([]cand, 0, 32)
-		p.next = make([]cand, 0, 32)
-	}
 }
 
 // Place places every pod set, in order, each on what the earlier ones (of
@@ -405,7 +404,12 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 	if total < need {
 		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
 	}
+	// No node holds fewer than one pod: once the nodes seen in path order
+	// that hold exactly one (the first in least-free order) cover the
+	// request, the rest of the scan cannot change the answer.
+	p.ones, p.stopAt = 0, need
 	p.cands = p.collectNodes(scope, scopeLevel, p.cands[:0])
+	p.stopAt = 0
 	p.sortAscending(p.cands)
 	p.next = p.next[:0]
 	for _, c := range p.cands {
@@ -433,9 +437,15 @@ func (p *Placer) bestNode(scope int32) int64 {
 // domains whose counters say they are full.
 func (p *Placer) collectNodes(d int32, l int, out []cand) []cand {
 	nl := p.t.NodeLevel()
+	if p.stopAt > 0 && p.ones >= p.stopAt {
+		return out
+	}
 	if l == nl {
 		if c := p.nodeCount(d); c > 0 {
 			out = append(out, cand{id: d, count: c})
+			if c == 1 {
+				p.ones++
+			}
 		}
 		return out
 	}
@@ -835,6 +845,32 @@ func (p *Placer) fastCount(d int32, l int) (int64, bool) {
 		return 0, false
 	}
 	return int64(p.st.Fits(d, p.ps.GPUs)), true
+}
+
+// Feasible reports whether the pod sets could be placed, without building
+// the placement. For a single pod set it reads domain counts only (the
+// state's counters when they are exact); otherwise it places them.
+func (p *Placer) Feasible(sets []PodSet) bool {
+	if len(sets) != 1 || sets[0].Group != 0 {
+		saved := append([]ovNode(nil), p.ov...)
+		_, _, ok := p.Place(sets, nil)
+		p.ov = saved
+		return ok
+	}
+	ps := &sets[0]
+	p.setPodSet(ps)
+	root := p.root(ps.Flavor)
+	if ps.Mode != Required || len(ps.Slices) > 0 {
+		// Preferred falls back to the whole cluster, unconstrained uses it.
+		return p.count(root, 0) >= ps.Count
+	}
+	lo, hi := p.domainsAt(ps.Flavor, ps.Level, root)
+	for d := lo; d < hi; d++ {
+		if p.count(d, ps.Level) >= ps.Count {
+			return true
+		}
+	}
+	return false
 }
 
 // Never reports, in O(1), that a single pod set can never be placed: the
