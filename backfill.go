@@ -30,61 +30,60 @@ func (s *Snapshot) backfillOn() bool { return s.options.Backfill == nil || *s.op
 // done once per snapshot and shared by every decision made on it.
 const maxBackfillTest = 64
 
-// backfillCache holds a snapshot's reservations, computed on first use.
+// backfillCache holds a snapshot's reservations, planned as far down the
+// priority order as the decisions made so far needed: the blocked
+// workloads are found in priority order, so every decision sees the same
+// reservations ahead of it, whichever was decided first.
 type backfillCache struct {
-	once sync.Once
-	rs   []reservation
+	mu    sync.Mutex
+	ahead []*Workload // the first maxBackfillTest pending, in order
+	built bool
+	next  int // ahead[:next] have been examined
+	rs    []reservation
+	ends  []leaving
 }
 
-// reservations plans, for the first pending workloads in priority order
-// that cannot start now (at most the backfill depth of them, among the
-// first maxBackfillTest), when and where they will start: running
-// workloads leave at admission plus expected run time (never, without
-// one), and each blocked workload takes the first moment its quota and a
+// reservationsBefore returns the reservations of blocked pending
+// workloads ahead of request r in priority order: for the first ones that
+// cannot start now (at most the backfill depth of them, among the first
+// maxBackfillTest pending), when and where they will start, running
+// workloads leaving at admission plus expected run time (never, without
+// one) and each blocked workload taking the first moment its quota and a
 // placement fit. A workload that could never be planned gets no
 // reservation.
-func (s *Snapshot) reservations() []reservation {
-	if s.bf == nil {
-		return s.planReservations()
+func (s *Snapshot) reservationsBefore(r *Request) []reservation {
+	c := s.bf
+	if c == nil {
+		c = new(backfillCache)
 	}
-	s.bf.once.Do(func() { s.bf.rs = s.planReservations() })
-	return s.bf.rs
-}
-
-func (s *Snapshot) planReservations() []reservation {
-	depth := max(1, s.options.BackfillDepth)
-	// The first maxBackfillTest pending workloads in priority order: a
-	// bounded insertion keeps it linear in the number pending.
-	ahead := make([]*Workload, 0, maxBackfillTest+1)
-	s.pending.Scan(func(w *Workload) bool {
-		if len(ahead) == maxBackfillTest && !pendingBefore(w, ahead[len(ahead)-1]) {
-			return true
-		}
-		i, _ := slices.BinarySearchFunc(ahead, w, func(a, b *Workload) int {
-			if pendingBefore(a, b) {
-				return -1
-			}
-			return 1
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.built {
+		c.ahead = make([]*Workload, 0, maxBackfillTest)
+		s.queued.Scan(func(w *Workload) bool {
+			c.ahead = append(c.ahead, w)
+			return len(c.ahead) < maxBackfillTest
 		})
-		ahead = slices.Insert(ahead, i, w)
-		if len(ahead) > maxBackfillTest {
-			ahead = ahead[:maxBackfillTest]
-		}
-		return true
-	})
-	var out []reservation
-	var ends []leaving
-	for _, w := range ahead {
-		if len(out) == depth {
-			break
-		}
+		c.built = true
+	}
+	depth := max(1, s.options.BackfillDepth)
+	rq := (*Workload)(r)
+	for c.next < len(c.ahead) && len(c.rs) < depth && pendingBefore(c.ahead[c.next], rq) {
+		w := c.ahead[c.next]
+		c.next++
 		if !s.waitsForCapacity(w) {
 			continue // it starts now, or waits for something else
 		}
-		if ends == nil {
-			ends = s.leavingOrder()
+		if c.ends == nil {
+			c.ends = s.leavingOrder()
 		}
-		if rv, ok := s.plan(w, ends, out); ok {
+		if rv, ok := s.plan(w, c.ends, c.rs); ok {
+			c.rs = append(c.rs, rv)
+		}
+	}
+	var out []reservation
+	for _, rv := range c.rs {
+		if rv.w.ID != r.ID && pendingBefore(rv.w, rq) {
 			out = append(out, rv)
 		}
 	}
@@ -95,8 +94,7 @@ func (s *Snapshot) planReservations() []reservation {
 // by quota or free capacity: a queue on hold, a tenant or a cap keeps it
 // waiting whatever is reserved, so such a workload gets no reservation.
 func (s *Snapshot) waitsForCapacity(w *Workload) bool {
-	r := Request(*w)
-	if msg, _ := s.validate(&r); msg != "" {
+	if msg, _ := s.validate((*Request)(w)); msg != "" {
 		return false
 	}
 	q, ok := s.queueIdx[w.Queue]
@@ -217,12 +215,12 @@ func allowsFlavor(w *Workload, name string) bool {
 // podSetsFor resolves a workload's pod sets for the placer on flavor f and
 // what it charges to quota there.
 func (s *Snapshot) podSetsFor(w *Workload, f int32) ([]gang.PodSet, res.Vec, bool) {
-	var r Request = Request(*w)
-	if msg, _ := s.validate(&r); msg != "" {
-		return nil, res.Vec{}, false
-	}
+	return s.podSetsInto(w, f, make([]gang.PodSet, 0, len(w.PodSets)))
+}
+
+// podSetsInto is podSetsFor appending to sets (of a valid workload).
+func (s *Snapshot) podSetsInto(w *Workload, f int32, sets []gang.PodSet) ([]gang.PodSet, res.Vec, bool) {
 	var need res.Vec
-	sets := make([]gang.PodSet, 0, len(w.PodSets))
 	for _, ps := range w.PodSets {
 		per, err := s.vector(ps.PerPod, "perPod")
 		if err != nil {
@@ -257,12 +255,7 @@ func (dc *decider) backfillSafe() (ok, moved bool) {
 	if dc.noBackfill || !s.backfillOn() || s.pending.Len() == 0 {
 		return true, false
 	}
-	var rs []reservation
-	for _, rv := range s.reservations() {
-		if rv.w.ID != r.ID && pendingBefore(rv.w, (*Workload)(r)) {
-			rs = append(rs, rv)
-		}
-	}
+	rs := s.reservationsBefore(r)
 	if len(rs) == 0 {
 		return true, false
 	}

@@ -68,7 +68,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := s.buildQueues(b.Cohorts, b.Queues); err != nil {
 		return nil, err
 	}
-	s.running, s.pending = newTrees()
+	s.running, s.pending, s.queued = newTrees()
 	s.holders = cow.Make[[]string](len(s.topo.Nodes))
 	s.usage = s.rtree.NewUsage()
 	s.runCount = make([]int32, len(s.queues))
@@ -700,7 +700,7 @@ func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) erro
 	}
 	cp := w
 	cp.PodSets = slices.Clone(w.PodSets)
-	s.pending.Set(&cp)
+	s.enqueue(&cp)
 	return nil
 }
 

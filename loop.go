@@ -110,17 +110,17 @@ func boolFirst(a bool) int {
 // submit time then ID, leaving out the skipped ones; in queue order.
 func (s *Snapshot) heads(skipped map[string]bool) []*Workload {
 	best := make([]*Workload, len(s.queues))
-	s.pending.Scan(func(w *Workload) bool {
+	found := 0
+	// In priority order, the first workload seen of a queue is its head.
+	s.queued.Scan(func(w *Workload) bool {
 		q, ok := s.queueIdx[w.Queue]
-		if !ok || skipped[w.ID] {
-			return true
-		}
-		if b := best[q]; b == nil || pendingBefore(w, b) {
+		if ok && best[q] == nil && !skipped[w.ID] {
 			best[q] = w
+			found++
 		}
-		return true
+		return found < len(best)
 	})
-	out := make([]*Workload, 0, len(best))
+	out := make([]*Workload, 0, found)
 	for _, w := range best {
 		if w != nil {
 			out = append(out, w)

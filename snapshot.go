@@ -60,6 +60,9 @@ type Snapshot struct {
 	// holders[n] lists, sorted, the admitted workloads with a pod on node n.
 	holders cow.Slice[[]string]
 	pending *btree.BTreeG[*Workload]
+	// queued holds the pending workloads in priority order (higher
+	// priority, then earlier submission, then ID), across queues.
+	queued *btree.BTreeG[*Workload]
 
 	// evictions is append-only: a published snapshot sees its prefix.
 	evictions []Eviction
@@ -100,9 +103,22 @@ type podAlloc struct {
 
 var treeOpts = btree.Options{NoLocks: true, Degree: 16}
 
-func newTrees() (*btree.BTreeG[*running], *btree.BTreeG[*Workload]) {
+func newTrees() (*btree.BTreeG[*running], *btree.BTreeG[*Workload], *btree.BTreeG[*Workload]) {
 	return btree.NewBTreeGOptions(func(a, b *running) bool { return a.w.ID < b.w.ID }, treeOpts),
-		btree.NewBTreeGOptions(func(a, b *Workload) bool { return a.ID < b.ID }, treeOpts)
+		btree.NewBTreeGOptions(func(a, b *Workload) bool { return a.ID < b.ID }, treeOpts),
+		btree.NewBTreeGOptions(pendingBefore, treeOpts)
+}
+
+// enqueue and dequeue keep both pending indexes in step.
+func (s *Snapshot) enqueue(w *Workload) {
+	s.pending.Set(w)
+	s.queued.Set(w)
+}
+
+func (s *Snapshot) dequeue(id string) {
+	if w, ok := s.pending.Delete(&Workload{ID: id}); ok {
+		s.queued.Delete(w)
+	}
 }
 
 // Version is the snapshot's version; every store event increments it.

@@ -48,6 +48,7 @@ func (s *Snapshot) fork() *Snapshot {
 	c.running = s.running.Copy()
 	c.holders = s.holders.CloneAs(child, parent)
 	c.pending = s.pending.Copy()
+	c.queued = s.queued.Copy()
 	c.runCount = slices.Clone(s.runCount)
 	c.users = slices.Clone(s.users)
 	c.never = slices.Clone(s.never)
@@ -127,7 +128,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		return nil, err
 	}
 	if m.pending.Len() > 0 {
-		m.pending.Delete(&Workload{ID: r.w.ID})
+		m.dequeue(r.w.ID)
 	}
 	k := 0
 	for i := range r.sets {
@@ -349,7 +350,7 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 	for i := range w.PodSets {
 		w.PodSets[i].Flavor, w.PodSets[i].Nodes, w.PodSets[i].GPUIndices = "", nil, nil
 	}
-	s.pending.Set(&w)
+	s.enqueue(&w)
 	s.evictions = append(s.evictions, e)
 	if e.Preemptor != "" {
 		s.debt[r.queue] = s.debt[r.queue].Add(s.now, s.history.HalfLife, 1)
@@ -358,7 +359,7 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 
 // unevict undoes evict (the record is dropped by the caller).
 func (s *Snapshot) unevict(r *running) {
-	s.pending.Delete(&Workload{ID: r.w.ID})
+	s.dequeue(r.w.ID)
 	k := 0
 	for i := range r.sets {
 		for range r.w.PodSets[i].Count {
