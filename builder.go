@@ -368,11 +368,11 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 	if q.Name == "" {
 		return out, nil, buildErr(ErrInvalid, p+".name", "empty name")
 	}
-	fung, err := parseFungibility(q.FlavorFungibility, p+".flavorFungibility")
+	tryNext, stopAtPreempt, err := parseFungibility(q.FlavorFungibility, p+".flavorFungibility")
 	if err != nil {
 		return out, nil, err
 	}
-	out.TryNextWhenBorrowing = fung
+	out.TryNextWhenBorrowing, out.StopAtPreemption = tryNext, stopAtPreempt
 	node, err := s.treeQuotas(q.Quota, p, scale, q.Cohort != "")
 	if err != nil {
 		return out, nil, err
@@ -499,23 +499,26 @@ func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasPar
 // fqIsQueue tells a queue's path from a cohort's.
 func fqIsQueue(p string) bool { return strings.HasPrefix(p, "queues") }
 
-// parseFungibility reads Kueue's flavorFungibility. whenCanBorrow is
-// Borrow (Kueue's MayStopSearch, the default) or TryNextFlavor;
-// whenCanPreempt is accepted in Kueue's spellings: preemption, the only
-// place it acts, is not in place, so it changes nothing yet.
-func parseFungibility(f FlavorFungibility, p string) (bool, error) {
+// parseFungibility reads Kueue's flavorFungibility: whenCanBorrow is
+// Borrow (Kueue's MayStopSearch, the default) or TryNextFlavor; whenCanPreempt
+// is TryNextFlavor (Kueue's default: a later flavor that fits without
+// victims wins) or Preempt (MayStopSearch: preempt on the first flavor
+// where victims make room).
+func parseFungibility(f FlavorFungibility, p string) (tryNextBorrow, stopAtPreempt bool, err error) {
 	switch f.WhenCanPreempt {
-	case "", "Preempt", "MayStopSearch", "TryNextFlavor":
+	case "", "TryNextFlavor":
+	case "Preempt", "MayStopSearch":
+		stopAtPreempt = true
 	default:
-		return false, buildErr(ErrInvalid, p+".whenCanPreempt", "%q is not Preempt or TryNextFlavor", f.WhenCanPreempt)
+		return false, false, buildErr(ErrInvalid, p+".whenCanPreempt", "%q is not Preempt or TryNextFlavor", f.WhenCanPreempt)
 	}
 	switch f.WhenCanBorrow {
 	case "", "Borrow", "MayStopSearch":
-		return false, nil
+		return false, stopAtPreempt, nil
 	case "TryNextFlavor":
-		return true, nil
+		return true, stopAtPreempt, nil
 	}
-	return false, buildErr(ErrInvalid, p+".whenCanBorrow", "%q is not Borrow or TryNextFlavor", f.WhenCanBorrow)
+	return false, false, buildErr(ErrInvalid, p+".whenCanBorrow", "%q is not Borrow or TryNextFlavor", f.WhenCanBorrow)
 }
 
 // addRunning validates an admitted workload and books it.

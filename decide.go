@@ -415,6 +415,15 @@ func (dc *decider) assign() bool {
 				if !tried || a.rank() > best.rank() {
 					best, tried = a, true
 				}
+				// whenCanPreempt: Preempt stops at the first flavor where
+				// victims make room for the whole request.
+				if dc.qc.StopAtPreemption && !a.never && dc.n == 1 {
+					dc.explain(a)
+					if dc.tryPreemptionOn(fq) {
+						return false
+					}
+					dc.d.Trail = dc.d.Trail[:len(dc.d.Trail)-1]
+				}
 			}
 			if nd == 0 {
 				break

@@ -151,28 +151,37 @@ func (dc *decider) tryPreemption() bool {
 	if !s.limits[dc.q].preempts() {
 		return false
 	}
-	var all uint16
-	for i := 0; i < dc.n; i++ {
-		all |= 1 << i
-	}
 	for k := range dc.qc.Flavors {
-		fq := &dc.qc.Flavors[k]
-		if !dc.allowed(all, fq.Flavor) {
-			continue
-		}
-		p := &preemption{s: s, q: dc.q, req: dc.r, f: fq.Flavor, fq: fq}
-		for i := 0; i < dc.n; i++ {
-			p.need = p.need.Add(dc.need[i])
-		}
-		if s.flavorHasNodes(fq.Flavor) {
-			p.sets = slices.Clone(dc.gangSets(all, fq.Flavor))
-		}
-		if victims, ok := p.search(); ok {
-			dc.concludePreemption(p, victims)
+		if dc.tryPreemptionOn(&dc.qc.Flavors[k]) {
 			return true
 		}
 	}
 	return false
+}
+
+// tryPreemptionOn looks for victims that let the whole request fit on one
+// flavor; it concludes the decision and reports true when it finds some.
+func (dc *decider) tryPreemptionOn(fq *quota.FlavorQuota) bool {
+	s := dc.s
+	var all uint16
+	for i := 0; i < dc.n; i++ {
+		all |= 1 << i
+	}
+	if !s.limits[dc.q].preempts() || !dc.allowed(all, fq.Flavor) {
+		return false
+	}
+	p := &preemption{s: s, q: dc.q, req: dc.r, f: fq.Flavor, fq: fq}
+	for i := 0; i < dc.n; i++ {
+		p.need = p.need.Add(dc.need[i])
+	}
+	if s.flavorHasNodes(fq.Flavor) {
+		p.sets = slices.Clone(dc.gangSets(all, fq.Flavor))
+	}
+	victims, ok := p.search()
+	if ok {
+		dc.concludePreemption(p, victims)
+	}
+	return ok
 }
 
 // search runs Kueue's classical preemption on one flavor, with placement.

@@ -45,6 +45,10 @@ type Queue struct {
 	// flavor that fits only by borrowing is kept as a fallback while later
 	// flavors are tried for a fit within nominal quota.
 	TryNextWhenBorrowing bool
+	// StopAtPreemption is Kueue's whenCanPreempt: Preempt (MayStopSearch):
+	// preempt on the first flavor where victims make room rather than try
+	// later flavors for a fit without them.
+	StopAtPreemption bool
 }
 
 // Cohort is a node of the cohort tree.
