@@ -113,13 +113,17 @@ func (s *Snapshot) buildHistory(h History) error {
 			s.debt[q] = fairness.Debt{Value: float64(n), At: s.now}
 		}
 	}
+	s.used = make([]fairness.Debt, len(s.queues))
 	for _, name := range sortedKeys(h.Usage) {
-		if _, ok := s.queueIdx[name]; !ok {
+		q, ok := s.queueIdx[name]
+		if !ok {
 			return buildErr(ErrUnknownQueue, "history.usage."+name, "no queue %q", name)
 		}
-		if _, err := s.vector(h.Usage[name], "history.usage."+name); err != nil {
+		v, err := s.vector(h.Usage[name], "history.usage."+name)
+		if err != nil {
 			return err
 		}
+		s.used[q] = fairness.Debt{Value: float64(v[s.historyResource()]), At: s.now}
 	}
 	return nil
 }

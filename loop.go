@@ -2,6 +2,7 @@ package allot
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/allot-sched/allot/fairness"
@@ -65,6 +66,9 @@ func Schedule(st *Store) []Decision {
 					return 1
 				}
 			} else if c := cmp.Compare(a.d.BorrowingLevel, b.d.BorrowingLevel); c != 0 {
+				return c
+			}
+			if c := s.historyOrder(a.w, b.w); c != 0 {
 				return c
 			}
 			if c := cmp.Compare(b.w.Priority, a.w.Priority); c != 0 {
@@ -226,6 +230,9 @@ func Order(s *Snapshot) []string {
 					return 1
 				}
 			}
+			if c := s.historyOrder(a.w, b.w); c != 0 {
+				return c
+			}
 			if pendingBeforeAcross(a.w, b.w) {
 				return -1
 			}
@@ -238,6 +245,35 @@ func Order(s *Snapshot) []string {
 			}
 		}
 	}
+}
+
+// historyOrder compares two heads by the optional history keys: higher
+// fairness debt first (OrderByDebt), then lower decayed usage per weight
+// (OrderByUsage); 0 when neither is on or they tie.
+func (s *Snapshot) historyOrder(a, b *Workload) int {
+	qa, qb := s.queueIdx[a.Queue], s.queueIdx[b.Queue]
+	if qa == qb {
+		return 0
+	}
+	h := s.history.HalfLife
+	if s.options.OrderByDebt {
+		if c := cmp.Compare(s.debt[qb].Now(s.now, h), s.debt[qa].Now(s.now, h)); c != 0 {
+			return c
+		}
+	}
+	if s.options.OrderByUsage {
+		perWeight := func(q int32) float64 {
+			u := s.used[q].Now(s.now, h)
+			if w := s.limits[q].weight; w > 0 {
+				return u / w
+			}
+			return math.Inf(1)
+		}
+		if c := cmp.Compare(perWeight(qa), perWeight(qb)); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // pendingBeforeAcross orders workloads of different queues: higher

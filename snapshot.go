@@ -69,8 +69,10 @@ type Snapshot struct {
 	// bf caches the backfill reservations, planned on first use.
 	bf *backfillCache
 	// debt is each queue's fairness debt: preemptions suffered, decayed
-	// with the history's half-life.
+	// with the history's half-life; used is its historical usage (GPU, or
+	// main resource, seconds), decayed the same way.
 	debt []fairness.Debt
+	used []fairness.Debt
 
 	cohorts     []Cohort
 	history     History
@@ -340,4 +342,22 @@ func (s *Snapshot) Debt(queue string) float64 {
 		return 0
 	}
 	return s.debt[q].Now(s.now, s.history.HalfLife)
+}
+
+// HistoricalUsage is a queue's decayed historical usage now, in seconds of
+// its main resource (GPU-seconds when GPUs are declared).
+func (s *Snapshot) HistoricalUsage(queue string) float64 {
+	q, ok := s.queueIdx[queue]
+	if !ok {
+		return 0
+	}
+	return s.used[q].Now(s.now, s.history.HalfLife)
+}
+
+// historyResource is the resource historical usage counts.
+func (s *Snapshot) historyResource() int {
+	if s.gpu >= 0 {
+		return s.gpu
+	}
+	return 0
 }

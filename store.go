@@ -53,6 +53,7 @@ func (s *Snapshot) fork() *Snapshot {
 	c.users = slices.Clone(s.users)
 	c.never = slices.Clone(s.never)
 	c.debt = slices.Clone(s.debt)
+	c.used = slices.Clone(s.used)
 	c.bf = new(backfillCache)
 	return &c
 }
@@ -448,6 +449,16 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 	if s.now > math.MaxInt64-e.Seconds {
 		return fmt.Errorf("%w: advancing %d seconds from %d overflows the clock", ErrInvalid, e.Seconds, s.now)
 	}
+	// What each queue held over the interval joins its decayed history.
+	r := s.historyResource()
+	for q := range s.used {
+		held := int64(0)
+		for f := range s.flavors {
+			held += s.usageOf(int32(q), int32(f))[r]
+		}
+		s.used[q] = s.used[q].Add(s.now, s.history.HalfLife, 0)
+		s.used[q] = fairness.Debt{Value: fairness.Decay(s.used[q].Value, e.Seconds, s.history.HalfLife) + float64(held)*float64(e.Seconds), At: s.now + e.Seconds}
+	}
 	s.now += e.Seconds
 	s.state.SetNow(s.now)
 	for i := range s.queues {
@@ -499,6 +510,7 @@ func (e SetQueue) apply(s *Snapshot) error {
 	if !exists {
 		s.runCount = append(s.runCount, 0)
 		s.debt = append(s.debt, fairness.Debt{})
+		s.used = append(s.used, fairness.Debt{})
 	}
 	s.recountLimits()
 	return nil

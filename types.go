@@ -210,6 +210,15 @@ type Options struct {
 	// BackfillDepth is how many blocked workloads get a reservation; zero
 	// means one (EASY backfill).
 	BackfillDepth int `json:"backfillDepth,omitempty"`
+	// OrderByDebt puts the heads of queues preempted often lately (their
+	// fairness debt, decayed with the history's half-life) ahead in the
+	// scheduling loop, after the fair-sharing or borrowing-level keys and
+	// before priority.
+	OrderByDebt bool `json:"orderByDebt,omitempty"`
+	// OrderByUsage puts the heads of queues that used less lately (their
+	// decayed historical GPU-seconds over their fair-sharing weight, as
+	// Slurm's fair-share factor ranks accounts) ahead, after OrderByDebt.
+	OrderByUsage bool `json:"orderByUsage,omitempty"`
 	// TopologyAware, nil or true, places pods on nodes; false makes every
 	// flavor quota-only.
 	TopologyAware *bool `json:"topologyAware,omitempty"`

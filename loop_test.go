@@ -1,0 +1,81 @@
+package allot_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/allot-sched/allot"
+)
+
+func orderBuilder() allot.Builder {
+	q := func(name string) allot.Queue {
+		return allot.Queue{Name: name, Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 100}}}}}
+	}
+	b := allot.Builder{
+		Resources: []string{"gpu"},
+		Flavors:   []allot.Flavor{{Name: "default"}},
+		Queues:    []allot.Queue{q("a"), q("b"), q("c")},
+		Now:       1000,
+		History: allot.History{HalfLife: 3600, Preemptions: map[string]int64{"c": 2},
+			Usage: map[string]allot.Resources{"a": {"gpu": 7200}, "b": {"gpu": 100}}},
+	}
+	for i, name := range []string{"a", "b", "c"} {
+		b.Pending = append(b.Pending, allot.Workload{ID: name + "-0", Queue: name, Priority: 5, SubmittedAt: int64(i),
+			PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}})
+	}
+	return b
+}
+
+func TestOrderHistoryOptions(t *testing.T) {
+	cases := []struct {
+		debt, usage bool
+		want        []string
+	}{
+		{false, false, []string{"a-0", "b-0", "c-0"}}, // submission order
+		{true, false, []string{"c-0", "a-0", "b-0"}},  // c was preempted lately
+		{false, true, []string{"c-0", "b-0", "a-0"}},  // c used nothing, a the most
+		{true, true, []string{"c-0", "b-0", "a-0"}},
+	}
+	for _, c := range cases {
+		b := orderBuilder()
+		b.Options.OrderByDebt, b.Options.OrderByUsage = c.debt, c.usage
+		s, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := allot.Order(s); !slices.Equal(got, c.want) {
+			t.Errorf("debt=%v usage=%v: order %v, want %v", c.debt, c.usage, got, c.want)
+		}
+	}
+}
+
+func TestHistoricalUsageDecays(t *testing.T) {
+	b := orderBuilder()
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.HistoricalUsage("a"); got != 7200 {
+		t.Fatalf("initial usage %v", got)
+	}
+	st := allot.NewStore(s)
+	d := allot.Decide(s, allot.Request(b.Pending[1])) // b-0, one GPU
+	if _, err := st.Commit(d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Apply(allot.AdvanceTime{Seconds: 3600}); err != nil {
+		t.Fatal(err)
+	}
+	s2 := st.Load()
+	// One half-life later: a's history halves; b's halves and gains the
+	// GPU-hour it held.
+	if got := s2.HistoricalUsage("a"); got != 3600 {
+		t.Fatalf("a after a half-life: %v", got)
+	}
+	if got := s2.HistoricalUsage("b"); got != 50+3600 {
+		t.Fatalf("b after a half-life holding one GPU: %v", got)
+	}
+	if got := s2.Debt("c"); got != 1 {
+		t.Fatalf("c's debt after a half-life: %v", got)
+	}
+}
