@@ -65,10 +65,9 @@ func TestBuildRefusesInvalidState(t *testing.T) {
 			b.Running = []allot.Workload{w}
 		}, allot.ErrInvalid, "running[0].admittedAt"},
 		{"negative quantity", func(b *allot.Builder) { b.Nodes[0].Capacity["cpu"] = -1 }, allot.ErrInvalid, "nodes[0].capacity.cpu"},
-		{"unsupported fair-sharing preemption", func(b *allot.Builder) {
-			b.FairSharing.Enabled = true
-			b.Queues[0].Preemption.ReclaimWithinCohort = "Any"
-		}, allot.ErrUnsupported, "queues[0].preemption.reclaimWithinCohort"},
+		{"unknown fair-sharing strategy", func(b *allot.Builder) {
+			b.FairSharing.PreemptionStrategies = []string{"LessThanInitialShare", "LessThanOrEqualToFinalShare"}
+		}, allot.ErrInvalid, "fairSharing.preemptionStrategies"},
 		{"bad preemption policy", func(b *allot.Builder) {
 			b.Queues[0].Preemption.ReclaimWithinCohort = "LowerOrNewerEqualPriority"
 		}, allot.ErrInvalid, "queues[0].preemption.reclaimWithinCohort"},

@@ -53,7 +53,7 @@ type Builder struct {
 func (b *Builder) Build() (*Snapshot, error) {
 	s := &Snapshot{version: b.Version, now: b.Now, history: b.History, options: b.Options, fairSharing: b.FairSharing,
 		cohorts: slices.Clone(b.Cohorts), queues: slices.Clone(b.Queues)}
-	if err := b.checkUnsupported(); err != nil {
+	if err := b.checkOptions(); err != nil {
 		return nil, err
 	}
 	if err := s.buildResources(b.Resources); err != nil {
@@ -128,19 +128,25 @@ func (s *Snapshot) buildHistory(h History) error {
 	return nil
 }
 
-// checkUnsupported refuses configuration whose semantics are not built yet,
-// rather than ignoring it.
-func (b *Builder) checkUnsupported() error {
-	no := func(path, what string) error { return buildErr(ErrUnsupported, path, "%s", what) }
-	for i, q := range b.Queues {
-		p := fmt.Sprintf("queues[%d]", i)
-		if b.FairSharing.Enabled && q.Preemption.ReclaimWithinCohort != "" && q.Preemption.ReclaimWithinCohort != "Never" {
-			return no(p+".preemption.reclaimWithinCohort", "fair-sharing preemption (reclaiming in a cohort with fair sharing on)")
-		}
+// validStrategies accepts Kueue's allowed lists of fair-sharing preemption
+// strategies (empty means the default, both).
+func validStrategies(s []string) bool {
+	switch len(s) {
+	case 0:
+		return true
+	case 1:
+		return s[0] == lessThanOrEqualToFinalShare || s[0] == lessThanInitialShare
+	case 2:
+		return s[0] == lessThanOrEqualToFinalShare && s[1] == lessThanInitialShare
 	}
+	return false
+}
+
+// checkOptions validates the snapshot-wide policy options.
+func (b *Builder) checkOptions() error {
 	switch {
-	case len(b.FairSharing.PreemptionStrategies) > 0:
-		return no("fairSharing.preemptionStrategies", "fair-sharing preemption")
+	case !validStrategies(b.FairSharing.PreemptionStrategies):
+		return buildErr(ErrInvalid, "fairSharing.preemptionStrategies", "%v is not one of Kueue's lists: [LessThanOrEqualToFinalShare LessThanInitialShare], [LessThanOrEqualToFinalShare], [LessThanInitialShare]", b.FairSharing.PreemptionStrategies)
 	case b.Options.BackfillDepth < 0:
 		return buildErr(ErrInvalid, "options.backfillDepth", "negative depth %d", b.Options.BackfillDepth)
 	}

@@ -59,7 +59,11 @@
 // free) or TopologyUnsatisfiable (enough free, wrong shape) where quota
 // fits, else QuotaExhausted or HardCapReached.
 //
-// Preemption, fair sharing and backfill build on this pipeline;
-// configuration that asks for them is refused by Build with ErrUnsupported
-// until they are in place.
+// When the request is not admissible as things stand and the queue's
+// policy allows, the preemption search looks for victims (package preempt):
+// Kueue's classical preemption, or its fair-sharing preemption when fair
+// sharing is on; victims must free both quota and a placement. Before the
+// admission, backfill safety keeps EASY reservations for blocked
+// higher-priority workloads. Schedule runs the scheduling loop over a
+// store's pending workloads, and Order gives the order it considers them.
 package allot

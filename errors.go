@@ -18,7 +18,6 @@ var (
 	ErrMissingLabel    = errors.New("allot: node misses a topology label")
 	ErrUnknownNode     = errors.New("allot: unknown node")
 	ErrOverCapacity    = errors.New("allot: beyond the node's capacity")
-	ErrUnsupported     = errors.New("allot: not supported yet")
 	ErrUnknownWorkload = errors.New("allot: unknown workload")
 	ErrConflict        = errors.New("allot: decision no longer holds")
 )

@@ -223,7 +223,9 @@ func (p *preemption) search() ([]*candidate, bool) {
 	// may preempt while borrowing.
 	if fit.verdict == quota.NoFitNow && fit.reason == QuotaExhausted {
 		l := &s.limits[p.q]
-		ok := l.borrow != preempt.Never
+		// With fair sharing, reclaiming in the cohort counts as a way to
+		// preempt while borrowing.
+		ok := l.borrow != preempt.Never || s.fairSharing.Enabled && l.reclaim != preempt.Never
 		for _, fr := range p.frs {
 			r := fr % t.Resources()
 			_, mayReclaim := t.BorrowingLevel(s.usage, p.q, fr, p.need[r])
@@ -234,6 +236,9 @@ func (p *preemption) search() ([]*candidate, bool) {
 		}
 	}
 	p.path = t.Path(p.q)
+	if s.fairSharing.Enabled {
+		return p.fairSearch()
+	}
 	hierarchy, priority, own := p.candidates()
 	if hierarchy.len()+priority.len()+own.len() == 0 {
 		return nil, false
@@ -484,15 +489,19 @@ func (p *preemption) valid(c *candidate, allowBorrowing bool) bool {
 // cost, and the placement the preemptor gets once they are gone.
 func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 	s, r, d := dc.s, dc.r, dc.d
-	own := true
+	own, fair := true, false
 	for _, v := range victims {
 		own = own && v.variant == preempt.WithinQueue
+		fair = fair || v.variant == preempt.FairSharing
 		policy := "withinQueue: " + s.limits[dc.q].withinQueue.String()
-		if v.variant != preempt.WithinQueue {
+		switch v.variant {
+		case preempt.WithinQueue:
+		case preempt.ReclaimWhileBorrowing:
+			policy = "borrowWithinCohort: " + s.limits[dc.q].borrow.String()
+		case preempt.FairSharing:
+			policy = "fairSharing: reclaimWithinCohort " + s.limits[dc.q].reclaim.String()
+		default:
 			policy = "reclaimWithinCohort: " + s.limits[dc.q].reclaim.String()
-			if v.variant == preempt.ReclaimWhileBorrowing {
-				policy = "borrowWithinCohort: " + s.limits[dc.q].borrow.String()
-			}
 		}
 		ckpt := int64(0)
 		if v.r.w.Preemption.Class == Checkpointable {
@@ -523,7 +532,10 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 	}
 	d.Preemptible = s.flavors[p.f].Spot
 	reason := PriorityPreemption
-	if !own {
+	switch {
+	case fair:
+		reason = FairSharePreemption
+	case !own:
 		reason = ReclaimQuota
 	}
 	m := dc.mark()

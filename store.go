@@ -494,9 +494,6 @@ func (s *Snapshot) requota(queues []Queue) error {
 type SetQueue struct{ Queue Queue }
 
 func (e SetQueue) apply(s *Snapshot) error {
-	if err := (&Builder{Queues: []Queue{e.Queue}}).checkUnsupported(); err != nil {
-		return err
-	}
 	queues := slices.Clone(s.queues)
 	old, exists := s.queueIdx[e.Queue.Name]
 	if exists {

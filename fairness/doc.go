@@ -3,8 +3,8 @@
 // often a queue has been preempted lately, decayed with a half-life), which
 // makes a queue a later choice of victim.
 //
-// Dominant-resource shares, admission order and backfill reservations are
-// the next parts of this package; a snapshot that turns fair sharing or
-// backfill on is refused by the root package's Builder with ErrUnsupported
-// until they are in place.
+// It also computes dominant resource shares as Kueue does (DominantShare):
+// what a node borrows beyond its subtree quota over what its parent could
+// ever lend, per resource, the largest ratio divided by the node's weight.
+// The root package's scheduling loop and fair-sharing preemption use them.
 package fairness

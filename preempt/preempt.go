@@ -68,6 +68,9 @@ const (
 	ReclaimWhileBorrowing
 )
 
+// FairSharing: taken by a fair-sharing strategy.
+const FairSharing = ReclaimWhileBorrowing + 1
+
 // Reason is the victim reason in Kueue's words.
 func (v Variant) Reason() string {
 	switch v {
@@ -75,6 +78,8 @@ func (v Variant) Reason() string {
 		return "InClusterQueue"
 	case ReclaimWhileBorrowing:
 		return "InCohortReclaimWhileBorrowing"
+	case FairSharing:
+		return "InCohortFairSharing"
 	}
 	return "InCohortReclamation"
 }

@@ -1,0 +1,258 @@
+package allot
+
+import (
+	"math"
+	"slices"
+
+	"github.com/allot-sched/allot/fairness"
+	"github.com/allot-sched/allot/preempt"
+	"github.com/allot-sched/allot/quota"
+)
+
+// Fair-sharing preemption strategies (Kueue's names).
+const (
+	lessThanOrEqualToFinalShare = "LessThanOrEqualToFinalShare"
+	lessThanInitialShare        = "LessThanInitialShare"
+)
+
+// strategies are the configured fair-sharing preemption strategies, in
+// order; by default both.
+func (s *Snapshot) strategies() []string {
+	if len(s.fairSharing.PreemptionStrategies) == 0 {
+		return []string{lessThanOrEqualToFinalShare, lessThanInitialShare}
+	}
+	return s.fairSharing.PreemptionStrategies
+}
+
+// fairSearch is Kueue's fair-sharing preemption: candidates are the
+// preemptor's own queue's workloads its withinQueue policy allows, and
+// those of every queue of the tree that borrows on what the preemptor
+// needs (reclaimWithinCohort allowing); the target queue is chosen from
+// the root by highest dominant share, shares compared just below the
+// common ancestor with the incoming workload counted; a target's
+// candidate is taken when the preemptor's new share would not exceed the
+// target's share after the eviction (LessThanOrEqualToFinalShare), and in
+// a second pass when it is below the target's share before it
+// (LessThanInitialShare). The victims are then filled back like the
+// classical search's.
+func (p *preemption) fairSearch() ([]*candidate, bool) {
+	s := p.s
+	t := s.rtree
+	l := &s.limits[p.q]
+	r := p.req
+	// Candidates per queue, in Kueue's order.
+	perQueue := make([][]*candidate, t.Len())
+	rank := int32(-1)
+	s.running.Scan(func(w *running) bool {
+		rank++
+		if !p.usesNeeded(w) || (w.w.Preemption.Class == Never && !s.onSpot(w)) {
+			return true
+		}
+		c := &candidate{r: w}
+		if w.queue == p.q {
+			if !l.withinQueue.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
+				return true
+			}
+			c.variant = preempt.WithinQueue
+		} else {
+			if l.reclaim == preempt.Never || !l.reclaim.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) ||
+				t.Root(w.queue) != t.Root(p.q) || !p.queueBorrows(s.usage, w.queue) {
+				return true
+			}
+			c.variant = preempt.ReclaimWithoutBorrowing
+		}
+		perQueue[w.queue] = append(perQueue[w.queue], c)
+		return true
+	})
+	for q, cs := range perQueue {
+		slices.SortStableFunc(cs, func(a, b *candidate) int {
+			ka, kb := p.key(a), p.key(b)
+			switch {
+			case preempt.Less(&ka, &kb):
+				return -1
+			case preempt.Less(&kb, &ka):
+				return 1
+			}
+			return 0
+		})
+		perQueue[q] = cs
+	}
+	p.m = sim{s: s, usage: s.usage.Clone()}
+	if p.sets != nil {
+		p.m.state = s.state.Fork()
+	}
+	var targets []*candidate
+	var retry [][]*candidate = make([][]*candidate, t.Len())
+	strategies := s.strategies()
+	fits := func() bool { return p.fits(true) }
+	take := func(c *candidate, reason preempt.Variant) {
+		c.variant = reason
+		p.m.evict(c.r)
+		targets = append(targets, c)
+	}
+	if slices.Contains(strategies, lessThanOrEqualToFinalShare) || len(strategies) == 0 {
+		for {
+			tq := p.nextTarget(perQueue)
+			if tq < 0 {
+				break
+			}
+			cs := perQueue[tq]
+			switch {
+			case tq == p.q:
+				take(cs[0], preempt.WithinQueue)
+				perQueue[tq] = cs[1:]
+				if fits() {
+					return p.fillBack(targets, true), true
+				}
+				continue
+			case !p.preemptorBorrows():
+				take(cs[0], preempt.ReclaimWithoutBorrowing)
+				perQueue[tq] = cs[1:]
+				if fits() {
+					return p.fillBack(targets, true), true
+				}
+				continue
+			}
+			pre, _ := p.shares(tq)
+			if math.IsInf(pre.Weighted, 1) {
+				retry[tq] = append(retry[tq], cs...)
+				perQueue[tq] = nil
+				continue
+			}
+			c := cs[0]
+			perQueue[tq] = cs[1:]
+			p.m.evict(c.r)
+			_, after := p.shares(tq)
+			p.m.restore(c.r)
+			if !after.Less(pre) { // preemptor's new share ≤ target's final share
+				take(c, preempt.FairSharing)
+				if fits() {
+					return p.fillBack(targets, true), true
+				}
+			} else {
+				retry[tq] = append(retry[tq], c)
+			}
+		}
+	}
+	if slices.Contains(strategies, lessThanInitialShare) {
+		for {
+			tq := p.nextTarget(retry)
+			if tq < 0 {
+				break
+			}
+			pre, target := p.shares(tq)
+			if pre.Less(target) {
+				take(retry[tq][0], preempt.FairSharing)
+				if fits() {
+					return p.fillBack(targets, true), true
+				}
+			}
+			retry[tq] = nil
+		}
+	}
+	return nil, false
+}
+
+// key is a candidate's ordering key for fair-sharing preemption.
+func (p *preemption) key(c *candidate) preempt.Candidate {
+	s := p.s
+	return preempt.Candidate{OwnQueue: c.r.queue == p.q, Priority: c.r.w.Priority, AdmittedAt: c.r.w.AdmittedAt,
+		LostWork: s.lostWork(c.r), Debt: s.debt[c.r.queue].Now(s.now, s.history.HalfLife)}
+}
+
+// queueBorrows reports whether queue q uses more than its nominal quota on
+// a flavor-resource the preemptor needs.
+func (p *preemption) queueBorrows(u quota.Usage, q int32) bool {
+	for _, fr := range p.frs {
+		if u.At(q, fr) > p.s.rtree.Nominal(q, fr) {
+			return true
+		}
+	}
+	return false
+}
+
+// preemptorBorrows reports whether the preemptor's queue would borrow on
+// what it needs once the request is counted, in the current view.
+func (p *preemption) preemptorBorrows() bool {
+	R := p.s.rtree.Resources()
+	for _, fr := range p.frs {
+		if p.s.rtree.BorrowingWith(p.m.usage, p.q, fr, p.need[fr%R]) {
+			return true
+		}
+	}
+	return false
+}
+
+// shares are the preemptor's share (the incoming workload counted) and the
+// target queue's, each at its node just below their lowest common cohort.
+func (p *preemption) shares(tq int32) (preemptor, target fairness.Share) {
+	s := p.s
+	t := s.rtree
+	u := p.m.usage.Clone()
+	t.AddVec(u, p.q, int(p.f), p.need, 1)
+	pa, ta := p.almostLCA(tq)
+	return fairness.DominantShare(t, u, pa, nil, p.weight(pa)), fairness.DominantShare(t, u, ta, nil, p.weight(ta))
+}
+
+// almostLCA finds, for target queue tq, the children of the lowest common
+// cohort on the preemptor's and the target's paths.
+func (p *preemption) almostLCA(tq int32) (preemptorSide, targetSide int32) {
+	t := p.s.rtree
+	tp := t.Path(tq)
+	for i, a := range p.path {
+		if j := slices.Index(tp, a); j >= 0 {
+			preemptorSide, targetSide = p.path[max(i-1, 0)], tp[max(j-1, 0)]
+			return
+		}
+	}
+	return p.q, tq
+}
+
+// weight is a node's fair-sharing weight: a queue's configured weight, 1
+// for a cohort.
+func (p *preemption) weight(n int32) float64 {
+	if int(n) < len(p.s.limits) {
+		return p.s.limits[n].weight
+	}
+	return 1
+}
+
+// nextTarget picks, from the root of the preemptor's tree down, the child
+// with the highest dominant share among those with candidates left (a
+// queue other than the preemptor's only while it borrows); -1 when none.
+func (p *preemption) nextTarget(cands [][]*candidate) int32 {
+	t := p.s.rtree
+	root := p.path[len(p.path)-1]
+	var pick func(n int32) int32
+	pick = func(n int32) int32 {
+		best, bestShare := int32(-1), fairness.Share{}
+		for c := int32(0); c < int32(t.Len()); c++ {
+			if t.Parent(c) != n {
+				continue
+			}
+			var cand int32 = -1
+			if t.IsQueue(c) {
+				if len(cands[c]) > 0 && (c == p.q || p.queueBorrows(p.m.usage, c)) {
+					cand = c
+				}
+			} else if onPath := slices.Contains(p.path, c); onPath || !t.IsWithinNominal(p.m.usage, c, p.frs) {
+				cand = pick(c)
+			}
+			if cand < 0 {
+				continue
+			}
+			sh := fairness.DominantShare(t, p.m.usage, c, nil, p.weight(c))
+			if best < 0 || bestShare.Less(sh) {
+				best, bestShare = cand, sh
+			}
+		}
+		return best
+	}
+	if t.IsQueue(root) {
+		if len(cands[root]) > 0 {
+			return root
+		}
+		return -1
+	}
+	return pick(root)
+}
