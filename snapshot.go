@@ -2,7 +2,6 @@ package allot
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/tidwall/btree"
 
@@ -291,8 +290,6 @@ func (s *Snapshot) flavorHasNodes(f int32) bool {
 
 // levelName renders a tree level for messages.
 func (s *Snapshot) levelName(l int) string { return s.topo.LevelName(l) }
-
-func resourceList(names []string) string { return strings.Join(names, ",") }
 
 // Fragmentation measures the snapshot's free capacity against its pending
 // workloads: the share of usable nodes with free GPUs on which no pending

@@ -128,7 +128,8 @@ func (q *Queue) Quota(f int32) (*FlavorQuota, bool) {
 	return nil, false
 }
 
-// Verdict is the outcome of a quota check on one flavor.
+// Verdict is the outcome of a quota check on one flavor (the root package
+// checks a request against the cohort tree and the caps).
 type Verdict uint8
 
 const (
@@ -141,37 +142,3 @@ const (
 	// resource the flavor's quota does not cover.
 	NoFitEver
 )
-
-// Check is the figures of a quota check, for the decision's message.
-type Check struct {
-	Verdict  Verdict
-	Resource int   // the first resource that did not fit
-	Used     int64 // current usage of it
-	Need     int64 // the request's need of it
-	Nominal  int64 // the queue's nominal quota of it
-}
-
-// Fits checks need against the queue's quota on a flavor, given the queue's
-// usage of that flavor. Resources the request does not use are not checked.
-func (fq *FlavorQuota) Fits(used, need res.Vec, resources int) Check {
-	for r := 0; r < resources; r++ {
-		if need[r] == 0 {
-			continue
-		}
-		if fq.Covered&(1<<r) == 0 {
-			return Check{Verdict: NoFitEver, Resource: r, Used: used[r], Need: need[r]}
-		}
-		if need[r] > max(fq.Nominal[r], fq.Ever[r]) {
-			return Check{Verdict: NoFitEver, Resource: r, Used: used[r], Need: need[r], Nominal: max(fq.Nominal[r], fq.Ever[r])}
-		}
-	}
-	for r := 0; r < resources; r++ {
-		if need[r] == 0 {
-			continue
-		}
-		if s, ok := res.AddOK(used[r], need[r]); !ok || s > fq.Nominal[r] {
-			return Check{Verdict: NoFitNow, Resource: r, Used: used[r], Need: need[r], Nominal: fq.Nominal[r]}
-		}
-	}
-	return Check{Verdict: Fit, Resource: -1}
-}

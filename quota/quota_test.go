@@ -3,35 +3,7 @@ package quota
 import (
 	"errors"
 	"testing"
-
-	"github.com/allot-sched/allot/internal/res"
 )
-
-func TestFits(t *testing.T) {
-	fq := FlavorQuota{Flavor: 0, Covered: 0b011, Nominal: res.Vec{8, 64_000}}
-	cases := []struct {
-		name     string
-		used     res.Vec
-		need     res.Vec
-		verdict  Verdict
-		resource int
-	}{
-		{"fits", res.Vec{3, 0}, res.Vec{4, 1000}, Fit, -1},
-		{"exactly full", res.Vec{4, 0}, res.Vec{4, 0}, Fit, -1},
-		{"used up", res.Vec{6, 0}, res.Vec{4, 0}, NoFitNow, 0},
-		{"second resource used up", res.Vec{0, 63_000}, res.Vec{1, 2000}, NoFitNow, 1},
-		{"more than nominal alone", res.Vec{0, 0}, res.Vec{9, 0}, NoFitEver, 0},
-		{"uncovered resource", res.Vec{}, res.Vec{1, 0, 1}, NoFitEver, 2},
-		{"nothing asked", res.Vec{8, 64_000}, res.Vec{}, Fit, -1},
-		{"overflowing usage", res.Vec{1<<62 + 1<<61, 0}, res.Vec{1 << 62, 0}, NoFitEver, 0},
-	}
-	for _, c := range cases {
-		got := fq.Fits(c.used, c.need, 3)
-		if got.Verdict != c.verdict || got.Resource != c.resource {
-			t.Errorf("%s: got %+v, want verdict %d on resource %d", c.name, got, c.verdict, c.resource)
-		}
-	}
-}
 
 func TestNewTreeValidatesCohorts(t *testing.T) {
 	queues := func() []Queue { return []Queue{{Name: "a"}, {Name: "b"}} }
