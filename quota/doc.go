@@ -1,14 +1,12 @@
-// Package quota decides whether a request fits a queue's quota.
+// Package quota holds queues, cohorts and the quantities of Kueue's quota
+// model.
 //
-// A Tree holds the queues (Kueue's ClusterQueues) and the cohorts they belong
-// to. Each queue has, per flavor and resource, a nominal quota; the flavors it
-// may use in the order it tries them; a tenant allow-list; and hold. Usage is
-// per queue and flavor, kept by the snapshot and changed incrementally on
-// every admission and finish.
-//
-// This cut checks a queue against its own nominal quota. The cohort tree is
-// validated (unknown parents, cycles) and kept, so that borrowing, lending
-// and hierarchical cohorts plug into Available without changing its callers.
+// A Tree holds the queues (Kueue's ClusterQueues) and the cohorts they
+// belong to, with each queue's configuration: per flavor and resource its
+// nominal quota (scaled by the time windows and SLA tier in force) and
+// allot's hard and soft caps; the flavors it tries, in order, and its flavor
+// fungibility; a tenant allow-list; and hold. The quantities live in a
+// ResourceTree, below; the root package checks requests against it.
 //
 // # The resource-node tree
 //
