@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/fairness"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
 )
 
 // Schedule is the scheduling loop an embedder runs on its store, and what a
@@ -29,30 +31,29 @@ func Schedule(st *Store) []Decision {
 	// that no policy makes the loop run forever.
 	start := st.Load()
 	budget := 4*(start.pending.Len()+start.running.Len()) + 16
+	type entry struct {
+		w     *Workload
+		level int
+		share fairness.Share
+	}
 	for cycle := 0; cycle < budget; cycle++ {
 		s := st.Load()
 		heads := s.heads(skipped)
 		if len(heads) == 0 {
 			return out
 		}
-		type entry struct {
-			d     Decision
-			w     *Workload
-			share fairness.Share
-		}
-		entries := make([]entry, 0, len(heads))
-		for _, w := range heads {
-			d := Decide(s, Request(*w))
-			out = append(out, d)
-			if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
-				skipped[w.ID] = true
-				continue
-			}
-			e := entry{d: d, w: w}
+		// Order the cycle's heads by what their admission would do to the
+		// queue's quota (Kueue nominates then orders; the quota figures it
+		// orders by come from the quota check alone), then decide each on
+		// the snapshot its predecessors left, and commit.
+		entries := make([]entry, len(heads))
+		for i, w := range heads {
+			entries[i] = entry{w: w}
 			if s.fairSharing.Enabled {
-				e.share = s.shareAfter(w)
+				entries[i].share = s.shareAfter(w)
+			} else {
+				entries[i].level = s.borrowingLevelOf(w)
 			}
-			entries = append(entries, e)
 		}
 		slices.SortStableFunc(entries, func(a, b entry) int {
 			if s.fairSharing.Enabled {
@@ -65,35 +66,27 @@ func Schedule(st *Store) []Decision {
 				if b.share.Less(a.share) {
 					return 1
 				}
-			} else if c := cmp.Compare(a.d.BorrowingLevel, b.d.BorrowingLevel); c != 0 {
+			} else if c := cmp.Compare(a.level, b.level); c != 0 {
 				return c
 			}
 			if c := s.historyOrder(a.w, b.w); c != 0 {
 				return c
 			}
-			if c := cmp.Compare(b.w.Priority, a.w.Priority); c != 0 {
-				return c
+			if pendingBeforeAcross(a.w, b.w) {
+				return -1
 			}
-			if c := cmp.Compare(a.w.SubmittedAt, b.w.SubmittedAt); c != 0 {
-				return c
-			}
-			return cmp.Or(cmp.Compare(a.w.Queue, b.w.Queue), cmp.Compare(a.w.ID, b.w.ID))
+			return 1
 		})
 		admitted := 0
 		for _, e := range entries {
-			if _, err := st.Commit(e.d); err == nil {
-				admitted++
-				continue
-			}
-			// An earlier entry of this cycle took the room it was decided
-			// on: decide it again on what is left (Kueue recomputes the
-			// placement within the cycle too).
 			d := Decide(st.Load(), Request(*e.w))
 			out = append(out, d)
-			if d.Verdict == VerdictAdmit || d.Verdict == VerdictPreempt {
-				if _, err := st.Commit(d); err == nil {
-					admitted++
-				}
+			if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
+				skipped[e.w.ID] = true
+				continue
+			}
+			if _, err := st.Commit(d); err == nil {
+				admitted++
 			}
 		}
 		if admitted == 0 {
@@ -101,6 +94,35 @@ func Schedule(st *Store) []Decision {
 		}
 	}
 	return out
+}
+
+// borrowingLevelOf is the borrowing level w's admission would have on the
+// first flavor of its queue whose quota holds it (0 when none does).
+func (s *Snapshot) borrowingLevelOf(w *Workload) int {
+	q, ok := s.queueIdx[w.Queue]
+	if !ok {
+		return 0
+	}
+	for k := range s.quota.Queues[q].Flavors {
+		fq := &s.quota.Queues[q].Flavors[k]
+		if !allowsFlavor(w, s.flavors[fq.Flavor].Name) {
+			continue
+		}
+		var need res.Vec
+		for _, ps := range w.PodSets {
+			per, err := s.vector(ps.PerPod, "perPod")
+			if err != nil {
+				return 0
+			}
+			if charge, err := s.podCharge(per, ps.Tokens, "tokens"); err == nil {
+				need = need.Add(charge.Scale(int64(ps.Count)))
+			}
+		}
+		if fit := s.fitQuota(q, fq, res.Vec{}, need); fit.verdict == quota.Fit {
+			return fit.level
+		}
+	}
+	return 0
 }
 
 func boolFirst(a bool) int {
