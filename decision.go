@@ -78,6 +78,9 @@ type Victim struct {
 	CheckpointAt int64 `json:"checkpointAt,omitempty"`
 	// Policy is the queue policy that allowed the eviction.
 	Policy string `json:"policy"`
+	// AdmittedAt is when the victim was admitted; Store.Commit refuses the
+	// decision if the victim has been admitted again since.
+	AdmittedAt int64 `json:"admittedAt"`
 }
 
 // Stage names a check in the decision pipeline.

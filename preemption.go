@@ -508,7 +508,8 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 			ckpt = v.r.w.Preemption.LastCheckpointAt
 		}
 		d.Victims = append(d.Victims, Victim{ID: v.r.w.ID, Queue: v.r.w.Queue, Priority: v.r.w.Priority,
-			Reason: v.variant.Reason(), LostGPUSeconds: s.lostWork(v.r), Preemptor: r.ID, CheckpointAt: ckpt, Policy: policy})
+			Reason: v.variant.Reason(), LostGPUSeconds: s.lostWork(v.r), Preemptor: r.ID, CheckpointAt: ckpt, Policy: policy,
+			AdmittedAt: v.r.w.AdmittedAt})
 	}
 	slices.SortFunc(d.Victims, func(a, b Victim) int { return cmpStrings(a.ID, b.ID) })
 	for i := 0; i < dc.n; i++ {

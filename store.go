@@ -106,18 +106,25 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	// A Preempt decision evicts its victims first; if the preemptor then
 	// does not fit after all, the evictions are undone.
 	var evicted []*running
+	debt := m.debt
 	undo := func() {
 		for i := len(evicted) - 1; i >= 0; i-- {
 			m.unevict(evicted[i])
 		}
 		m.evictions = m.evictions[:len(m.evictions)-len(evicted)]
+		m.debt = debt
 	}
 	if d.Verdict == VerdictPreempt {
+		m.debt = slices.Clone(debt)
 		for _, v := range d.Victims {
 			vr, ok := m.running.Get(&running{w: Workload{ID: v.ID}})
 			if !ok {
 				undo()
 				return nil, conflict("victim %q no longer runs", v.ID)
+			}
+			if vr.w.AdmittedAt != v.AdmittedAt {
+				undo()
+				return nil, conflict("victim %q was admitted again since the decision", v.ID)
 			}
 			m.evict(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now})
 			evicted = append(evicted, vr)
