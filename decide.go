@@ -419,7 +419,7 @@ func (dc *decider) assign() bool {
 				// victims make room for the whole request.
 				if dc.qc.StopAtPreemption && !a.never && dc.n == 1 {
 					dc.explain(a)
-					if dc.tryPreemptionOn(fq) {
+					if dc.tryPreemptionOn(fq, dc.qc.TryNextWhenBorrowing) {
 						return false
 					}
 					dc.d.Trail = dc.d.Trail[:len(dc.d.Trail)-1]

@@ -89,10 +89,10 @@ func TestPreemptionProperties(t *testing.T) {
 	if stats.stopBorrow > 0 {
 		t.Run("known-issue/when-can-preempt-ignores-when-can-borrow", func(t *testing.T) {
 			t.Skipf("%d times a preemptor of a queue with whenCanPreempt Preempt and whenCanBorrow TryNextFlavor, its victims "+
-				"(or all but one) evicted, is admitted on another flavor or preempts again: decider.assign stops at the first "+
-				"flavor where victims make room although the preemptor still borrows there; Kueue's flavor assigner then "+
-				"tries the next flavor (whenCanBorrow TryNextFlavor, borrowing level after preemption above 0) and prefers "+
-				"one that fits (reference §1.4)", stats.stopBorrow)
+				"(or all but one) evicted, is admitted on another flavor or preempts again: when no flavor fits, the "+
+				"preemption search takes the first flavor in order where victims make room even if the preemptor still "+
+				"borrows there; Kueue's flavor assigner keeps the best flavor by mode and borrowing level (whenCanBorrow "+
+				"TryNextFlavor) across all of them (reference §1.4)", stats.stopBorrow)
 		})
 	}
 	if preempts*20 < n {

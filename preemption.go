@@ -161,7 +161,9 @@ func (dc *decider) tryPreemption() bool {
 
 // tryPreemptionOn looks for victims that let the whole request fit on one
 // flavor; it concludes the decision and reports true when it finds some.
-func (dc *decider) tryPreemptionOn(fq *quota.FlavorQuota) bool {
+// With withinNominal, victims that still leave the request borrowing do
+// not count (whenCanBorrow: TryNextFlavor tries later flavors then).
+func (dc *decider) tryPreemptionOn(fq *quota.FlavorQuota, withinNominal ...bool) bool {
 	s := dc.s
 	var all uint16
 	for i := 0; i < dc.n; i++ {
@@ -178,6 +180,9 @@ func (dc *decider) tryPreemptionOn(fq *quota.FlavorQuota) bool {
 		p.sets = slices.Clone(dc.gangSets(all, fq.Flavor))
 	}
 	victims, ok := p.search()
+	if ok && len(withinNominal) > 0 && withinNominal[0] && p.preemptorBorrows() {
+		return false
+	}
 	if ok {
 		dc.concludePreemption(p, victims)
 	}
