@@ -90,7 +90,11 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 		p.m.evict(c.r)
 		targets = append(targets, c)
 	}
-	if slices.Contains(strategies, lessThanOrEqualToFinalShare) || len(strategies) == 0 {
+	// The first pass runs the first configured strategy on each candidate;
+	// a second pass, when configured, runs LessThanInitialShare on what the
+	// first left over.
+	first := strategies[0]
+	{
 		for {
 			tq := p.nextTarget(perQueue)
 			if tq < 0 {
@@ -121,10 +125,17 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 			}
 			c := cs[0]
 			perQueue[tq] = cs[1:]
-			p.m.evict(c.r)
-			_, after := p.shares(tq)
-			p.m.restore(c.r)
-			if !after.Less(pre) { // preemptor's new share ≤ target's final share
+			var ok bool
+			if first == lessThanInitialShare {
+				_, target := p.shares(tq)
+				ok = pre.Less(target) // preemptor's new share < target's initial share
+			} else {
+				p.m.evict(c.r)
+				_, after := p.shares(tq)
+				p.m.restore(c.r)
+				ok = !after.Less(pre) // preemptor's new share ≤ target's final share
+			}
+			if ok {
 				take(c, preempt.FairSharing)
 				if fits() {
 					return p.fillBack(targets, true), true
@@ -134,7 +145,7 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 			}
 		}
 	}
-	if slices.Contains(strategies, lessThanInitialShare) {
+	if len(strategies) > 1 && strategies[1] == lessThanInitialShare {
 		for {
 			tq := p.nextTarget(retry)
 			if tq < 0 {
