@@ -77,6 +77,12 @@ func Schedule(st *Store) []Decision {
 			}
 			return 1
 		})
+		if s.fairSharing.Enabled && s.nestedCohorts(heads) {
+			ordered := s.fairOrder(heads, s.usage.Clone())
+			for i, w := range ordered {
+				entries[i] = entry{w: w}
+			}
+		}
 		admitted := 0
 		for _, e := range entries {
 			d := Decide(st.Load(), Request(*e.w))
@@ -240,6 +246,13 @@ func Order(s *Snapshot) []string {
 		if len(heads) == 0 {
 			return out
 		}
+		cycle := func(hs []head) []*Workload {
+			ws := make([]*Workload, len(hs))
+			for i, h := range hs {
+				ws[i] = h.w
+			}
+			return ws
+		}
 		slices.SortStableFunc(heads, func(a, b head) int {
 			if s.fairSharing.Enabled {
 				if a.share.Borrowing != b.share.Borrowing {
@@ -260,10 +273,16 @@ func Order(s *Snapshot) []string {
 			}
 			return 1
 		})
+		if s.fairSharing.Enabled && s.nestedCohorts(cycle(heads)) {
+			for _, w := range s.fairOrder(cycle(heads), view.usage) {
+				out = append(out, w.ID)
+			}
+			continue
+		}
 		for _, h := range heads {
 			out = append(out, h.w.ID)
 			if s.fairSharing.Enabled {
-				view.account(h.w)
+				view.accountIn(view.usage, h.w)
 			}
 		}
 	}
@@ -313,9 +332,9 @@ func pendingBeforeAcross(a, b *Workload) bool {
 	return a.ID < b.ID
 }
 
-// account adds a pending workload's usage to a private view's usage, on
-// its queue's first allowed flavor.
-func (s *Snapshot) account(w *Workload) {
+// accountIn adds a pending workload's usage to a private usage u, on its
+// queue's first allowed flavor.
+func (s *Snapshot) accountIn(u quota.Usage, w *Workload) {
 	q := s.queueIdx[w.Queue]
 	for _, ps := range w.PodSets {
 		per, err := s.vector(ps.PerPod, "perPod")
@@ -328,7 +347,7 @@ func (s *Snapshot) account(w *Workload) {
 		}
 		for _, fq := range s.quota.Queues[q].Flavors {
 			if len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, s.flavors[fq.Flavor].Name) {
-				s.rtree.AddVec(s.usage, q, int(fq.Flavor), charge.Scale(int64(ps.Count)), 1)
+				s.rtree.AddVec(u, q, int(fq.Flavor), charge.Scale(int64(ps.Count)), 1)
 				break
 			}
 		}
