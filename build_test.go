@@ -3,6 +3,7 @@ package allot_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/allot-sched/allot"
@@ -80,6 +81,15 @@ func TestBuildRefusesInvalidState(t *testing.T) {
 			b.Queues[0].Cohort = ""
 			b.Queues[0].Quota[0].Resources[0].LendingLimit = &ll
 		}, allot.ErrInvalid, "queues[0].quota[0].resources[0].lendingLimit"},
+		{"unknown queueing strategy", func(b *allot.Builder) { b.Queues[0].QueueingStrategy = "LIFO" }, allot.ErrInvalid, "queues[0].queueingStrategy"},
+		{"negative queue weight", func(b *allot.Builder) {
+			w := -1.0
+			b.Queues[0].FairSharing = &allot.QueueFairSharing{Weight: &w}
+		}, allot.ErrInvalid, "queues[0].fairSharing.weight"},
+		{"infinite cohort weight", func(b *allot.Builder) {
+			w := math.Inf(1)
+			b.Cohorts[1].FairSharing = &allot.QueueFairSharing{Weight: &w}
+		}, allot.ErrInvalid, "cohorts[1].fairSharing.weight"},
 		{"lending limit above nominal", func(b *allot.Builder) {
 			ll := int64(20)
 			b.Queues[0].Quota[0].Resources[0].LendingLimit = &ll

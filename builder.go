@@ -336,6 +336,7 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 		qs[i], qc[i] = q, queues[i].Cohort
 	}
 	t, err := quota.NewTree(len(s.flavors), cs, qs, qc)
+	s.cohortWeight = make([]float64, len(cohorts))
 	if err != nil {
 		switch {
 		case errors.Is(err, quota.ErrCohortCycle):
@@ -350,6 +351,9 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 			return err
 		}
 		nodes[len(queues)+i] = quota.NodeSpec{Name: c.Name, Parent: -1, Quotas: node}
+		if s.cohortWeight[i], err = fairWeight(c.FairSharing, fmt.Sprintf("cohorts[%d]", i)); err != nil {
+			return err
+		}
 	}
 	Q := int32(len(queues))
 	for i := range t.Queues {

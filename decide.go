@@ -212,6 +212,16 @@ func (dc *decider) run() {
 		dc.conclude(StageHold, QueueHeld, m)
 		return
 	}
+	if ahead := s.strictAhead(dc.q, r); ahead != nil {
+		m := dc.mark()
+		dc.w("queue ")
+		dc.wq(r.Queue)
+		dc.w(" is StrictFIFO and ")
+		dc.wq(ahead.ID)
+		dc.w(" waits ahead of this request")
+		dc.conclude(StageHold, HigherPriorityPending, m)
+		return
+	}
 	dc.check(StageHold, true, span{})
 	dc.resolve()
 	if !dc.caps() {
@@ -1066,4 +1076,27 @@ func (dc *decider) mainResource() int {
 		}
 	}
 	return 0
+}
+
+// strictAhead is, for a StrictFIFO queue, the first pending workload of
+// the queue that comes before r in the queue's order (higher priority,
+// earlier submission, then ID); nil when none does or the queue is not
+// strict. The scan stops at r's place in the cross-queue order.
+func (s *Snapshot) strictAhead(q int32, r *Request) *Workload {
+	if !s.limits[q].strict {
+		return nil
+	}
+	me := (*Workload)(r)
+	var ahead *Workload
+	s.queued.Scan(func(w *Workload) bool {
+		if !pendingBefore(w, me) {
+			return false
+		}
+		if w.Queue == r.Queue && w.ID != r.ID {
+			ahead = w
+			return false
+		}
+		return true
+	})
+	return ahead
 }

@@ -219,14 +219,8 @@ func (p *preemption) almostLCA(tq int32) (preemptorSide, targetSide int32) {
 	return p.q, tq
 }
 
-// weight is a node's fair-sharing weight: a queue's configured weight, 1
-// for a cohort.
-func (p *preemption) weight(n int32) float64 {
-	if int(n) < len(p.s.limits) {
-		return p.s.limits[n].weight
-	}
-	return 1
-}
+// weight is a node's fair-sharing weight.
+func (p *preemption) weight(n int32) float64 { return p.s.weightOf(n) }
 
 // nextTarget picks, from the root of the preemptor's tree down, the child
 // with the highest dominant share among those with candidates left (a

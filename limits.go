@@ -39,6 +39,9 @@ type queueLimits struct {
 	hasThreshold bool
 	// weight is the queue's fair-sharing weight (default 1).
 	weight float64
+	// strict is StrictFIFO: a waiting workload holds back everything
+	// behind it in the queue.
+	strict bool
 }
 
 // preempts reports whether any policy lets the queue preempt.
@@ -157,14 +160,28 @@ func (s *Snapshot) resolveLimits(q *Queue, p string, now int64) (queueLimits, er
 	if t := pp.BorrowWithinCohort.MaxPriorityThreshold; t != nil {
 		l.threshold, l.hasThreshold = *t, true
 	}
-	l.weight = 1
-	if fs := q.FairSharing; fs != nil && fs.Weight != nil {
-		if w := *fs.Weight; !(w >= 0) || math.IsInf(w, 0) || w > 0 && w < 1e-9 {
-			return l, buildErr(ErrInvalid, p+".fairSharing.weight", "weight %v must be 0 or at least 1e-9", w)
-		}
-		l.weight = *fs.Weight
+	switch q.QueueingStrategy {
+	case "", BestEffortFIFO:
+	case StrictFIFO:
+		l.strict = true
+	default:
+		return l, buildErr(ErrInvalid, p+".queueingStrategy", "%q is not %s or %s", q.QueueingStrategy, StrictFIFO, BestEffortFIFO)
+	}
+	if l.weight, err = fairWeight(q.FairSharing, p); err != nil {
+		return l, err
 	}
 	return l, nil
+}
+
+// fairWeight checks a queue's or cohort's fair-sharing weight; none means 1.
+func fairWeight(fs *QueueFairSharing, p string) (float64, error) {
+	if fs == nil || fs.Weight == nil {
+		return 1, nil
+	}
+	if w := *fs.Weight; !(w >= 0) || math.IsInf(w, 0) || w > 0 && w < 1e-9 {
+		return 0, buildErr(ErrInvalid, p+".fairSharing.weight", "weight %v must be 0 or at least 1e-9", w)
+	}
+	return *fs.Weight, nil
 }
 
 func (s *Snapshot) capVector(m Resources, p string) (res.Vec, uint16, error) {

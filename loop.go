@@ -15,18 +15,23 @@ import (
 // queue's pending workloads (by priority, then submit time), decides each
 // on the current snapshot, orders the heads, and commits them in that
 // order; a commit the store refuses (an earlier one took the room) is
-// retried next cycle. It stops when a cycle admits nothing, and returns
+// retried next cycle. It stops when a cycle admits nothing and sets no
+// head aside (every pending workload has had its turn), and returns
 // every decision it made, in order, with its trail.
 //
 // Heads are ordered as Kueue orders a cycle's entries: without fair
 // sharing, lower borrowing level, then higher priority, then earlier
 // submission; with fair sharing on, entries that do not borrow first, then
 // the lower dominant resource share after admission, then priority, then
-// submission (ties by queue name). A head that cannot be admitted no longer
-// blocks its queue for the rest of the loop (BestEffortFIFO).
+// submission (ties by queue name). In a BestEffortFIFO queue a head that
+// cannot be admitted steps aside for the rest of the loop; in a StrictFIFO
+// queue it stays at the head and the queue admits nothing more in this
+// loop (a rejected head too, until the embedder removes it, as Kueue keeps
+// an inadmissible head in place).
 func Schedule(st *Store) []Decision {
 	var out []Decision
 	skipped := map[string]bool{}
+	blocked := map[int32]bool{}
 	// Preemptions put victims back among the pending; bound the churn so
 	// that no policy makes the loop run forever.
 	start := st.Load()
@@ -38,7 +43,7 @@ func Schedule(st *Store) []Decision {
 	}
 	for cycle := 0; cycle < budget; cycle++ {
 		s := st.Load()
-		heads := s.heads(skipped)
+		heads := s.heads(skipped, blocked)
 		if len(heads) == 0 {
 			return out
 		}
@@ -83,19 +88,25 @@ func Schedule(st *Store) []Decision {
 				entries[i] = entry{w: w}
 			}
 		}
-		admitted := 0
+		admitted, stepped := 0, 0
 		for _, e := range entries {
 			d := Decide(st.Load(), Request(*e.w))
 			out = append(out, d)
 			if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 				skipped[e.w.ID] = true
+				stepped++
+				if q, ok := s.queueIdx[e.w.Queue]; ok && s.limits[q].strict {
+					blocked[q] = true
+				}
 				continue
 			}
 			if _, err := st.Commit(d); err == nil {
 				admitted++
 			}
 		}
-		if admitted == 0 {
+		// A head that stepped aside uncovers the next of its queue, so the
+		// loop ends only once a cycle neither admits nor uncovers anything.
+		if admitted == 0 && stepped == 0 {
 			return out
 		}
 	}
@@ -138,15 +149,16 @@ func boolFirst(a bool) int {
 	return 1
 }
 
-// heads are the first pending workload of every queue, by priority then
-// submit time then ID, leaving out the skipped ones; in queue order.
-func (s *Snapshot) heads(skipped map[string]bool) []*Workload {
+// heads are the first pending workload of every queue not blocked, by
+// priority then submit time then ID, leaving out the skipped ones; in
+// queue order.
+func (s *Snapshot) heads(skipped map[string]bool, blocked map[int32]bool) []*Workload {
 	best := make([]*Workload, len(s.queues))
 	found := 0
 	// In priority order, the first workload seen of a queue is its head.
 	s.queued.Scan(func(w *Workload) bool {
 		q, ok := s.queueIdx[w.Queue]
-		if ok && best[q] == nil && !skipped[w.ID] {
+		if ok && best[q] == nil && !skipped[w.ID] && !blocked[q] {
 			best[q] = w
 			found++
 		}
@@ -203,7 +215,9 @@ func (s *Snapshot) shareAfter(w *Workload) fairness.Share {
 // Order lists the pending workloads in the order the scheduling loop
 // considers them if each were admitted in turn: cycles of one head per
 // queue, the heads ordered as Schedule orders them (with fair sharing, by
-// the dominant share each queue would reach).
+// the dominant share each queue would reach). StrictFIFO and
+// BestEffortFIFO queues order alike (priority, then submission); they
+// differ only when a head cannot be admitted, which Schedule handles.
 func Order(s *Snapshot) []string {
 	byQueue := make([][]*Workload, len(s.queues))
 	s.pending.Scan(func(w *Workload) bool {

@@ -46,7 +46,8 @@ const (
 	// Cooldown (Queue): it fits only on nodes still cooling down.
 	Cooldown
 	// HigherPriorityPending (Queue): over the soft cap while a higher-priority
-	// workload of the same cohort waits.
+	// workload of the same cohort waits, or behind a waiting workload of a
+	// StrictFIFO queue.
 	HigherPriorityPending
 	// Fits (Admit): within the queue's nominal quota.
 	Fits

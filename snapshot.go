@@ -45,8 +45,10 @@ type Snapshot struct {
 	// time; users and never hold what the caps bound: per-user usage, and
 	// the usage of never-preemptible work, per queue.
 	limits []queueLimits
-	users  []userUsage
-	never  []res.Vec
+	// cohortWeight is each cohort's fair-sharing weight, by cohort index.
+	cohortWeight []float64
+	users        []userUsage
+	never        []res.Vec
 	// rtree is the cohort tree's quantities (Kueue's resource nodes: queue
 	// q is node q, cohorts follow) and usage its usage per node and
 	// flavor-resource, kept incrementally. Usage rows are never written in

@@ -103,11 +103,14 @@ func sortedRoots(m map[int32]bool) []int32 {
 	return out
 }
 
-// weightOf is a resource-tree node's fair-sharing weight: a queue's, or 1
-// for a cohort.
+// weightOf is a resource-tree node's fair-sharing weight, a queue's or a
+// cohort's (the tree numbers queues first, then cohorts).
 func (s *Snapshot) weightOf(n int32) float64 {
 	if int(n) < len(s.limits) {
 		return s.limits[n].weight
+	}
+	if c := int(n) - len(s.limits); c < len(s.cohortWeight) {
+		return s.cohortWeight[c]
 	}
 	return 1
 }

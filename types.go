@@ -117,6 +117,9 @@ type Cohort struct {
 	Parent string `json:"parent,omitempty"`
 	// Quota a cohort holds of its own, per flavor.
 	Quota []FlavorQuota `json:"quota,omitempty"`
+	// FairSharing weighs the cohort's share against its siblings' when a
+	// parent cohort is divided; none means weight 1.
+	FairSharing *QueueFairSharing `json:"fairSharing,omitempty"`
 }
 
 // FlavorQuota is the quota of one flavor, per resource.
@@ -149,6 +152,10 @@ type Queue struct {
 	FairSharing       *QueueFairSharing `json:"fairSharing,omitempty"`
 	// Tenants is the allow-list; empty admits any tenant.
 	Tenants []string `json:"tenants,omitempty"`
+	// QueueingStrategy is BestEffortFIFO (the default: a workload that
+	// cannot be admitted steps aside for the ones behind it) or StrictFIFO
+	// (it holds back every workload behind it in the queue), as in Kueue.
+	QueueingStrategy string `json:"queueingStrategy,omitempty"`
 	// Hold admits nothing new; admitted work runs on.
 	Hold              bool      `json:"hold,omitempty"`
 	UserCap           Resources `json:"userCap,omitempty"`
@@ -156,6 +163,12 @@ type Queue struct {
 	Windows           []Window  `json:"windows,omitempty"`
 	SLATier           *SLATier  `json:"slaTier,omitempty"`
 }
+
+// The queueing strategies of Queue.QueueingStrategy.
+const (
+	StrictFIFO     = "StrictFIFO"
+	BestEffortFIFO = "BestEffortFIFO"
+)
 
 // FlavorFungibility is Kueue's policy for moving to the next flavor.
 type FlavorFungibility struct {
@@ -176,7 +189,7 @@ type BorrowWithinCohort struct {
 	MaxPriorityThreshold *int32 `json:"maxPriorityThreshold,omitempty"`
 }
 
-// QueueFairSharing holds a queue's fair-sharing weight.
+// QueueFairSharing holds a queue's or a cohort's fair-sharing weight.
 type QueueFairSharing struct {
 	Weight *float64 `json:"weight,omitempty"`
 }

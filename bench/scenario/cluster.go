@@ -193,18 +193,26 @@ func (p *parser) cohorts(n node) []allot.Cohort {
 	var out []allot.Cohort
 	for _, e := range p.array(n) {
 		o := p.object(e, "name", "parent", "quota", "fairSharing")
-		if o.has("fairSharing") {
-			// SCENARIOS.md gives cohorts a fair-sharing weight, but
-			// allot.Cohort cannot carry one yet; dropping it would let a
-			// scenario pass for the wrong reason.
-			p.object(o.get("fairSharing"), "weight")
-			p.failf(o.field("fairSharing"), "cohort fair-sharing weights are not supported by allot.Cohort yet")
-		}
 		out = append(out, allot.Cohort{
-			Name:   p.name(p.need(o, "name")),
-			Parent: p.str(o.get("parent")),
-			Quota:  p.quota(o.get("quota")),
+			Name:        p.name(p.need(o, "name")),
+			Parent:      p.str(o.get("parent")),
+			Quota:       p.quota(o.get("quota")),
+			FairSharing: p.weight(o.get("fairSharing")),
 		})
+	}
+	return out
+}
+
+// weight reads a queue's or cohort's fairSharing block; absent is nil.
+func (p *parser) weight(n node) *allot.QueueFairSharing {
+	if n.absent {
+		return nil
+	}
+	fs := p.object(n, "weight")
+	out := &allot.QueueFairSharing{}
+	if w := fs.get("weight"); !w.absent {
+		v := p.nonNegFloat(w)
+		out.Weight = &v
 	}
 	return out
 }
@@ -213,7 +221,7 @@ func (p *parser) queueList(n node) []allot.Queue {
 	var out []allot.Queue
 	for _, e := range p.array(n) {
 		o := p.object(e, "name", "cohort", "quota", "flavorOrder", "flavorFungibility", "preemption",
-			"fairSharing", "tenants", "hold", "userCap", "nonPreemptibleCap", "windows", "slaTier")
+			"fairSharing", "tenants", "hold", "userCap", "nonPreemptibleCap", "windows", "slaTier", "queueingStrategy")
 		q := allot.Queue{
 			Name:              p.name(p.need(o, "name")),
 			Cohort:            p.str(o.get("cohort")),
@@ -221,6 +229,7 @@ func (p *parser) queueList(n node) []allot.Queue {
 			FlavorOrder:       p.strs(o.get("flavorOrder")),
 			Tenants:           p.strs(o.get("tenants")),
 			Hold:              p.boolean(o.get("hold")),
+			QueueingStrategy:  p.str(o.get("queueingStrategy")),
 			UserCap:           p.resourceMap(o.get("userCap")),
 			NonPreemptibleCap: p.resourceMap(o.get("nonPreemptibleCap")),
 		}
@@ -249,14 +258,7 @@ func (p *parser) queueList(n node) []allot.Queue {
 			q.Preemption.BorrowWithinCohort.MaxPriorityThreshold = &v
 		}
 
-		if o.has("fairSharing") {
-			fs := p.object(o.get("fairSharing"), "weight")
-			q.FairSharing = &allot.QueueFairSharing{}
-			if w := fs.get("weight"); !w.absent {
-				v := p.nonNegFloat(w)
-				q.FairSharing.Weight = &v
-			}
-		}
+		q.FairSharing = p.weight(o.get("fairSharing"))
 
 		for _, w := range p.array(o.get("windows")) {
 			wo := p.object(w, "from", "to", "scale")

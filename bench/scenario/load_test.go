@@ -230,9 +230,14 @@ func TestParseErrors(t *testing.T) {
 			path: "$.queues[0].preemption.withinQueue", want: `"Lower" is not one of Never, LowerPriority, LowerOrNewerEqualPriority`,
 		},
 		{
-			name: "cohort fair-sharing weight",
-			data: `{"cohorts": [{"name": "ai", "fairSharing": {"weight": 2}}]}`,
-			path: "$.cohorts[0].fairSharing", want: "not supported by allot.Cohort yet",
+			name: "negative cohort fair-sharing weight",
+			data: `{"cohorts": [{"name": "ai", "fairSharing": {"weight": -2}}]}`,
+			path: "$.cohorts[0].fairSharing.weight", want: "must not be negative",
+		},
+		{
+			name: "unknown cohort fair-sharing field",
+			data: `{"cohorts": [{"name": "ai", "fairSharing": {"weigth": 2}}]}`,
+			path: "$.cohorts[0].fairSharing.weigth", want: "weigth",
 		},
 		{
 			name: "bad window",
