@@ -553,3 +553,15 @@ func (e Submit) apply(s *Snapshot) error {
 	}
 	return s.addPending(e.Workload, "submit", map[string]string{})
 }
+
+// Withdraw removes a pending workload: one its owner cancelled, or one the
+// embedder dropped after Decide rejected it.
+type Withdraw struct{ ID string }
+
+func (e Withdraw) apply(s *Snapshot) error {
+	if _, ok := s.pending.Get(&Workload{ID: e.ID}); !ok {
+		return fmt.Errorf("%w: %q is not pending", ErrUnknownWorkload, e.ID)
+	}
+	s.dequeue(e.ID)
+	return nil
+}

@@ -203,6 +203,9 @@ func TestStoreEvents(t *testing.T) {
 		{allot.Submit{Workload: allot.Workload(gangReq("p", 1, 1, ""))}, nil},
 		{allot.Evict{ID: "w"}, nil},
 		{allot.Finish{ID: "w"}, allot.ErrUnknownWorkload},
+		{allot.Submit{Workload: allot.Workload(gangReq("gone", 1, 1, ""))}, nil},
+		{allot.Withdraw{ID: "gone"}, nil},
+		{allot.Withdraw{ID: "gone"}, allot.ErrUnknownWorkload},
 	}
 	for i, s := range steps {
 		_, err := st.Apply(s.ev)

@@ -1,0 +1,231 @@
+package sim
+
+import (
+	"math"
+	"slices"
+
+	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/gang"
+)
+
+// Result is one policy's run: the four health numbers (utilization, queue
+// wait, preemption, fragmentation) and the rest of the report.
+type Result struct {
+	Policy string `json:"policy"`
+	GPUs   int64  `json:"gpus"`
+	Jobs   int    `json:"jobs"`
+	// Completed jobs ran to the end; Rejected ones can never be admitted
+	// under the policy (a job larger than a rigid quota, say); Unfinished
+	// ones were still waiting when the events ran out.
+	Completed  int `json:"completed"`
+	Rejected   int `json:"rejected"`
+	Unfinished int `json:"unfinished"`
+	// Span is the simulated time from the first arrival to the last
+	// completion (or the last event, when work is left), in seconds.
+	Span int64 `json:"span"`
+	// Utilization is busy GPU-time over the cluster's GPU-time in the span;
+	// UsefulUtilization leaves out the work preemption threw away.
+	Utilization       float64 `json:"utilization"`
+	UsefulUtilization float64 `json:"usefulUtilization"`
+	// Waits are queue waits (submission to first start), per priority
+	// class, in seconds.
+	Waits []ClassWaits `json:"waits"`
+	// Admissions counts every start, restarts after eviction included.
+	Admissions int `json:"admissions"`
+	Evictions  int `json:"evictions"`
+	// PreemptionRate is evictions per 100 admissions.
+	PreemptionRate float64 `json:"preemptionRate"`
+	LostGPUHours   float64 `json:"lostGpuHours"`
+	// Fragmentation, sampled while work waits: the mean share of nodes with
+	// free GPUs on which no waiting pod fits, the mean share of free GPUs
+	// the waiting mix cannot use (FGD's measure), and the share of samples
+	// with the node share above 10%.
+	FragNodeShare     float64 `json:"fragNodeShare"`
+	FragStrandedShare float64 `json:"fragStrandedShare"`
+	FragAbove10       float64 `json:"fragAbove10"`
+	// Throughput is completed jobs per simulated hour.
+	Throughput float64 `json:"throughput"`
+	// JCT is the job completion time (submission to end), in seconds.
+	JCTMean float64 `json:"jctMean"`
+	JCTP99  float64 `json:"jctP99"`
+	// Decisions counts every decision of the scheduling loop.
+	Decisions int `json:"decisions"`
+	// Series samples the run over time.
+	Series []Sample `json:"series"`
+}
+
+// ClassWaits are the queue waits of one priority class.
+type ClassWaits struct {
+	Class  string  `json:"class"`
+	Jobs   int     `json:"jobs"`
+	Median float64 `json:"median"`
+	P90    float64 `json:"p90"`
+	P99    float64 `json:"p99"`
+}
+
+// Sample is the cluster at one instant.
+type Sample struct {
+	At          int64   `json:"at"`
+	Utilization float64 `json:"utilization"`
+	Waiting     int     `json:"waiting"`
+	// NodeShare and StrandedShare are the two fragmentation figures; both
+	// zero when nothing waits.
+	NodeShare     float64 `json:"nodeShare"`
+	StrandedShare float64 `json:"strandedShare"`
+}
+
+type fragStats struct {
+	samples             int
+	node, strand, above float64
+}
+
+// sample records the cluster now, measuring fragmentation against what
+// waits.
+func (r *run) sample() {
+	s := r.st.Load()
+	smp := Sample{At: r.now, Utilization: float64(r.busyGPUs) / float64(r.gpus), Waiting: len(s.PendingIDs()) + len(r.hold)}
+	if smp.Waiting > 0 {
+		var f gang.Fragmentation
+		if r.p.TopologyAware {
+			f = s.Fragmentation()
+		} else {
+			f = r.bindingFragmentation(s)
+		}
+		smp.NodeShare, smp.StrandedShare = f.NodeShare, f.StrandedShare
+		r.frag.samples++
+		r.frag.node += f.NodeShare
+		r.frag.strand += f.StrandedShare
+		if f.NodeShare > 0.1 {
+			r.frag.above++
+		}
+	}
+	r.series = append(r.series, smp)
+}
+
+// bindingFragmentation measures the simulator's own node binding (quota-
+// only admission) with the same two definitions as allot's: every pending
+// or holding job's pods against each node's free GPUs.
+func (r *run) bindingFragmentation(s *allot.Snapshot) gang.Fragmentation {
+	var pods []int32 // GPUs of every waiting pod
+	add := func(js *jobState) {
+		per := min(js.perPod(), slices.Max(r.nodes))
+		for left := js.j.GPUs; left > 0; left -= per {
+			pods = append(pods, min(per, left))
+		}
+	}
+	for _, id := range s.PendingIDs() {
+		if i, ok := r.byID[id]; ok {
+			add(&r.jobs[i])
+		}
+	}
+	for _, i := range r.hold {
+		add(&r.jobs[i])
+	}
+	var f gang.Fragmentation
+	for _, free := range r.free {
+		if free <= 0 {
+			continue
+		}
+		f.NodesWithFree++
+		f.FreeGPUs += int64(free)
+		unfit := 0
+		for _, p := range pods {
+			if p > free {
+				unfit++
+			}
+		}
+		if len(pods) > 0 && unfit == len(pods) {
+			f.StrandedNodes++
+		}
+		if len(pods) > 0 {
+			f.ExpectedStranded += float64(free) * float64(unfit) / float64(len(pods))
+		}
+	}
+	if f.NodesWithFree > 0 {
+		f.NodeShare = float64(f.StrandedNodes) / float64(f.NodesWithFree)
+	}
+	if f.FreeGPUs > 0 {
+		f.StrandedShare = f.ExpectedStranded / float64(f.FreeGPUs)
+	}
+	return f
+}
+
+func (r *run) result() *Result {
+	res := &Result{Policy: r.p.Name, GPUs: r.gpus, Jobs: len(r.jobs), Admissions: r.admissions, Decisions: r.decisions, Series: r.series}
+	first := int64(math.MaxInt64)
+	waits := map[string][]float64{}
+	var jct []float64
+	for i := range r.jobs {
+		js := &r.jobs[i]
+		first = min(first, js.j.Submit)
+		res.Evictions += js.evictions
+		switch js.state {
+		case done:
+			res.Completed++
+			jct = append(jct, float64(js.end-js.j.Submit))
+		case rejected:
+			res.Rejected++
+		default:
+			res.Unfinished++
+		}
+		if js.firstRun >= 0 {
+			c := js.j.PriorityClass
+			if c == "" {
+				c = "default"
+			}
+			waits[c] = append(waits[c], float64(js.firstRun-js.j.Submit))
+		}
+	}
+	if len(r.jobs) == 0 {
+		return res
+	}
+	last := int64(0)
+	for i := range r.jobs {
+		last = max(last, r.jobs[i].end)
+	}
+	if res.Unfinished > 0 {
+		last = r.now
+	}
+	res.Span = last - first
+	if res.Span > 0 {
+		all := float64(r.gpus) * float64(res.Span)
+		res.Utilization = float64(r.busyGPUSec) / all
+		res.UsefulUtilization = float64(r.busyGPUSec-r.lostGPUSec) / all
+		res.Throughput = float64(res.Completed) / (float64(res.Span) / 3600)
+	}
+	if res.Admissions > 0 {
+		res.PreemptionRate = 100 * float64(res.Evictions) / float64(res.Admissions)
+	}
+	res.LostGPUHours = float64(r.lostGPUSec) / 3600
+	if n := float64(r.frag.samples); n > 0 {
+		res.FragNodeShare, res.FragStrandedShare, res.FragAbove10 = r.frag.node/n, r.frag.strand/n, r.frag.above/n
+	}
+	classes := make([]string, 0, len(waits))
+	for c := range waits {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	for _, c := range classes {
+		w := waits[c]
+		slices.Sort(w)
+		res.Waits = append(res.Waits, ClassWaits{Class: c, Jobs: len(w), Median: quantile(w, 0.5), P90: quantile(w, 0.9), P99: quantile(w, 0.99)})
+	}
+	if len(jct) > 0 {
+		slices.Sort(jct)
+		sum := 0.0
+		for _, v := range jct {
+			sum += v
+		}
+		res.JCTMean, res.JCTP99 = sum/float64(len(jct)), quantile(jct, 0.99)
+	}
+	return res
+}
+
+// quantile is the nearest-rank q-quantile of sorted values.
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	k := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(k, 0), len(sorted)-1)]
+}

@@ -1,0 +1,496 @@
+package sim
+
+import (
+	"cmp"
+	"container/heap"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/bench/trace"
+)
+
+// Shape is a uniform cluster: nodes of GPUsPerNode GPUs, NodesPerRack
+// nodes a rack, RacksPerBlock racks a block.
+type Shape struct {
+	Nodes         int `json:"nodes"`
+	GPUsPerNode   int `json:"gpusPerNode"`
+	NodesPerRack  int `json:"nodesPerRack"`
+	RacksPerBlock int `json:"racksPerBlock"`
+}
+
+// DefaultShape is 1,024 GPUs: 128 nodes of 8 GPUs, 16 nodes a rack, 8 racks
+// a block.
+func DefaultShape() Shape { return Shape{Nodes: 128, GPUsPerNode: 8, NodesPerRack: 16, RacksPerBlock: 8} }
+
+// GPUs is the shape's GPU count.
+func (s Shape) GPUs() int64 { return int64(s.Nodes) * int64(s.GPUsPerNode) }
+
+func (s Shape) check() error {
+	if s.Nodes < 1 || s.GPUsPerNode < 1 || s.GPUsPerNode > 64 || s.NodesPerRack < 1 || s.RacksPerBlock < 1 {
+		return fmt.Errorf("cluster shape %+v: every figure must be positive and at most 64 GPUs a node", s)
+	}
+	return nil
+}
+
+// Options tune a run.
+type Options struct {
+	Shape Shape
+	// Nodes, when set, replaces Shape with a trace's own node list; racks
+	// and blocks are cut from it in order.
+	Nodes []trace.Node
+	// SampleEvery is the sampling period of the time series, in simulated
+	// seconds (0: 600).
+	SampleEvery int64
+}
+
+// event kinds, in the order they apply at one instant: completions free
+// room before arrivals ask for it.
+const (
+	evFinish = iota
+	evCheckpoint
+	evArrive
+	evSample
+)
+
+type event struct {
+	at   int64
+	kind uint8
+	job  int32
+	gen  int32
+}
+
+type events []event
+
+func (h events) Len() int { return len(h) }
+func (h events) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.job < b.job
+}
+func (h events) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *events) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *events) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// job states
+const (
+	waiting = iota
+	holding // admitted on quota, its pods not yet bound to nodes
+	runningState
+	done
+	rejected
+)
+
+type jobState struct {
+	j         *trace.Job
+	state     uint8
+	gen       int32
+	remaining int64 // seconds of work left
+	start     int64 // when the current run started
+	saved     int64 // work of the current run kept by its last checkpoint
+	firstRun  int64 // first start, -1 before
+	end       int64 // completion
+	boundTo   []int32 // the node of every bound pod
+	boundGPUs []int32 // and its GPUs
+	evictions int
+}
+
+type run struct {
+	p     Policy
+	o     Options
+	jobs  []jobState
+	byID  map[string]int32
+	st    *allot.Store
+	ev    events
+	now   int64
+	gpus  int64
+	nodes []int32 // GPUs per node
+	free  []int32 // free GPUs per node, for binding without topology awareness
+	hold  []int32 // jobs holding quota in admission order
+	open  int     // jobs not yet done or rejected
+
+	busyGPUs, busyGPUSec, lostGPUSec int64
+	admissions, evictionsSeen         int
+	decisions                         int
+	series                            []Sample
+	frag                              fragStats
+}
+
+// Run replays tr on the cluster under policy p and reports what happened.
+// The run is deterministic: same trace, policy and options, same result.
+func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
+	if o.SampleEvery <= 0 {
+		o.SampleEvery = 600
+	}
+	r := &run{p: p, o: o, byID: make(map[string]int32, len(tr.Jobs))}
+	b, err := r.cluster(tr)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	r.st = allot.NewStore(snap)
+	r.jobs = make([]jobState, len(tr.Jobs))
+	for i := range tr.Jobs {
+		j := &tr.Jobs[i]
+		if _, dup := r.byID[j.ID]; dup {
+			return nil, fmt.Errorf("job %q twice in the trace", j.ID)
+		}
+		if j.GPUs < 1 || j.Duration < 1 || j.Submit < 0 {
+			return nil, fmt.Errorf("job %q: needs GPUs, a positive duration and a submit time", j.ID)
+		}
+		r.byID[j.ID] = int32(i)
+		r.jobs[i] = jobState{j: j, remaining: j.Duration, firstRun: -1}
+		heap.Push(&r.ev, event{at: j.Submit, kind: evArrive, job: int32(i)})
+	}
+	r.open = len(tr.Jobs)
+	if len(tr.Jobs) > 0 {
+		first := slices.MinFunc(tr.Jobs, func(a, b trace.Job) int { return cmp.Compare(a.Submit, b.Submit) })
+		heap.Push(&r.ev, event{at: first.Submit, kind: evSample})
+	}
+	if err := r.loop(); err != nil {
+		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	return r.result(), nil
+}
+
+// cluster describes the nodes and one queue per team of the trace, the
+// cluster's GPUs split evenly among them as nominal quota.
+func (r *run) cluster(tr *trace.Trace) (*allot.Builder, error) {
+	b := &allot.Builder{Resources: []string{"gpu"}, Levels: []string{"block", "rack"}, Flavors: []allot.Flavor{{Name: "gpu"}}}
+	caps := make([]int32, 0)
+	if len(r.o.Nodes) > 0 {
+		for _, n := range r.o.Nodes {
+			if n.GPUs > 0 {
+				caps = append(caps, min(n.GPUs, 64))
+			}
+		}
+	} else {
+		if err := r.o.Shape.check(); err != nil {
+			return nil, err
+		}
+		for range r.o.Shape.Nodes {
+			caps = append(caps, int32(r.o.Shape.GPUsPerNode))
+		}
+	}
+	if len(caps) == 0 {
+		return nil, fmt.Errorf("the cluster has no GPUs")
+	}
+	perRack, racks := max(r.o.Shape.NodesPerRack, 1), max(r.o.Shape.RacksPerBlock, 1)
+	if len(r.o.Nodes) > 0 {
+		perRack, racks = 16, 8
+	}
+	r.nodes, r.free = caps, slices.Clone(caps)
+	for i, c := range caps {
+		rack := i / perRack
+		b.Nodes = append(b.Nodes, allot.Node{
+			Name: nodeName(i), Flavor: "gpu",
+			Labels:   map[string]string{"block": "b" + strconv.Itoa(rack/racks), "rack": "r" + strconv.Itoa(rack)},
+			Capacity: allot.Resources{"gpu": int64(c)},
+		})
+		r.gpus += int64(c)
+	}
+	var queues []string
+	for _, j := range tr.Jobs {
+		queues = append(queues, j.Queue)
+	}
+	slices.Sort(queues)
+	queues = slices.Compact(queues)
+	if len(queues) == 0 {
+		queues = []string{"default"}
+	}
+	if r.p.Borrowing {
+		b.Cohorts = []allot.Cohort{{Name: "all"}}
+	}
+	share, extra := r.gpus/int64(len(queues)), r.gpus%int64(len(queues))
+	for i, q := range queues {
+		nominal := share
+		if int64(i) < extra {
+			nominal++
+		}
+		aq := allot.Queue{Name: q, Quota: []allot.FlavorQuota{{Flavor: "gpu", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: nominal}}}}}
+		if r.p.Borrowing {
+			aq.Cohort = "all"
+		}
+		if r.p.Strict {
+			aq.QueueingStrategy = allot.StrictFIFO
+		}
+		if r.p.Preemption {
+			aq.Preemption.WithinQueue = "LowerPriority"
+			if r.p.Borrowing {
+				aq.Preemption.ReclaimWithinCohort = "Any"
+			}
+		}
+		b.Queues = append(b.Queues, aq)
+	}
+	backfill, topo := r.p.Backfill, r.p.TopologyAware
+	b.Options = allot.Options{Backfill: &backfill, TopologyAware: &topo}
+	b.FairSharing.Enabled = r.p.FairSharing
+	return b, nil
+}
+
+func nodeName(i int) string { return "n" + strconv.Itoa(i) }
+
+// workload is the allot form of a job: pods of GPUsPerPod GPUs (8 by
+// default), the remainder in a second, smaller pod set.
+func (r *run) workload(js *jobState) allot.Workload {
+	j := js.j
+	per := j.GPUsPerPod
+	if per <= 0 {
+		per = 8
+	}
+	per = min(per, j.GPUs, r.maxNode())
+	w := allot.Workload{ID: j.ID, Queue: j.Queue, Priority: j.Priority, SubmittedAt: j.Submit, ExpectedRuntime: js.remaining}
+	switch {
+	case !j.Preemptible:
+		w.Preemption.Class = allot.Never
+	case j.Checkpoint > 0:
+		w.Preemption.Class = allot.Checkpointable
+	default:
+		w.Preemption.Class = allot.Preemptible
+	}
+	full, rest := j.GPUs/per, j.GPUs%per
+	topo := allot.TopologyRequest{}
+	if r.p.Topology != "" && j.GPUs > per {
+		topo.Preferred = r.p.Topology
+		topo.Group = "job"
+	}
+	w.PodSets = append(w.PodSets, allot.PodSet{Name: "main", Count: full, PerPod: allot.Resources{"gpu": int64(per)}, Topology: topo})
+	if rest > 0 {
+		w.PodSets = append(w.PodSets, allot.PodSet{Name: "rest", Count: 1, PerPod: allot.Resources{"gpu": int64(rest)}, Topology: topo})
+	}
+	return w
+}
+
+func (r *run) maxNode() int32 { return slices.Max(r.nodes) }
+
+// loop runs the events in time order, one scheduling loop per instant.
+func (r *run) loop() error {
+	for r.ev.Len() > 0 {
+		t := r.ev[0].at
+		if t > r.now {
+			r.busyGPUSec += r.busyGPUs * (t - r.now)
+			if _, err := r.st.Apply(allot.AdvanceTime{Seconds: t - r.now}); err != nil {
+				return err
+			}
+			r.now = t
+		}
+		sample := false
+		for r.ev.Len() > 0 && r.ev[0].at == t {
+			e := heap.Pop(&r.ev).(event)
+			if err := r.apply(e, &sample); err != nil {
+				return err
+			}
+		}
+		if err := r.schedule(); err != nil {
+			return err
+		}
+		if sample {
+			r.sample()
+		}
+	}
+	return nil
+}
+
+func (r *run) apply(e event, sample *bool) error {
+	js := &r.jobs[e.job]
+	switch e.kind {
+	case evArrive:
+		_, err := r.st.Apply(allot.Submit{Workload: r.workload(js)})
+		return err
+	case evFinish:
+		if js.state != runningState || js.gen != e.gen {
+			return nil
+		}
+		if _, err := r.st.Apply(allot.Finish{ID: js.j.ID}); err != nil {
+			return err
+		}
+		r.unbind(js)
+		js.state, js.remaining = done, 0
+		js.gen++
+		r.busyGPUs -= int64(js.j.GPUs)
+		r.open--
+		js.end = r.now
+	case evCheckpoint:
+		if js.state != runningState || js.gen != e.gen {
+			return nil
+		}
+		if _, err := r.st.Apply(allot.Checkpoint{ID: js.j.ID}); err != nil {
+			return err
+		}
+		js.saved = r.now - js.start
+		r.checkpointAfter(js)
+	case evSample:
+		*sample = true
+		if r.open > 0 {
+			heap.Push(&r.ev, event{at: r.now + r.o.SampleEvery, kind: evSample})
+		}
+	}
+	return nil
+}
+
+func (r *run) checkpointAfter(js *jobState) {
+	if c := js.j.Checkpoint; c > 0 && js.j.Preemptible {
+		if next := r.now + c; next < js.start+js.remaining {
+			heap.Push(&r.ev, event{at: next, kind: evCheckpoint, job: r.byID[js.j.ID], gen: js.gen})
+		}
+	}
+}
+
+// schedule runs allot's scheduling loop, then accounts for what it
+// admitted, evicted and rejected.
+func (r *run) schedule() error {
+	ds := allot.Schedule(r.st)
+	r.decisions += len(ds)
+	s := r.st.Load()
+	// Evictions first: a victim's GPUs went to the preemptor.
+	log := s.Evictions()
+	for _, e := range log[r.evictionsSeen:] {
+		if i, ok := r.byID[e.ID]; ok {
+			r.evicted(&r.jobs[i])
+		}
+	}
+	r.evictionsSeen = len(log)
+	for i := range ds {
+		d := &ds[i]
+		jid, ok := r.byID[d.Workload]
+		if !ok {
+			continue
+		}
+		js := &r.jobs[jid]
+		switch d.Verdict {
+		case allot.VerdictReject:
+			if js.state == waiting {
+				if _, pending := s.Pending(js.j.ID); pending {
+					r.withdraw(js.j.ID)
+				}
+				js.state = rejected
+				r.open--
+			}
+		case allot.VerdictAdmit, allot.VerdictPreempt:
+			if js.state != waiting {
+				continue
+			}
+			if _, running := s.Running(js.j.ID); !running {
+				continue
+			}
+			r.admissions++
+			if r.p.TopologyAware {
+				r.start(js)
+			} else {
+				js.state = holding
+				r.hold = append(r.hold, jid)
+			}
+		}
+	}
+	if !r.p.TopologyAware {
+		r.bindHolding()
+	}
+	return nil
+}
+
+func (r *run) start(js *jobState) {
+	js.state, js.start, js.saved = runningState, r.now, 0
+	js.gen++
+	if js.firstRun < 0 {
+		js.firstRun = r.now
+	}
+	r.busyGPUs += int64(js.j.GPUs)
+	heap.Push(&r.ev, event{at: r.now + js.remaining, kind: evFinish, job: r.byID[js.j.ID], gen: js.gen})
+	r.checkpointAfter(js)
+}
+
+// evicted accounts for a victim: it keeps the work up to its last
+// checkpoint, loses the rest, and waits again.
+func (r *run) evicted(js *jobState) {
+	switch js.state {
+	case runningState:
+		ran := r.now - js.start
+		lost := ran - js.saved
+		if !js.j.Preemptible || js.j.Checkpoint == 0 {
+			lost = ran
+		}
+		r.lostGPUSec += lost * int64(js.j.GPUs)
+		js.remaining -= ran - lost
+		r.busyGPUs -= int64(js.j.GPUs)
+		r.unbind(js)
+	case holding:
+		r.hold = slices.DeleteFunc(r.hold, func(i int32) bool { return &r.jobs[i] == js })
+	}
+	js.state, js.saved = waiting, 0
+	js.evictions++
+	js.gen++
+}
+
+func (r *run) unbind(js *jobState) {
+	for k, n := range js.boundTo {
+		r.free[n] += js.boundGPUs[k]
+	}
+	js.boundTo, js.boundGPUs = js.boundTo[:0], js.boundGPUs[:0]
+}
+
+func (r *run) withdraw(id string) {
+	// The job is pending (checked by the caller), so this cannot fail.
+	_, _ = r.st.Apply(allot.Withdraw{ID: id})
+}
+
+func (js *jobState) perPod() int32 {
+	per := js.j.GPUsPerPod
+	if per <= 0 {
+		per = 8
+	}
+	return min(per, js.j.GPUs)
+}
+
+// bindHolding binds the pods of quota-admitted jobs to nodes, first fit,
+// in admission order; a job whose pods do not all fit keeps waiting with
+// its quota held.
+func (r *run) bindHolding() {
+	kept := r.hold[:0]
+	for _, i := range r.hold {
+		js := &r.jobs[i]
+		if r.bind(js) {
+			r.start(js)
+			continue
+		}
+		kept = append(kept, i)
+	}
+	r.hold = kept
+}
+
+// bind places every pod of js first fit, or none.
+func (r *run) bind(js *jobState) bool {
+	per := min(js.perPod(), slices.Max(r.nodes))
+	left := js.j.GPUs
+	got, gpus := js.boundTo[:0], js.boundGPUs[:0]
+	for n := 0; n < len(r.free) && left > 0; n++ {
+		for left > 0 {
+			want := min(per, left)
+			if r.free[n] < want {
+				break
+			}
+			r.free[n] -= want
+			left -= want
+			got, gpus = append(got, int32(n)), append(gpus, want)
+		}
+	}
+	js.boundTo, js.boundGPUs = got, gpus
+	if left > 0 {
+		r.unbind(js)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/allot-sched/allot/bench/trace"
+)
+
+func job(id, queue string, submit, dur int64, gpus int32, prio int32) trace.Job {
+	return trace.Job{ID: id, Queue: queue, Submit: submit, Duration: dur, GPUs: gpus, Priority: prio, PriorityClass: fmt.Sprint("p", prio)}
+}
+
+func tiny(nodes int) Options {
+	return Options{Shape: Shape{Nodes: nodes, GPUsPerNode: 8, NodesPerRack: 2, RacksPerBlock: 2}, SampleEvery: 60}
+}
+
+func TestUnboundedClusterRunsEverythingAtOnce(t *testing.T) {
+	tr := &trace.Trace{Jobs: []trace.Job{
+		job("a", "q1", 0, 100, 1, 0), job("b", "q2", 10, 50, 16, 0), job("c", "q1", 10, 30, 4, 0), job("d", "q2", 500, 10, 8, 0),
+	}}
+	for _, p := range Policies() {
+		// 16 nodes: 128 GPUs, 64 a queue, more than all jobs at once.
+		r, err := Run(tr, p, tiny(16))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Completed != 4 || r.Evictions != 0 {
+			t.Fatalf("%s: %+v", p.Name, r)
+		}
+		for _, w := range r.Waits {
+			if w.P99 != 0 {
+				t.Fatalf("%s: waits %+v on an idle cluster", p.Name, r.Waits)
+			}
+		}
+		busy := r.Utilization * float64(r.GPUs) * float64(r.Span)
+		if want := float64(100*1 + 50*16 + 30*4 + 10*8); busy < want-1e-6 || busy > want+1e-6 {
+			t.Fatalf("%s: busy GPU-seconds %v, want %v", p.Name, busy, want)
+		}
+		if r.Span != 510 {
+			t.Fatalf("%s: span %d", p.Name, r.Span)
+		}
+	}
+}
+
+// The quota-only policy admits a job its quota holds though no node can
+// take its pod, and the job then holds that quota while a job that would
+// fit waits behind it; topology-aware admission leaves the quota to the
+// job that fits.
+func TestQuotaTheater(t *testing.T) {
+	tr := &trace.Trace{Jobs: []trace.Job{
+		job("a", "q", 0, 1000, 5, 0), job("b", "q", 0, 1000, 5, 0),
+		{ID: "c", Queue: "q", Submit: 10, Duration: 100, GPUs: 6, GPUsPerPod: 6},
+		job("d", "q", 20, 100, 1, 0),
+	}}
+	waitOf := func(p Policy) *Result {
+		r, err := Run(tr, p, tiny(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	kueue, _ := PolicyByName("kueue")
+	allot, _ := PolicyByName("allot")
+	rk, ra := waitOf(kueue), waitOf(allot)
+	if rk.Completed != 4 || ra.Completed != 4 {
+		t.Fatalf("completed: kueue %d allot %d", rk.Completed, ra.Completed)
+	}
+	// Under kueue d waits for a or b to end (t=1000); under allot it
+	// starts on arrival.
+	maxWait := func(r *Result) float64 {
+		m := 0.0
+		for _, w := range r.Waits {
+			m = max(m, w.P99)
+		}
+		return m
+	}
+	if w := maxWait(rk); w < 980 {
+		t.Fatalf("kueue: the longest wait is %v, want d held back to t=1000", w)
+	}
+	if rk.FragStrandedShare == 0 {
+		t.Fatalf("kueue: no fragmentation measured while c could not bind")
+	}
+	if ra.JCTMean >= rk.JCTMean {
+		t.Fatalf("mean completion: allot %v not below kueue %v", ra.JCTMean, rk.JCTMean)
+	}
+}
+
+// A high-priority job reclaims its queue's quota from a borrower; the
+// victim loses the work since its last checkpoint and runs again later.
+func TestPreemptionLosesWorkSinceCheckpoint(t *testing.T) {
+	for _, c := range []struct {
+		checkpoint int64
+		lost       float64 // GPU-hours
+	}{{0, 16 * 500.0 / 3600}, {200, 16 * 100.0 / 3600}} {
+		low := job("low", "borrower", 0, 2000, 16, 0)
+		low.Preemptible, low.Checkpoint = true, c.checkpoint
+		tr := &trace.Trace{Jobs: []trace.Job{low, job("high", "owner", 500, 100, 8, 10)}}
+		p, _ := PolicyByName("allot")
+		r, err := Run(tr, p, tiny(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Evictions != 1 || r.Completed != 2 || r.Admissions != 3 {
+			t.Fatalf("checkpoint %d: %+v", c.checkpoint, r)
+		}
+		if d := r.LostGPUHours - c.lost; d > 1e-9 || d < -1e-9 {
+			t.Fatalf("checkpoint %d: lost %v GPU-hours, want %v", c.checkpoint, r.LostGPUHours, c.lost)
+		}
+		if r.UsefulUtilization >= r.Utilization {
+			t.Fatalf("useful %v not below %v", r.UsefulUtilization, r.Utilization)
+		}
+	}
+}
+
+func TestRigidQuotaRejectsOversizedJobs(t *testing.T) {
+	tr := &trace.Trace{Jobs: []trace.Job{job("big", "q1", 0, 10, 16, 0), job("small", "q2", 0, 10, 2, 0)}}
+	fifo, _ := PolicyByName("fifo")
+	r, err := Run(tr, fifo, tiny(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rejected != 1 || r.Completed != 1 {
+		t.Fatalf("fifo: %+v", r)
+	}
+	allot, _ := PolicyByName("allot")
+	if r, _ = Run(tr, allot, tiny(2)); r.Rejected != 0 || r.Completed != 2 {
+		t.Fatalf("allot borrows for the big job: %+v", r)
+	}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	var jobs []trace.Job
+	for i := range 300 {
+		j := job(fmt.Sprintf("j%03d", i), fmt.Sprint("q", i%3), int64(i*7%500), int64(50+i*13%700), int32(1<<(i%5)), int32(i%3*10))
+		j.Preemptible, j.Checkpoint = i%3 == 0, int64(i%2*120)
+		jobs = append(jobs, j)
+	}
+	tr := &trace.Trace{Jobs: jobs}
+	for _, p := range Policies() {
+		var out [2][]byte
+		for k := range out {
+			r, err := Run(tr, p, tiny(4))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Completed+r.Rejected != len(jobs) {
+				t.Fatalf("%s: %d completed, %d rejected of %d", p.Name, r.Completed, r.Rejected, len(jobs))
+			}
+			out[k], _ = json.Marshal(r)
+		}
+		if !bytes.Equal(out[0], out[1]) {
+			t.Fatalf("%s: two runs differ", p.Name)
+		}
+	}
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	p, _ := PolicyByName("allot")
+	for _, tr := range []*trace.Trace{
+		{Jobs: []trace.Job{job("a", "q", 0, 10, 1, 0), job("a", "q", 0, 10, 1, 0)}},
+		{Jobs: []trace.Job{job("a", "q", 0, 0, 1, 0)}},
+		{Jobs: []trace.Job{job("a", "q", 0, 10, 0, 0)}},
+	} {
+		if _, err := Run(tr, p, tiny(2)); err == nil {
+			t.Fatalf("accepted %+v", tr.Jobs)
+		}
+	}
+	if _, err := Run(&trace.Trace{}, p, Options{}); err == nil {
+		t.Fatal("accepted an empty cluster shape")
+	}
+}
