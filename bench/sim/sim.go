@@ -22,7 +22,9 @@ type Shape struct {
 
 // DefaultShape is 1,024 GPUs: 128 nodes of 8 GPUs, 16 nodes a rack, 8 racks
 // a block.
-func DefaultShape() Shape { return Shape{Nodes: 128, GPUsPerNode: 8, NodesPerRack: 16, RacksPerBlock: 8} }
+func DefaultShape() Shape {
+	return Shape{Nodes: 128, GPUsPerNode: 8, NodesPerRack: 16, RacksPerBlock: 8}
+}
 
 // GPUs is the shape's GPU count.
 func (s Shape) GPUs() int64 { return int64(s.Nodes) * int64(s.GPUsPerNode) }
@@ -96,11 +98,11 @@ type jobState struct {
 	j         *trace.Job
 	state     uint8
 	gen       int32
-	remaining int64 // seconds of work left
-	start     int64 // when the current run started
-	saved     int64 // work of the current run kept by its last checkpoint
-	firstRun  int64 // first start, -1 before
-	end       int64 // completion
+	remaining int64   // seconds of work left
+	start     int64   // when the current run started
+	saved     int64   // work of the current run kept by its last checkpoint
+	firstRun  int64   // first start, -1 before
+	end       int64   // completion
 	boundTo   []int32 // the node of every bound pod
 	boundGPUs []int32 // and its GPUs
 	evictions int
@@ -121,10 +123,10 @@ type run struct {
 	open  int     // jobs not yet done or rejected
 
 	busyGPUs, busyGPUSec, lostGPUSec int64
-	admissions, evictionsSeen         int
-	decisions                         int
-	series                            []Sample
-	frag                              fragStats
+	admissions, evictionsSeen        int
+	decisions                        int
+	series                           []Sample
+	frag                             fragStats
 }
 
 // Run replays tr on the cluster under policy p and reports what happened.
