@@ -25,6 +25,10 @@ type Job struct {
 	// since the start).
 	Preemptible bool  `json:"preemptible,omitempty"`
 	Checkpoint  int64 `json:"checkpoint,omitempty"`
+	// GPUMilli is the share of one GPU a fractional job uses, in
+	// thousandths (1 to 999), when the trace models shared GPUs; 0 means
+	// the job uses its GPUs whole. A fractional job has GPUs 1.
+	GPUMilli int32 `json:"gpuMilli,omitempty"`
 }
 
 // Node is one machine of a trace that brings its own cluster (Alibaba's
@@ -46,4 +50,8 @@ type Trace struct {
 	// Duplicates counts rows identical to an earlier one; they are kept
 	// as separate jobs (the trace records them twice) and reported.
 	Duplicates int `json:"duplicates,omitempty"`
+	// Skipped counts the input rows that were not turned into jobs, by
+	// reason (for example "pending" or "cpu-only"). Every row of a loaded
+	// file is either a job or counted here.
+	Skipped map[string]int `json:"skipped,omitempty"`
 }
