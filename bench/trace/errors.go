@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -99,6 +100,14 @@ func (t *csvTable) next() ([]string, error) {
 // errorf returns a RowError on the line of the last record read.
 func (t *csvTable) errorf(format string, args ...any) *RowError {
 	return &RowError{File: t.name, Line: t.line, Reason: fmt.Sprintf(format, args...)}
+}
+
+// intReason explains why strconv could not read an integer.
+func intReason(err error) string {
+	if errors.Is(err, strconv.ErrRange) {
+		return "integer out of range"
+	}
+	return "not an integer"
 }
 
 // readError converts an error from the CSV reader into a RowError.

@@ -160,10 +160,7 @@ func parseCSVJob(rec []string) (Job, error) {
 		}
 		v, e := strconv.ParseInt(s, 10, bits)
 		if e != nil {
-			err = fmt.Errorf("bad %s %q: not an integer", csvColumns[min(i, len(csvColumns)-1)], rec[i])
-			if i == len(csvColumns) {
-				err = fmt.Errorf("bad %s %q: not an integer", csvMilliColumn, rec[i])
-			}
+			err = fmt.Errorf("bad %s %q: %s", csvColumnName(i), rec[i], intReason(e))
 		}
 		return v
 	}
@@ -190,6 +187,14 @@ func parseCSVJob(rec []string) (Job, error) {
 		return j, err
 	}
 	return j, nil
+}
+
+// csvColumnName returns the name of column i of allot's CSV format.
+func csvColumnName(i int) string {
+	if i < len(csvColumns) {
+		return csvColumns[i]
+	}
+	return csvMilliColumn
 }
 
 // WriteJSON writes t in allot's JSON format: the Trace object, indented,

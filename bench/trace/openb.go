@@ -127,7 +127,7 @@ func parseOpenBPods(t *Trace, r io.Reader, name string, opt OpenBOptions) error 
 		for i, col := range []int{1, 2, 3, 4} {
 			v, err := strconv.ParseInt(strings.TrimSpace(rec[col]), 10, 64)
 			if err != nil {
-				return tab.errorf("bad %s %q: not an integer", openbPodColumns[col], rec[col])
+				return tab.errorf("bad %s %q: %s", openbPodColumns[col], rec[col], intReason(err))
 			}
 			if v < 0 {
 				return tab.errorf("%s %d is negative", openbPodColumns[col], v)
@@ -195,7 +195,7 @@ func parseOpenBPods(t *Trace, r io.Reader, name string, opt OpenBOptions) error 
 func parseNonNegative(s string) (int64, error) {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
-		return 0, jobError("not an integer")
+		return 0, jobError(intReason(err))
 	}
 	if v < 0 {
 		return 0, jobError("negative")
@@ -233,7 +233,7 @@ func parseOpenBNodes(r io.Reader, name string) ([]Node, error) {
 		}
 		g, err := strconv.ParseInt(strings.TrimSpace(rec[3]), 10, 32)
 		if err != nil {
-			return nil, tab.errorf("bad gpu %q: not an integer", rec[3])
+			return nil, tab.errorf("bad gpu %q: %s", rec[3], intReason(err))
 		}
 		if g < 0 {
 			return nil, tab.errorf("gpu %d is negative", g)

@@ -70,7 +70,7 @@ func ParsePhilly(r io.Reader, name string) (*Trace, error) {
 		}
 		gpus, err := strconv.ParseInt(strings.TrimSpace(rec[2]), 10, 32)
 		if err != nil {
-			return nil, tab.errorf("bad num_gpus %q: not an integer", rec[2])
+			return nil, tab.errorf("bad num_gpus %q: %s", rec[2], intReason(err))
 		}
 		if gpus <= 0 {
 			return nil, tab.errorf("num_gpus %d is not positive", gpus)

@@ -221,6 +221,9 @@ func DefaultSynthetic() SyntheticConfig {
 //     for 5–8 and 11.1 above 8) and capped at 60 days. The factors are
 //     solved for so that, in expectation, the classes' shares of GPU-time
 //     match phillyGPUTimeShares (18.1%, 19.9%, 48.4%, 13.6%).
+//   - Each GPU count draws its duration quantiles stratified in blocks
+//     of 100 (see stratified), which damps the sway a few very long jobs
+//     have on the GPU-time shares.
 //   - Arrivals are Poisson (see SyntheticConfig.Load); the first job
 //     arrives at time 0.
 //
@@ -289,14 +292,16 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 	idDigits := max(6, len(strconv.Itoa(cfg.Jobs-1)))
 
 	r := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
+	strata := make([]stratified, len(sizes))
 	t := &Trace{Name: cfg.Name, Jobs: make([]Job, 0, cfg.Jobs)}
 	var now float64
 	for i := range cfg.Jobs {
 		if i > 0 {
 			now += r.ExpFloat64() / rate
 		}
-		g := sizes[pick(r, sizeWeights, sizeTotal)]
-		dur := min(classScales[SizeClass(g)]*baseDuration(r.Float64()), maxSyntheticDuration)
+		k := pick(r, sizeWeights, sizeTotal)
+		g := sizes[k]
+		dur := min(classScales[SizeClass(g)]*baseDuration(strata[k].draw(r)), maxSyntheticDuration)
 		team := pick(r, teamWeights, teamTotal)
 		c := classes[pickClass(r, classes, classTotal)]
 		j := Job{
@@ -316,6 +321,40 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 		t.Jobs = append(t.Jobs, j)
 	}
 	return t
+}
+
+// durationStrata is the number of equal quantile bands a size class's
+// duration draws are stratified over.
+const durationStrata = 100
+
+// stratified draws quantiles in shuffled blocks: each block of
+// durationStrata draws takes one value from every band
+// [k/durationStrata, (k+1)/durationStrata), in random order. Every draw is
+// still uniform on [0, 1), but the durations of one GPU count cover the distribution,
+// its heavy tail included, evenly; without it, a trace's GPU-time shares
+// would swing by several points with the handful of very long jobs it
+// happens to draw.
+type stratified struct {
+	bands []int
+	next  int
+}
+
+// draw returns the next quantile.
+func (s *stratified) draw(r *rand.Rand) float64 {
+	if s.bands == nil {
+		s.bands = make([]int, durationStrata)
+		for i := range s.bands {
+			s.bands[i] = i
+		}
+		s.next = durationStrata
+	}
+	if s.next == durationStrata {
+		r.Shuffle(durationStrata, func(i, j int) { s.bands[i], s.bands[j] = s.bands[j], s.bands[i] })
+		s.next = 0
+	}
+	b := s.bands[s.next]
+	s.next++
+	return (float64(b) + r.Float64()) / durationStrata
 }
 
 // pick draws an index with probability proportional to its weight.

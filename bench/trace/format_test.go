@@ -1,0 +1,208 @@
+package trace
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// sampleTrace returns a small trace that uses every field.
+func sampleTrace() *Trace {
+	return &Trace{
+		Name: "sample",
+		Jobs: []Job{
+			{ID: "a", Queue: "team-00", Submit: 0, Duration: 3600, GPUs: 8, Priority: 50, PriorityClass: "normal"},
+			{ID: "b,quoted \"id\"", Queue: "team-01", Submit: 60, Duration: 600, GPUs: 16, GPUsPerPod: 8, Priority: -3, PriorityClass: "low", Preemptible: true, Checkpoint: 1800},
+			{ID: "c", Queue: "", Submit: 60, Duration: 1, GPUs: 1, GPUMilli: 250},
+		},
+		Nodes:      []Node{{Name: "n0", GPUs: 8, CPUMilli: 64000, MemoryMiB: 1024, Model: "T4"}},
+		Duplicates: 2,
+		Skipped:    map[string]int{SkipPending: 3},
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, tr := range []*Trace{sampleTrace(), Synthetic(SyntheticConfig{Jobs: 200})} {
+		var buf bytes.Buffer
+		if err := WriteJSON(&buf, tr); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadJSON(bytes.NewReader(buf.Bytes()), "t.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tr) {
+			t.Fatalf("round trip changed the trace:\n got %+v\nwant %+v", got, tr)
+		}
+	}
+}
+
+func TestJSONArray(t *testing.T) {
+	in := `[{"id":"b","queue":"q","submit":5,"duration":10,"gpus":2},
+	        {"id":"a","queue":"q","submit":5,"duration":10,"gpus":1}]`
+	tr, err := ReadJSON(strings.NewReader(in), "jobs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, tr)
+	if tr.Name != "jobs.json" || len(tr.Jobs) != 2 || tr.Jobs[0].ID != "a" {
+		t.Fatalf("got %+v, want jobs a then b named jobs.json", tr)
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	for _, tr := range []*Trace{sampleTrace(), Synthetic(SyntheticConfig{Jobs: 200})} {
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, tr); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadCSV(bytes.NewReader(buf.Bytes()), "t.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Jobs, tr.Jobs) {
+			t.Fatalf("round trip changed the jobs:\n got %+v\nwant %+v", got.Jobs, tr.Jobs)
+		}
+	}
+}
+
+func TestCSVHeaderWithoutShares(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, Synthetic(SyntheticConfig{Jobs: 3})); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	if want := strings.Join(csvColumns, ","); first != want {
+		t.Fatalf("header %q, want %q", first, want)
+	}
+}
+
+func TestReadCSVOptionalFields(t *testing.T) {
+	in := "id,queue,submit,duration,gpus,gpusPerPod,priority,priorityClass,preemptible,checkpoint\n" +
+		"b,q,7,10,2,,,,,\n" +
+		"a,q,3,10,1,1,5,hi,1,60\n"
+	tr, err := ReadCSV(strings.NewReader(in), "j.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Job{
+		{ID: "a", Queue: "q", Submit: 3, Duration: 10, GPUs: 1, GPUsPerPod: 1, Priority: 5, PriorityClass: "hi", Preemptible: true, Checkpoint: 60},
+		{ID: "b", Queue: "q", Submit: 7, Duration: 10, GPUs: 2},
+	}
+	if !reflect.DeepEqual(tr.Jobs, want) {
+		t.Fatalf("got %+v, want %+v", tr.Jobs, want)
+	}
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	const header = "id,queue,submit,duration,gpus,gpusPerPod,priority,priorityClass,preemptible,checkpoint\n"
+	const ok = "a,q,0,10,1,0,0,,false,0\n"
+	tests := []struct {
+		name   string
+		in     string
+		line   int
+		reason string
+	}{
+		{"empty", "", 1, "missing header"},
+		{"wrong header", "id,queue\n", 1, "header has 2 columns"},
+		{"misnamed column", strings.Replace(header, "gpus,", "gpu,", 1), 1, `header column 5 is "gpu"`},
+		{"misnamed share column", strings.TrimSuffix(header, "\n") + ",milli\n", 1, `header column 11 is "milli"`},
+		{"wrong field count", header + ok + "b,q,0,10\n", 3, "row has 4 fields, want 10"},
+		{"bad submit", header + "a,q,soon,10,1,0,0,,false,0\n", 2, `bad submit "soon": not an integer`},
+		{"missing duration", header + "a,q,0,,1,0,0,,false,0\n", 2, `bad duration ""`},
+		{"negative duration", header + "a,q,0,-10,1,0,0,,false,0\n", 2, "duration -10 is not positive"},
+		{"zero GPUs", header + "a,q,0,10,0,0,0,,false,0\n", 2, "GPU count 0 is not positive"},
+		{"GPUs out of range", header + "a,q,0,10,4294967296,0,0,,false,0\n", 2, "out of range"},
+		{"negative submit", header + "a,q,-1,10,1,0,0,,false,0\n", 2, "negative submit time"},
+		{"bad preemptible", header + "a,q,0,10,1,0,0,,maybe,0\n", 2, `bad preemptible "maybe"`},
+		{"negative checkpoint", header + "a,q,0,10,1,0,0,,true,-5\n", 2, "negative checkpoint"},
+		{"empty id", header + ",q,0,10,1,0,0,,false,0\n", 2, "empty id"},
+		{"duplicate id", header + ok + ok, 3, `id "a" already used on line 2`},
+		{"share on a multi-GPU job", strings.TrimSuffix(header, "\n") + ",gpuMilli\n" + "a,q,0,10,2,0,0,,false,0,500\n", 2, "GPU share 500 milli on a job of 2 GPUs"},
+		{"bad share", strings.TrimSuffix(header, "\n") + ",gpuMilli\n" + "a,q,0,10,1,0,0,,false,0,half\n", 2, `bad gpuMilli "half"`},
+		{"malformed quote", header + ok + "\"a,q,0,10,1,0,0,,false,0\n", 3, "malformed CSV"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(tt.in), "jobs.csv")
+			wantRowError(t, err, "jobs.csv", tt.line, tt.reason)
+		})
+	}
+}
+
+func TestReadJSONErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		line   int
+		reason string
+	}{
+		{"empty", "  \n", 1, "empty file"},
+		{"not an object", "\n\n42", 3, "want a JSON object or array"},
+		{"syntax error", "{\n\"name\": \"x\",\n\"jobs\": [,]\n}", 3, "malformed JSON"},
+		{"wrong type", "{\n\"jobs\": [\n{\"id\": \"a\", \"gpus\": \"eight\"}]}", 3, "malformed JSON"},
+		{"unknown field", `{"jobs": [], "colour": "red"}`, 0, "unknown field"},
+		{"truncated", "{\"jobs\": [\n", 2, "unexpected end"},
+		{"trailing data", "[]\n[]", 2, "unexpected data"},
+		{"zero GPUs", `[{"id":"a","submit":0,"duration":5,"gpus":0}]`, 0, "GPU count 0 is not positive"},
+		{"duplicate id", `[{"id":"a","duration":5,"gpus":1},{"id":"a","duration":5,"gpus":1}]`, 0, `duplicate id "a"`},
+		{"negative duration", `{"jobs":[{"id":"a","duration":-5,"gpus":1}]}`, 0, "duration -5 is not positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadJSON(strings.NewReader(tt.in), "t.json")
+			wantRowError(t, err, "t.json", tt.line, tt.reason)
+		})
+	}
+}
+
+func TestLoadByExtension(t *testing.T) {
+	dir := t.TempDir()
+	tr := sampleTrace()
+	var js, cs bytes.Buffer
+	if err := WriteJSON(&js, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&cs, tr); err != nil {
+		t.Fatal(err)
+	}
+	jsonPath := filepath.Join(dir, "t.JSON")
+	csvPath := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(jsonPath, js.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(csvPath, cs.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, tr) {
+		t.Errorf("Load(json) = %+v, want %+v", got, tr)
+	}
+	got, err = Load(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != csvPath || !reflect.DeepEqual(got.Jobs, tr.Jobs) {
+		t.Errorf("Load(csv) = %+v, want the jobs of %+v", got, tr)
+	}
+	_, err = Load(filepath.Join(dir, "t.txt"))
+	wantRowError(t, err, filepath.Join(dir, "t.txt"), 0, "unknown trace format")
+	if _, err := Load(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("loading a missing file succeeded")
+	}
+}
+
+func TestRowErrorMessage(t *testing.T) {
+	if got := (&RowError{File: "f.csv", Line: 3, Reason: "bad"}).Error(); got != "f.csv:3: bad" {
+		t.Errorf("got %q", got)
+	}
+	if got := (&RowError{File: "f.json", Reason: "bad"}).Error(); got != "f.json: bad" {
+		t.Errorf("got %q", got)
+	}
+}
