@@ -206,3 +206,32 @@ func TestRowErrorMessage(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestStats(t *testing.T) {
+	if s := (&Trace{}).Stats(); s != (Stats{}) {
+		t.Errorf("empty trace stats %+v, want zero", s)
+	}
+	tr := &Trace{Jobs: []Job{
+		{ID: "a", Submit: 10, Duration: 100, GPUs: 1},
+		{ID: "b", Submit: 20, Duration: 10, GPUs: 8},
+		{ID: "c", Submit: 30, Duration: 1000, GPUs: 1, GPUMilli: 500},
+		{ID: "d", Submit: 40, Duration: 1, GPUs: 4},
+	}}
+	s := tr.Stats()
+	want := Stats{
+		Jobs:         4,
+		GPUHours:     (100 + 80 + 500 + 4) / 3600.0,
+		Median:       10,
+		P90:          1000,
+		P99:          1000,
+		JobShare:     [NumSizeClasses]float64{0.5, 0.25, 0.25, 0},
+		GPUTimeShare: [NumSizeClasses]float64{600 / 684.0, 4 / 684.0, 80 / 684.0, 0},
+		Span:         30,
+	}
+	if s != want {
+		t.Errorf("stats %+v, want %+v", s, want)
+	}
+	if got := Percentile(nil, 0.5); got != 0 {
+		t.Errorf("Percentile(nil) = %d, want 0", got)
+	}
+}

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -147,10 +148,19 @@ func TestOpenBFile(t *testing.T) {
 			}
 		}
 		shares := 0
+		var requested float64
 		for _, j := range tr.Jobs {
 			if j.GPUMilli > 0 {
 				shares++
+				requested += float64(j.GPUMilli) / 1000
+			} else {
+				requested += float64(j.GPUs)
 			}
+		}
+		// All 8,152 pods request 6,086.8 GPUs counting shares fractionally;
+		// the pods that were scheduled request 5,484.93 of them.
+		if shared && math.Abs(requested-5484.93) > 0.01 {
+			t.Errorf("scheduled GPU pods request %.2f GPUs, want 5,484.93", requested)
 		}
 		if shared && shares == 0 || !shared && shares != 0 {
 			t.Errorf("SharedGPUs %v: %d jobs with a GPU share", shared, shares)
