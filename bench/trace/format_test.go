@@ -235,3 +235,35 @@ func TestStats(t *testing.T) {
 		t.Errorf("Percentile(nil) = %d, want 0", got)
 	}
 }
+
+// TestDocExamples reads the examples of the package documentation.
+func TestDocExamples(t *testing.T) {
+	js := `{
+  "name": "example",
+  "jobs": [
+    {"id": "a", "queue": "team-00", "submit": 0, "duration": 3600, "gpus": 8,
+     "priority": 50, "priorityClass": "normal"},
+    {"id": "b", "queue": "team-01", "submit": 60, "duration": 600, "gpus": 16,
+     "gpusPerPod": 8, "priority": 0, "priorityClass": "low",
+     "preemptible": true, "checkpoint": 1800}
+  ],
+  "nodes": [{"name": "n0", "gpus": 8}],
+  "duplicates": 0,
+  "skipped": {"pending": 3}
+}`
+	cs := `id,queue,submit,duration,gpus,gpusPerPod,priority,priorityClass,preemptible,checkpoint
+a,team-00,0,3600,8,0,50,normal,false,0
+b,team-01,60,600,16,8,0,low,true,1800
+`
+	fromJSON, err := ReadJSON(strings.NewReader(js), "example.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromCSV, err := ReadCSV(strings.NewReader(cs), "example.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON.Jobs, fromCSV.Jobs) || len(fromJSON.Jobs) != 2 {
+		t.Fatalf("the examples differ:\nJSON %+v\n CSV %+v", fromJSON.Jobs, fromCSV.Jobs)
+	}
+}

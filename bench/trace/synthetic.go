@@ -212,18 +212,21 @@ func DefaultSynthetic() SyntheticConfig {
 }
 
 // Synthetic generates a workload shaped like the Philly trace:
-//   - GPU counts follow phillyGPUCounts (limited to ClusterGPUs).
+//   - GPU counts follow Philly's mix (limited to ClusterGPUs): of its
+//     82,247 jobs, 76,627 use 1 GPU, 1,818 use 2, 1,870 use 4, 1,643 use 8,
+//     7 use 12, 199 use 16, 7 use 24, 67 use 32, 6 use 64 and 3 use 128.
 //   - A 1-GPU job's duration follows a piecewise log-uniform distribution
 //     through Philly's duration percentiles (median 1,144 s, p90 11,266 s,
 //     p99 254,884 s), from 30 seconds to 30 days.
 //   - Larger jobs run longer: their durations are drawn the same way, then
-//     multiplied by a factor per size class (about 8.9 for 2–4 GPUs, 22.6
+//     multiplied by a factor per size class (about 8.8 for 2–4 GPUs, 22.5
 //     for 5–8 and 11.1 above 8) and capped at 60 days. The factors are
 //     solved for so that, in expectation, the classes' shares of GPU-time
-//     match phillyGPUTimeShares (18.1%, 19.9%, 48.4%, 13.6%).
-//   - Each GPU count draws its duration quantiles stratified in blocks
-//     of 100 (see stratified), which damps the sway a few very long jobs
-//     have on the GPU-time shares.
+//     match Philly's (18.1%, 19.9%, 48.4% and 13.6%).
+//   - The jobs of each GPU count draw their duration quantiles in shuffled
+//     blocks of 100 that take one value from every percentile band, which
+//     damps the sway a few very long jobs have on the GPU-time shares;
+//     each single draw is still distributed as above.
 //   - Arrivals are Poisson (see SyntheticConfig.Load); the first job
 //     arrives at time 0.
 //
@@ -323,17 +326,17 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 	return t
 }
 
-// durationStrata is the number of equal quantile bands a size class's
-// duration draws are stratified over.
+// durationStrata is the number of equal quantile bands the duration draws
+// of one GPU count are stratified over.
 const durationStrata = 100
 
 // stratified draws quantiles in shuffled blocks: each block of
 // durationStrata draws takes one value from every band
 // [k/durationStrata, (k+1)/durationStrata), in random order. Every draw is
-// still uniform on [0, 1), but the durations of one GPU count cover the distribution,
-// its heavy tail included, evenly; without it, a trace's GPU-time shares
-// would swing by several points with the handful of very long jobs it
-// happens to draw.
+// still uniform on [0, 1), but the durations of one GPU count cover the
+// distribution, its heavy tail included, evenly; without it, a trace's
+// GPU-time shares would swing by several points with the handful of very
+// long jobs it happens to draw.
 type stratified struct {
 	bands []int
 	next  int
