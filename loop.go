@@ -41,9 +41,10 @@ func Schedule(st *Store) []Decision {
 		level int
 		share fairness.Share
 	}
+	lines := start.lines(skipped)
 	for cycle := 0; cycle < budget; cycle++ {
 		s := st.Load()
-		heads := s.heads(skipped, blocked)
+		heads := lines.heads(blocked)
 		if len(heads) == 0 {
 			return out
 		}
@@ -88,21 +89,29 @@ func Schedule(st *Store) []Decision {
 				entries[i] = entry{w: w}
 			}
 		}
-		admitted, stepped := 0, 0
+		admitted, stepped, preempted := 0, 0, false
 		for _, e := range entries {
 			d := Decide(st.Load(), Request(*e.w))
 			out = append(out, d)
+			q := s.queueIdx[e.w.Queue]
 			if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 				skipped[e.w.ID] = true
 				stepped++
-				if q, ok := s.queueIdx[e.w.Queue]; ok && s.limits[q].strict {
+				lines.next(q)
+				if s.limits[q].strict {
 					blocked[q] = true
 				}
 				continue
 			}
 			if _, err := st.Commit(d); err == nil {
 				admitted++
+				lines.next(q)
+				preempted = preempted || d.Verdict == VerdictPreempt
 			}
+		}
+		if preempted {
+			// The victims are pending again, maybe ahead of a cursor.
+			lines = st.Load().lines(skipped)
 		}
 		// A head that stepped aside uncovers the next of its queue, so the
 		// loop ends only once a cycle neither admits nor uncovers anything.
@@ -149,28 +158,44 @@ func boolFirst(a bool) int {
 	return 1
 }
 
-// heads are the first pending workload of every queue not blocked, by
-// priority then submit time then ID, leaving out the skipped ones; in
-// queue order.
-func (s *Snapshot) heads(skipped map[string]bool, blocked map[int32]bool) []*Workload {
-	best := make([]*Workload, len(s.queues))
-	found := 0
-	// In priority order, the first workload seen of a queue is its head.
+// queueLines are the pending workloads of every queue in the queue's
+// order, with a cursor at each queue's head. Schedule builds them once and
+// again only after a preemption puts victims back among the pending, so a
+// cycle finds its heads without scanning the pending workloads.
+type queueLines struct {
+	ws [][]*Workload
+	at []int
+}
+
+// lines are s's pending workloads by queue, leaving out the skipped ones.
+func (s *Snapshot) lines(skipped map[string]bool) queueLines {
+	l := queueLines{ws: make([][]*Workload, len(s.queues)), at: make([]int, len(s.queues))}
 	s.queued.Scan(func(w *Workload) bool {
-		q, ok := s.queueIdx[w.Queue]
-		if ok && best[q] == nil && !skipped[w.ID] && !blocked[q] {
-			best[q] = w
-			found++
+		if q, ok := s.queueIdx[w.Queue]; ok && !skipped[w.ID] {
+			l.ws[q] = append(l.ws[q], w)
 		}
-		return found < len(best)
+		return true
 	})
-	out := make([]*Workload, 0, found)
-	for _, w := range best {
-		if w != nil {
-			out = append(out, w)
+	return l
+}
+
+// heads are the workloads at the cursors of the queues not blocked, in
+// queue order.
+func (l *queueLines) heads(blocked map[int32]bool) []*Workload {
+	var out []*Workload
+	for q, ws := range l.ws {
+		if l.at[q] < len(ws) && !blocked[int32(q)] {
+			out = append(out, ws[l.at[q]])
 		}
 	}
 	return out
+}
+
+// next moves queue q's cursor past its head.
+func (l *queueLines) next(q int32) {
+	if int(q) < len(l.at) {
+		l.at[q]++
+	}
 }
 
 // pendingBefore is a queue's order: higher priority, then earlier

@@ -299,6 +299,9 @@ func (s *Snapshot) levelName(l int) string { return s.topo.LevelName(l) }
 // pending pod set may land on the flavors of its queue it is allowed.
 func (s *Snapshot) Fragmentation() gang.Fragmentation {
 	var mix []gang.Demand
+	// Pending pod sets of one shape count as one demand: the measure costs
+	// nodes × shapes, not nodes × pending pod sets.
+	shape := map[gang.Demand]int{}
 	s.pending.Scan(func(w *Workload) bool {
 		q, ok := s.queueIdx[w.Queue]
 		if !ok {
@@ -326,6 +329,13 @@ func (s *Snapshot) Fragmentation() gang.Fragmentation {
 			if s.gpu >= 0 {
 				d.GPUs = int(per[s.gpu])
 			}
+			key := d
+			key.Count = 0
+			if i, ok := shape[key]; ok {
+				mix[i].Count += d.Count
+				continue
+			}
+			shape[key] = len(mix)
 			mix = append(mix, d)
 		}
 		return true

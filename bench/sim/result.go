@@ -23,8 +23,10 @@ type Result struct {
 	// Span is the simulated time from the first arrival to the last
 	// completion (or the last event, when work is left), in seconds.
 	Span int64 `json:"span"`
-	// Utilization is busy GPU-time over the cluster's GPU-time in the span;
-	// UsefulUtilization leaves out the work preemption threw away.
+	// Utilization is busy GPU-time over the cluster's GPU-time from the
+	// first arrival to the last (the steady state: a trace's longest jobs
+	// run on for weeks after the arrivals end); UsefulUtilization leaves
+	// out the work preemption threw away in that window.
 	Utilization       float64 `json:"utilization"`
 	UsefulUtilization float64 `json:"usefulUtilization"`
 	// Waits are queue waits (submission to first start), per priority
@@ -187,10 +189,12 @@ func (r *run) result() *Result {
 		last = r.now
 	}
 	res.Span = last - first
-	if res.Span > 0 {
-		all := float64(r.gpus) * float64(res.Span)
+	if w := r.lastArrival - r.firstArrival; w > 0 {
+		all := float64(r.gpus) * float64(w)
 		res.Utilization = float64(r.busyGPUSec) / all
-		res.UsefulUtilization = float64(r.busyGPUSec-r.lostGPUSec) / all
+		res.UsefulUtilization = float64(r.busyGPUSec-r.windowLost) / all
+	}
+	if res.Span > 0 {
 		res.Throughput = float64(res.Completed) / (float64(res.Span) / 3600)
 	}
 	if res.Admissions > 0 {

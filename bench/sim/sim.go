@@ -121,12 +121,19 @@ type run struct {
 	free  []int32 // free GPUs per node, for binding without topology awareness
 	hold  []int32 // jobs holding quota in admission order
 	open  int     // jobs not yet done or rejected
+	// freed and arrived describe the current instant: whether room came
+	// free (a completion) and which jobs arrived.
+	freed   bool
+	arrived []int32
 
-	busyGPUs, busyGPUSec, lostGPUSec int64
-	admissions, evictionsSeen        int
-	decisions                        int
-	series                           []Sample
-	frag                             fragStats
+	// busyGPUSec and windowLost count from the first arrival to the last,
+	// where the cluster is in its steady state; lostGPUSec counts all.
+	busyGPUs, busyGPUSec, lostGPUSec, windowLost int64
+	firstArrival, lastArrival                    int64
+	admissions, evictionsSeen                    int
+	decisions                                    int
+	series                                       []Sample
+	frag                                         fragStats
 }
 
 // Run replays tr on the cluster under policy p and reports what happened.
@@ -160,8 +167,11 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 	}
 	r.open = len(tr.Jobs)
 	if len(tr.Jobs) > 0 {
-		first := slices.MinFunc(tr.Jobs, func(a, b trace.Job) int { return cmp.Compare(a.Submit, b.Submit) })
-		heap.Push(&r.ev, event{at: first.Submit, kind: evSample})
+		bySubmit := func(a, b trace.Job) int { return cmp.Compare(a.Submit, b.Submit) }
+		r.firstArrival = slices.MinFunc(tr.Jobs, bySubmit).Submit
+		r.lastArrival = slices.MaxFunc(tr.Jobs, bySubmit).Submit
+		r.now = r.firstArrival
+		heap.Push(&r.ev, event{at: r.firstArrival, kind: evSample})
 	}
 	if err := r.loop(); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
@@ -284,20 +294,34 @@ func (r *run) loop() error {
 	for r.ev.Len() > 0 {
 		t := r.ev[0].at
 		if t > r.now {
-			r.busyGPUSec += r.busyGPUs * (t - r.now)
+			if r.now < r.lastArrival {
+				r.busyGPUSec += r.busyGPUs * (min(t, r.lastArrival) - r.now)
+			}
 			if _, err := r.st.Apply(allot.AdvanceTime{Seconds: t - r.now}); err != nil {
 				return err
 			}
 			r.now = t
 		}
 		sample := false
+		r.freed, r.arrived = false, r.arrived[:0]
 		for r.ev.Len() > 0 && r.ev[0].at == t {
 			e := heap.Pop(&r.ev).(event)
 			if err := r.apply(e, &sample); err != nil {
 				return err
 			}
 		}
-		if err := r.schedule(); err != nil {
+		var err error
+		switch {
+		case r.freed:
+			// Room came free: the scheduling loop looks at every waiting
+			// workload again.
+			err = r.account(allot.Schedule(r.st))
+		case len(r.arrived) > 0:
+			// Nothing came free, so what waited before still cannot start;
+			// only the arrivals are decided, as an admission webhook does.
+			err = r.admitArrivals()
+		}
+		if err != nil {
 			return err
 		}
 		if sample {
@@ -311,6 +335,7 @@ func (r *run) apply(e event, sample *bool) error {
 	js := &r.jobs[e.job]
 	switch e.kind {
 	case evArrive:
+		r.arrived = append(r.arrived, e.job)
 		_, err := r.st.Apply(allot.Submit{Workload: r.workload(js)})
 		return err
 	case evFinish:
@@ -325,6 +350,7 @@ func (r *run) apply(e event, sample *bool) error {
 		js.gen++
 		r.busyGPUs -= int64(js.j.GPUs)
 		r.open--
+		r.freed = true
 		js.end = r.now
 	case evCheckpoint:
 		if js.state != runningState || js.gen != e.gen {
@@ -352,10 +378,9 @@ func (r *run) checkpointAfter(js *jobState) {
 	}
 }
 
-// schedule runs allot's scheduling loop, then accounts for what it
-// admitted, evicted and rejected.
-func (r *run) schedule() error {
-	ds := allot.Schedule(r.st)
+// account takes note of what a round of decisions admitted, evicted and
+// rejected.
+func (r *run) account(ds []allot.Decision) error {
 	r.decisions += len(ds)
 	s := r.st.Load()
 	// Evictions first: a victim's GPUs went to the preemptor.
@@ -404,6 +429,31 @@ func (r *run) schedule() error {
 	return nil
 }
 
+// admitArrivals decides this instant's arrivals in the queue order
+// (priority, then submission) and commits what is admitted. A StrictFIFO
+// queue keeps an arrival behind the work waiting ahead of it (Decide
+// answers HigherPriorityPending).
+func (r *run) admitArrivals() error {
+	slices.SortFunc(r.arrived, func(a, b int32) int {
+		ja, jb := r.jobs[a].j, r.jobs[b].j
+		if ja.Priority != jb.Priority {
+			return cmp.Compare(jb.Priority, ja.Priority)
+		}
+		return cmp.Compare(a, b)
+	})
+	ds := make([]allot.Decision, 0, len(r.arrived))
+	for _, i := range r.arrived {
+		w := r.workload(&r.jobs[i])
+		d := allot.Decide(r.st.Load(), allot.Request(w))
+		if d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
+			// A refused commit leaves the job waiting for the next loop.
+			_, _ = r.st.Commit(d)
+		}
+		ds = append(ds, d)
+	}
+	return r.account(ds)
+}
+
 func (r *run) start(js *jobState) {
 	js.state, js.start, js.saved = runningState, r.now, 0
 	js.gen++
@@ -426,6 +476,9 @@ func (r *run) evicted(js *jobState) {
 			lost = ran
 		}
 		r.lostGPUSec += lost * int64(js.j.GPUs)
+		if r.now <= r.lastArrival {
+			r.windowLost += lost * int64(js.j.GPUs)
+		}
 		js.remaining -= ran - lost
 		r.busyGPUs -= int64(js.j.GPUs)
 		r.unbind(js)

@@ -7,6 +7,7 @@
 //	allot decide FILE       print the decision for the file's request as JSON
 //	allot validate FILE...  load and build each scenario's snapshot
 //	allot demo [-nodes N]   decide the benchmark requests on a generated cluster
+//	allot simulate [flags]  replay a workload under fifo, kueue, slurm and allot
 //
 // check prints one line per scenario, PASS or FAIL with the reasons
 // indented below, and a closing line "N passed, M failed". Every command
@@ -25,6 +26,7 @@ const usageText = `usage:
   allot decide FILE       print the decision for the file's request as JSON
   allot validate FILE...  load each scenario and build its snapshot
   allot demo [-nodes N]   decide the benchmark requests on a generated cluster
+  allot simulate [flags]  replay a workload under fifo, kueue, slurm and allot
 `
 
 func main() {
@@ -48,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return validate(rest, stdout, stderr)
 	case "demo":
 		return demo(rest, stdout, stderr)
+	case "simulate":
+		return simulate(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0

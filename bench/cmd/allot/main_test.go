@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,7 +99,8 @@ func TestValidate(t *testing.T) {
 func TestUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{},
-		{"simulate"},
+		{"simulate", "extra"},
+		{"simulate", "-bogus"},
 		{"chekc", "x.json"},
 		{"check"},
 		{"check", "-v", "testdata"},
@@ -113,5 +115,42 @@ func TestUsage(t *testing.T) {
 	}
 	if status, out, _ := runCmd("help"); status != 0 || !strings.Contains(out, "allot check PATH...") {
 		t.Errorf("help: status %d, output %q", status, out)
+	}
+}
+
+func TestSimulate(t *testing.T) {
+	dir := t.TempDir()
+	status, out, errOut := runCmd("simulate", "-jobs", "300", "-nodes", "16", "-policies", "fifo,allot", "-out", dir)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	for _, want := range []string{"300 jobs on 128 GPUs", "fifo", "allot", "queue wait by priority class"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+	var rep struct {
+		Results []struct {
+			Policy    string `json:"policy"`
+			Completed int    `json:"completed"`
+			Rejected  int    `json:"rejected"`
+		} `json:"results"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil || json.Unmarshal(b, &rep) != nil || len(rep.Results) != 2 {
+		t.Fatalf("report.json: %v %s", err, b)
+	}
+	for _, r := range rep.Results {
+		if r.Completed+r.Rejected != 300 {
+			t.Fatalf("%s: %d completed and %d rejected of 300", r.Policy, r.Completed, r.Rejected)
+		}
+	}
+	for _, f := range []string{"results.csv", "series.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if status, _, _ := runCmd("simulate", "-policies", "nope"); status != 2 {
+		t.Fatalf("an unknown policy: status %d", status)
 	}
 }

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/allot-sched/allot/bench/sim"
+	"github.com/allot-sched/allot/bench/trace"
+)
+
+const simulateUsage = `usage: allot simulate [flags]
+
+With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
+(128 nodes of 8, 16 nodes a rack, 8 racks a block), all four policies.
+
+  -trace SPEC      synthetic (default), philly:PATH, openb:PODS,NODES, or a
+                   trace in allot's own format (PATH.json or PATH.csv)
+  -policies LIST   comma-separated: fifo, kueue, slurm, allot, or a policy
+                   JSON file (default: all four)
+  -seed N          seed of the synthetic workload (default 1)
+  -jobs N          jobs of the synthetic workload (default 3000)
+  -nodes N -gpus-per-node N -nodes-per-rack N -racks-per-block N
+                   the cluster shape (openb brings its own nodes)
+  -out DIR         also write report.json, results.csv and series.csv there
+`
+
+// simulate replays a workload under each policy and prints the comparison.
+func simulate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("allot simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage) }
+	shape := sim.DefaultShape()
+	spec := fs.String("trace", "synthetic", "")
+	policies := fs.String("policies", "fifo,kueue,slurm,allot", "")
+	seed := fs.Uint64("seed", 1, "")
+	jobs := fs.Int("jobs", trace.DefaultSynthetic().Jobs, "")
+	out := fs.String("out", "", "")
+	fs.IntVar(&shape.Nodes, "nodes", shape.Nodes, "")
+	fs.IntVar(&shape.GPUsPerNode, "gpus-per-node", shape.GPUsPerNode, "")
+	fs.IntVar(&shape.NodesPerRack, "nodes-per-rack", shape.NodesPerRack, "")
+	fs.IntVar(&shape.RacksPerBlock, "racks-per-block", shape.RacksPerBlock, "")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
+		if err == nil {
+			fs.Usage()
+		}
+		return 2
+	}
+	var ps []sim.Policy
+	for _, name := range strings.Split(*policies, ",") {
+		name = strings.TrimSpace(name)
+		if p, ok := sim.PolicyByName(name); ok {
+			ps = append(ps, p)
+			continue
+		}
+		p, err := sim.LoadPolicy(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "allot simulate: policy %q is not fifo, kueue, slurm or allot, nor a readable policy file: %v\n", name, err)
+			return 2
+		}
+		ps = append(ps, p)
+	}
+	tr, err := loadTrace(*spec, *seed, *jobs, shape)
+	if err != nil {
+		fmt.Fprintln(stderr, "allot simulate:", err)
+		return 1
+	}
+	opts := sim.Options{Shape: shape, Nodes: tr.Nodes}
+	gpus := shape.GPUs()
+	if len(tr.Nodes) > 0 {
+		gpus = 0
+		for _, n := range tr.Nodes {
+			gpus += int64(n.GPUs)
+		}
+	}
+	fmt.Fprintf(stdout, "trace %s: %d jobs on %d GPUs\n\n", tr.Name, len(tr.Jobs), gpus)
+	var results []*sim.Result
+	walls := make([]time.Duration, 0, len(ps))
+	for _, p := range ps {
+		t0 := time.Now()
+		r, err := sim.Run(tr, p, opts)
+		if err != nil {
+			fmt.Fprintln(stderr, "allot simulate:", err)
+			return 1
+		}
+		walls = append(walls, time.Since(t0))
+		results = append(results, r)
+	}
+	printTable(stdout, results, walls)
+	if *out != "" {
+		if err := writeReport(*out, tr, results); err != nil {
+			fmt.Fprintln(stderr, "allot simulate:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "\nreport written to %s\n", *out)
+	}
+	return 0
+}
+
+func loadTrace(spec string, seed uint64, jobs int, shape sim.Shape) (*trace.Trace, error) {
+	kind, arg, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "synthetic":
+		cfg := trace.DefaultSynthetic()
+		cfg.Seed, cfg.Jobs, cfg.ClusterGPUs = seed, jobs, int(shape.GPUs())
+		return trace.Synthetic(cfg), nil
+	case "philly":
+		return trace.LoadPhilly(arg)
+	case "openb":
+		pods, nodes, ok := strings.Cut(arg, ",")
+		if !ok {
+			return nil, fmt.Errorf("openb wants PODS,NODES, got %q", arg)
+		}
+		return trace.LoadOpenB(pods, nodes, trace.OpenBOptions{})
+	default:
+		return trace.Load(spec)
+	}
+}
+
+// printTable prints one row per policy: the four health numbers first.
+func printTable(w io.Writer, rs []*sim.Result, walls []time.Duration) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "policy\tutil\tuseful\twait p50/p90/p99 (s)\tpreempt/100\tlost GPU-h\tfrag nodes\tfrag GPUs\tfrag>10%\tjobs/h\tJCT mean (s)\tJCT p99 (s)\tdone\trejected\tdecisions\tdecisions/s\t")
+	for i, r := range rs {
+		all := allWaits(r)
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%s\t%.2f\t%.1f\t%.1f%%\t%.1f%%\t%.1f%%\t%.2f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t\n",
+			r.Policy, 100*r.Utilization, 100*r.UsefulUtilization, all, r.PreemptionRate, r.LostGPUHours,
+			100*r.FragNodeShare, 100*r.FragStrandedShare, 100*r.FragAbove10, r.Throughput, r.JCTMean, r.JCTP99,
+			r.Completed, r.Rejected, r.Decisions, float64(r.Decisions)/walls[i].Seconds())
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nqueue wait by priority class, seconds (p50 / p90 / p99):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t", r.Policy)
+		for _, c := range r.Waits {
+			fmt.Fprintf(tw, "%s: %.0f / %.0f / %.0f\t", c.Class, c.Median, c.P90, c.P99)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// allWaits renders the waits of the most-populated class.
+func allWaits(r *sim.Result) string {
+	best := -1
+	for i, c := range r.Waits {
+		if best < 0 || c.Jobs > r.Waits[best].Jobs {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "-"
+	}
+	c := r.Waits[best]
+	return fmt.Sprintf("%s %.0f/%.0f/%.0f", c.Class, c.Median, c.P90, c.P99)
+}
+
+// writeReport writes the results as JSON, a CSV row per policy and a CSV
+// of the sampled series.
+func writeReport(dir string, tr *trace.Trace, rs []*sim.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(struct {
+		Trace   string        `json:"trace"`
+		Jobs    int           `json:"jobs"`
+		Results []*sim.Result `json:"results"`
+	}{tr.Name, len(tr.Jobs), rs}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	rows := [][]string{{"policy", "utilization", "useful_utilization", "preemption_rate", "lost_gpu_hours", "frag_node_share", "frag_stranded_share", "frag_above_10", "throughput", "jct_mean", "jct_p99", "completed", "rejected", "decisions"}}
+	for _, r := range rs {
+		rows = append(rows, []string{r.Policy, f(r.Utilization), f(r.UsefulUtilization), f(r.PreemptionRate), f(r.LostGPUHours),
+			f(r.FragNodeShare), f(r.FragStrandedShare), f(r.FragAbove10), f(r.Throughput), f(r.JCTMean), f(r.JCTP99),
+			strconv.Itoa(r.Completed), strconv.Itoa(r.Rejected), strconv.Itoa(r.Decisions)})
+	}
+	if err := writeCSV(filepath.Join(dir, "results.csv"), rows); err != nil {
+		return err
+	}
+	rows = [][]string{{"policy", "at", "utilization", "waiting", "frag_node_share", "frag_stranded_share"}}
+	for _, r := range rs {
+		for _, s := range r.Series {
+			rows = append(rows, []string{r.Policy, strconv.FormatInt(s.At, 10), f(s.Utilization), strconv.Itoa(s.Waiting), f(s.NodeShare), f(s.StrandedShare)})
+		}
+	}
+	return writeCSV(filepath.Join(dir, "series.csv"), rows)
+}
+
+func writeCSV(path string, rows [][]string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	if err := w.WriteAll(rows); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
