@@ -32,6 +32,8 @@ type Result struct {
 	// Waits are queue waits (submission to first start), per priority
 	// class, in seconds.
 	Waits []ClassWaits `json:"waits"`
+	// GPUHours is all the GPU-time run, lost work included.
+	GPUHours float64 `json:"gpuHours"`
 	// Admissions counts every start, restarts after eviction included.
 	Admissions int `json:"admissions"`
 	Evictions  int `json:"evictions"`
@@ -201,6 +203,7 @@ func (r *run) result() *Result {
 		res.PreemptionRate = 100 * float64(res.Evictions) / float64(res.Admissions)
 	}
 	res.LostGPUHours = float64(r.lostGPUSec) / 3600
+	res.GPUHours = float64(r.busyAll) / 3600
 	if n := float64(r.frag.samples); n > 0 {
 		res.FragNodeShare, res.FragStrandedShare, res.FragAbove10 = r.frag.node/n, r.frag.strand/n, r.frag.above/n
 	}

@@ -130,6 +130,7 @@ type run struct {
 	// where the cluster is in its steady state; lostGPUSec counts all.
 	busyGPUs, busyGPUSec, lostGPUSec, windowLost int64
 	firstArrival, lastArrival                    int64
+	busyAll                                      int64 // GPU-seconds run over the whole span
 	admissions, evictionsSeen                    int
 	decisions                                    int
 	series                                       []Sample
@@ -294,6 +295,7 @@ func (r *run) loop() error {
 	for r.ev.Len() > 0 {
 		t := r.ev[0].at
 		if t > r.now {
+			r.busyAll += r.busyGPUs * (t - r.now)
 			if r.now < r.lastArrival {
 				r.busyGPUSec += r.busyGPUs * (min(t, r.lastArrival) - r.now)
 			}

@@ -2,8 +2,11 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/allot-sched/allot/bench/trace"
@@ -173,4 +176,46 @@ func TestRunRefusesBadInput(t *testing.T) {
 	if _, err := Run(&trace.Trace{}, p, Options{}); err == nil {
 		t.Fatal("accepted an empty cluster shape")
 	}
+}
+
+// Replaying the Philly trace on a cluster larger than its peak demand runs
+// every job on arrival: no waits, and exactly the trace's GPU-hours.
+func TestPhillyUnbounded(t *testing.T) {
+	tr, err := trace.LoadPhilly("../../../shared/traces/philly_adaptdl.csv")
+	if err != nil {
+		t.Skipf("the Philly trace is not here: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("replays 82,247 jobs")
+	}
+	// Peak concurrent GPUs, rounded up to whole nodes and doubled so that
+	// no job meets a fragmented cluster.
+	type edge struct{ at, d int64 }
+	var es []edge
+	for _, j := range tr.Jobs {
+		es = append(es, edge{j.Submit, int64(j.GPUs)}, edge{j.Submit + j.Duration, -int64(j.GPUs)})
+	}
+	slices.SortFunc(es, func(a, b edge) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.d, b.d)) })
+	peak, cur := int64(0), int64(0)
+	for _, e := range es {
+		cur += e.d
+		peak = max(peak, cur)
+	}
+	p, _ := PolicyByName("allot")
+	r, err := Run(tr, p, Options{Shape: Shape{Nodes: int(2*(peak/8+1)) + 16, GPUsPerNode: 8, NodesPerRack: 16, RacksPerBlock: 8}, SampleEvery: 86400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Completed != len(tr.Jobs) || r.Evictions != 0 {
+		t.Fatalf("completed %d of %d, %d evictions", r.Completed, len(tr.Jobs), r.Evictions)
+	}
+	for _, w := range r.Waits {
+		if w.P99 != 0 {
+			t.Fatalf("waits %+v", w)
+		}
+	}
+	if math.Abs(r.GPUHours-978078)/978078 > 0.001 {
+		t.Fatalf("%.0f GPU-hours, want 978,078 ±0.1%%", r.GPUHours)
+	}
+	t.Logf("peak %d GPUs; %.0f GPU-hours; %d decisions", peak, r.GPUHours, r.Decisions)
 }
