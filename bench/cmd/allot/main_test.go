@@ -145,7 +145,7 @@ func TestSimulate(t *testing.T) {
 			t.Fatalf("%s: %d completed and %d rejected of 300", r.Policy, r.Completed, r.Rejected)
 		}
 	}
-	for _, f := range []string{"results.csv", "series.csv"} {
+	for _, f := range []string{"results.csv", "series.csv", "utilization.svg", "waits.svg", "fragmentation.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"flag"
@@ -30,7 +31,8 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
   -jobs N          jobs of the synthetic workload (default 3000)
   -nodes N -gpus-per-node N -nodes-per-rack N -racks-per-block N
                    the cluster shape (openb brings its own nodes)
-  -out DIR         also write report.json, results.csv and series.csv there
+  -out DIR         also write report.json, results.csv, series.csv and the
+                   charts utilization.svg, waits.svg, fragmentation.svg
 `
 
 // simulate replays a workload under each policy and prints the comparison.
@@ -197,7 +199,21 @@ func writeReport(dir string, tr *trace.Trace, rs []*sim.Result) error {
 			rows = append(rows, []string{r.Policy, strconv.FormatInt(s.At, 10), f(s.Utilization), strconv.Itoa(s.Waiting), f(s.NodeShare), f(s.StrandedShare)})
 		}
 	}
-	return writeCSV(filepath.Join(dir, "series.csv"), rows)
+	if err := writeCSV(filepath.Join(dir, "series.csv"), rows); err != nil {
+		return err
+	}
+	for name, chart := range map[string]func(io.Writer, []*sim.Result) error{
+		"utilization.svg": sim.UtilizationSVG, "waits.svg": sim.WaitsSVG, "fragmentation.svg": sim.FragmentationSVG,
+	} {
+		var buf bytes.Buffer
+		if err := chart(&buf, rs); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeCSV(path string, rows [][]string) error {
