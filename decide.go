@@ -650,9 +650,18 @@ func (dc *decider) everPlaceable(u uint16, f int32) bool {
 	if !dc.s.flavorHasNodes(f) {
 		return true
 	}
-	var p gang.Placer
+	sets := dc.gangSets(u, f)
+	p := &dc.d.work.capacity
 	p.Reset(dc.s.capacity)
-	_, _, ok := p.Place(dc.gangSets(u, f), nil)
+	if len(sets) == 1 {
+		if _, never := p.Never(&sets[0]); never {
+			return false
+		}
+	}
+	w := dc.d.work
+	mark := len(w.asg)
+	asg, _, ok := p.Place(sets, w.asg)
+	w.asg = asg[:mark]
 	return ok
 }
 
