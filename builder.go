@@ -149,6 +149,8 @@ func (b *Builder) checkOptions() error {
 		return buildErr(ErrInvalid, "fairSharing.preemptionStrategies", "%v is not one of Kueue's lists: [LessThanOrEqualToFinalShare LessThanInitialShare], [LessThanOrEqualToFinalShare], [LessThanInitialShare]", b.FairSharing.PreemptionStrategies)
 	case b.Options.BackfillDepth < 0:
 		return buildErr(ErrInvalid, "options.backfillDepth", "negative depth %d", b.Options.BackfillDepth)
+	case b.Options.QueueDepth < 0:
+		return buildErr(ErrInvalid, "options.queueDepth", "negative depth %d", b.Options.QueueDepth)
 	}
 	return nil
 }

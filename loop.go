@@ -27,7 +27,8 @@ import (
 // cannot be admitted steps aside for the rest of the loop; in a StrictFIFO
 // queue it stays at the head and the queue admits nothing more in this
 // loop (a rejected head too, until the embedder removes it, as Kueue keeps
-// an inadmissible head in place).
+// an inadmissible head in place). Options.QueueDepth bounds how many
+// workloads that cannot be admitted one call looks at.
 func Schedule(st *Store) []Decision {
 	var out []Decision
 	skipped := map[string]bool{}
@@ -42,6 +43,7 @@ func Schedule(st *Store) []Decision {
 		share fairness.Share
 	}
 	lines := start.lines(skipped)
+	notAdmitted := 0
 	for cycle := 0; cycle < budget; cycle++ {
 		s := st.Load()
 		heads := lines.heads(blocked)
@@ -114,8 +116,13 @@ func Schedule(st *Store) []Decision {
 			lines = st.Load().lines(skipped)
 		}
 		// A head that stepped aside uncovers the next of its queue, so the
-		// loop ends only once a cycle neither admits nor uncovers anything.
+		// loop ends only once a cycle neither admits nor uncovers anything,
+		// or the queue depth is spent.
 		if admitted == 0 && stepped == 0 {
+			return out
+		}
+		notAdmitted += stepped
+		if d := s.options.QueueDepth; d > 0 && notAdmitted >= d {
 			return out
 		}
 	}

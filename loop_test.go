@@ -79,3 +79,42 @@ func TestHistoricalUsageDecays(t *testing.T) {
 		t.Fatalf("c's debt after a half-life: %v", got)
 	}
 }
+
+// A queue of workloads that cannot be admitted: without a depth the loop
+// looks at all of them and admits the small one at the back; with a depth
+// of 3 it stops after three.
+func TestScheduleQueueDepth(t *testing.T) {
+	for _, c := range []struct {
+		depth     int
+		decisions int
+		admitted  bool
+	}{{0, 6, true}, {3, 3, false}, {6, 6, true}} {
+		b := allot.Builder{
+			Resources: []string{"gpu"},
+			Flavors:   []allot.Flavor{{Name: "default"}},
+			Queues:    []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 10}}}}}},
+			Running:   []allot.Workload{{ID: "run", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, Flavor: "default", PerPod: allot.Resources{"gpu": 8}}}}},
+			Options:   allot.Options{QueueDepth: c.depth},
+		}
+		for i := range 5 {
+			b.Pending = append(b.Pending, allot.Workload{ID: string(rune('a' + i)), Queue: "q", Priority: int32(10 - i),
+				PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 4}}}})
+		}
+		b.Pending = append(b.Pending, allot.Workload{ID: "small", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 2}}}})
+		s, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := allot.NewStore(s)
+		ds := allot.Schedule(st)
+		_, admitted := st.Load().Running("small")
+		if len(ds) != c.decisions || admitted != c.admitted {
+			t.Fatalf("depth %d: %d decisions, small admitted %v; want %d and %v", c.depth, len(ds), admitted, c.decisions, c.admitted)
+		}
+	}
+	b := orderBuilder()
+	b.Options.QueueDepth = -1
+	if _, err := b.Build(); err == nil {
+		t.Fatal("a negative queue depth was accepted")
+	}
+}

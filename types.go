@@ -232,6 +232,11 @@ type Options struct {
 	// decayed historical GPU-seconds over their fair-sharing weight, as
 	// Slurm's fair-share factor ranks accounts) ahead, after OrderByDebt.
 	OrderByUsage bool `json:"orderByUsage,omitempty"`
+	// QueueDepth bounds the work of one Schedule call when much waits: once
+	// that many workloads have been found not admissible, the loop stops
+	// (as Slurm's default_queue_depth bounds its main scheduler). Zero
+	// considers every pending workload.
+	QueueDepth int `json:"queueDepth,omitempty"`
 	// TopologyAware, nil or true, places pods on nodes; false makes every
 	// flavor quota-only.
 	TopologyAware *bool `json:"topologyAware,omitempty"`

@@ -42,6 +42,9 @@ type Options struct {
 	// Nodes, when set, replaces Shape with a trace's own node list; racks
 	// and blocks are cut from it in order.
 	Nodes []trace.Node
+	// QueueDepth bounds how many workloads that cannot be admitted one
+	// scheduling loop looks at (allot.Options.QueueDepth; 0: all).
+	QueueDepth int
 	// SampleEvery is the sampling period of the time series, in simulated
 	// seconds (0: 600).
 	SampleEvery int64
@@ -250,7 +253,7 @@ func (r *run) cluster(tr *trace.Trace) (*allot.Builder, error) {
 		b.Queues = append(b.Queues, aq)
 	}
 	backfill, topo := r.p.Backfill, r.p.TopologyAware
-	b.Options = allot.Options{Backfill: &backfill, TopologyAware: &topo}
+	b.Options = allot.Options{Backfill: &backfill, TopologyAware: &topo, QueueDepth: r.o.QueueDepth}
 	b.FairSharing.Enabled = r.p.FairSharing
 	return b, nil
 }

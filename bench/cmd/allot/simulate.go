@@ -31,6 +31,8 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
   -jobs N          jobs of the synthetic workload (default 3000)
   -nodes N -gpus-per-node N -nodes-per-rack N -racks-per-block N
                    the cluster shape (openb brings its own nodes)
+  -queue-depth N   a scheduling loop stops after N workloads it cannot
+                   admit, as Slurm's default_queue_depth (default 100; 0: all)
   -out DIR         also write report.json, results.csv, series.csv and the
                    charts utilization.svg, waits.svg, fragmentation.svg
 `
@@ -46,6 +48,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "")
 	jobs := fs.Int("jobs", trace.DefaultSynthetic().Jobs, "")
 	out := fs.String("out", "", "")
+	depth := fs.Int("queue-depth", 100, "")
 	fs.IntVar(&shape.Nodes, "nodes", shape.Nodes, "")
 	fs.IntVar(&shape.GPUsPerNode, "gpus-per-node", shape.GPUsPerNode, "")
 	fs.IntVar(&shape.NodesPerRack, "nodes-per-rack", shape.NodesPerRack, "")
@@ -75,7 +78,11 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "allot simulate:", err)
 		return 1
 	}
-	opts := sim.Options{Shape: shape, Nodes: tr.Nodes}
+	if *depth < 0 {
+		fmt.Fprintln(stderr, "allot simulate: -queue-depth must not be negative")
+		return 2
+	}
+	opts := sim.Options{Shape: shape, Nodes: tr.Nodes, QueueDepth: *depth}
 	gpus := shape.GPUs()
 	if len(tr.Nodes) > 0 {
 		gpus = 0
