@@ -37,11 +37,6 @@ func Schedule(st *Store) []Decision {
 	// that no policy makes the loop run forever.
 	start := st.Load()
 	budget := 4*(start.pending.Len()+start.running.Len()) + 16
-	type entry struct {
-		w     *Workload
-		level int
-		share fairness.Share
-	}
 	lines := start.lines(skipped)
 	notAdmitted := 0
 	for cycle := 0; cycle < budget; cycle++ {
@@ -63,28 +58,7 @@ func Schedule(st *Store) []Decision {
 				entries[i].level = s.borrowingLevelOf(w)
 			}
 		}
-		slices.SortStableFunc(entries, func(a, b entry) int {
-			if s.fairSharing.Enabled {
-				if a.share.Borrowing != b.share.Borrowing {
-					return boolFirst(!a.share.Borrowing)
-				}
-				if a.share.Less(b.share) {
-					return -1
-				}
-				if b.share.Less(a.share) {
-					return 1
-				}
-			} else if c := cmp.Compare(a.level, b.level); c != 0 {
-				return c
-			}
-			if c := s.historyOrder(a.w, b.w); c != 0 {
-				return c
-			}
-			if pendingBeforeAcross(a.w, b.w) {
-				return -1
-			}
-			return 1
-		})
+		slices.SortStableFunc(entries, s.headOrder)
 		if s.fairSharing.Enabled && s.nestedCohorts(heads) {
 			ordered := s.fairOrder(heads, s.usage.Clone())
 			for i, w := range ordered {
@@ -127,6 +101,41 @@ func Schedule(st *Store) []Decision {
 		}
 	}
 	return out
+}
+
+// entry is one head of a cycle with its ordering keys: the dominant share
+// after admission (fair sharing on) or the borrowing level (off; Order
+// leaves it 0).
+type entry struct {
+	w     *Workload
+	level int
+	share fairness.Share
+}
+
+// headOrder orders a cycle's heads as Kueue does: with fair sharing, heads
+// that do not borrow first, then the lower share; without, the lower
+// borrowing level; then the history keys, priority, submission and queue.
+func (s *Snapshot) headOrder(a, b entry) int {
+	if s.fairSharing.Enabled {
+		if a.share.Borrowing != b.share.Borrowing {
+			return boolFirst(!a.share.Borrowing)
+		}
+		if a.share.Less(b.share) {
+			return -1
+		}
+		if b.share.Less(a.share) {
+			return 1
+		}
+	} else if c := cmp.Compare(a.level, b.level); c != 0 {
+		return c
+	}
+	if c := s.historyOrder(a.w, b.w); c != 0 {
+		return c
+	}
+	if pendingBeforeAcross(a.w, b.w) {
+		return -1
+	}
+	return 1
 }
 
 // borrowingLevelOf is the borrowing level w's admission would have on the
@@ -270,16 +279,12 @@ func Order(s *Snapshot) []string {
 	view := *s
 	view.usage = u
 	var out []string
-	type head struct {
-		w     *Workload
-		share fairness.Share
-	}
-	heads := make([]head, 0, len(byQueue))
+	heads := make([]entry, 0, len(byQueue))
 	for {
 		heads = heads[:0]
 		for q := range byQueue {
 			if len(byQueue[q]) > 0 {
-				h := head{w: byQueue[q][0]}
+				h := entry{w: byQueue[q][0]}
 				byQueue[q] = byQueue[q][1:]
 				if s.fairSharing.Enabled {
 					// A queue's share depends on its own usage only, and no
@@ -292,33 +297,14 @@ func Order(s *Snapshot) []string {
 		if len(heads) == 0 {
 			return out
 		}
-		cycle := func(hs []head) []*Workload {
+		cycle := func(hs []entry) []*Workload {
 			ws := make([]*Workload, len(hs))
 			for i, h := range hs {
 				ws[i] = h.w
 			}
 			return ws
 		}
-		slices.SortStableFunc(heads, func(a, b head) int {
-			if s.fairSharing.Enabled {
-				if a.share.Borrowing != b.share.Borrowing {
-					return boolFirst(!a.share.Borrowing)
-				}
-				if a.share.Less(b.share) {
-					return -1
-				}
-				if b.share.Less(a.share) {
-					return 1
-				}
-			}
-			if c := s.historyOrder(a.w, b.w); c != 0 {
-				return c
-			}
-			if pendingBeforeAcross(a.w, b.w) {
-				return -1
-			}
-			return 1
-		})
+		slices.SortStableFunc(heads, s.headOrder)
 		if s.fairSharing.Enabled && s.nestedCohorts(cycle(heads)) {
 			for _, w := range s.fairOrder(cycle(heads), view.usage) {
 				out = append(out, w.ID)
