@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/bench/trace"
 	"github.com/allot-sched/allot/gang"
 )
 
@@ -112,7 +113,7 @@ func (r *run) sample() {
 func (r *run) bindingFragmentation(s *allot.Snapshot) gang.Fragmentation {
 	var pods []int32 // GPUs of every waiting pod
 	add := func(js *jobState) {
-		per := min(js.perPod(), slices.Max(r.nodes))
+		per := r.podGPUs(js.j)
 		for left := js.j.GPUs; left > 0; left -= per {
 			pods = append(pods, min(per, left))
 		}
@@ -215,7 +216,7 @@ func (r *run) result() *Result {
 	for _, c := range classes {
 		w := waits[c]
 		slices.Sort(w)
-		res.Waits = append(res.Waits, ClassWaits{Class: c, Jobs: len(w), Median: quantile(w, 0.5), P90: quantile(w, 0.9), P99: quantile(w, 0.99)})
+		res.Waits = append(res.Waits, ClassWaits{Class: c, Jobs: len(w), Median: trace.Percentile(w, 0.5), P90: trace.Percentile(w, 0.9), P99: trace.Percentile(w, 0.99)})
 	}
 	if len(jct) > 0 {
 		slices.Sort(jct)
@@ -223,16 +224,7 @@ func (r *run) result() *Result {
 		for _, v := range jct {
 			sum += v
 		}
-		res.JCTMean, res.JCTP99 = sum/float64(len(jct)), quantile(jct, 0.99)
+		res.JCTMean, res.JCTP99 = sum/float64(len(jct)), trace.Percentile(jct, 0.99)
 	}
 	return res
-}
-
-// quantile is the nearest-rank q-quantile of sorted values.
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	k := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[min(max(k, 0), len(sorted)-1)]
 }

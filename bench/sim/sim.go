@@ -112,18 +112,19 @@ type jobState struct {
 }
 
 type run struct {
-	p     Policy
-	o     Options
-	jobs  []jobState
-	byID  map[string]int32
-	st    *allot.Store
-	ev    events
-	now   int64
-	gpus  int64
-	nodes []int32 // GPUs per node
-	free  []int32 // free GPUs per node, for binding without topology awareness
-	hold  []int32 // jobs holding quota in admission order
-	open  int     // jobs not yet done or rejected
+	p      Policy
+	o      Options
+	jobs   []jobState
+	byID   map[string]int32
+	st     *allot.Store
+	ev     events
+	now    int64
+	gpus   int64
+	nodes  []int32 // GPUs per node
+	widest int32   // GPUs of the largest node
+	free   []int32 // free GPUs per node, for binding without topology awareness
+	hold   []int32 // jobs holding quota in admission order
+	open   int     // jobs not yet done or rejected
 	// freed and arrived describe the current instant: whether room came
 	// free (a completion) and which jobs arrived.
 	freed   bool
@@ -209,7 +210,7 @@ func (r *run) cluster(tr *trace.Trace) (*allot.Builder, error) {
 	if len(r.o.Nodes) > 0 {
 		perRack, racks = 16, 8
 	}
-	r.nodes, r.free = caps, slices.Clone(caps)
+	r.nodes, r.free, r.widest = caps, slices.Clone(caps), slices.Max(caps)
 	for i, c := range caps {
 		rack := i / perRack
 		b.Nodes = append(b.Nodes, allot.Node{
@@ -264,11 +265,7 @@ func nodeName(i int) string { return "n" + strconv.Itoa(i) }
 // default), the remainder in a second, smaller pod set.
 func (r *run) workload(js *jobState) allot.Workload {
 	j := js.j
-	per := j.GPUsPerPod
-	if per <= 0 {
-		per = 8
-	}
-	per = min(per, j.GPUs, r.maxNode())
+	per := r.podGPUs(j)
 	w := allot.Workload{ID: j.ID, Queue: j.Queue, Priority: j.Priority, SubmittedAt: j.Submit, ExpectedRuntime: js.remaining}
 	switch {
 	case !j.Preemptible:
@@ -291,7 +288,15 @@ func (r *run) workload(js *jobState) allot.Workload {
 	return w
 }
 
-func (r *run) maxNode() int32 { return slices.Max(r.nodes) }
+// podGPUs is the GPUs of one full pod of j: GPUsPerPod (8 by default), at
+// most the job and the largest node.
+func (r *run) podGPUs(j *trace.Job) int32 {
+	per := j.GPUsPerPod
+	if per <= 0 {
+		per = 8
+	}
+	return min(per, j.GPUs, r.widest)
+}
 
 // loop runs the events in time order, one scheduling loop per instant.
 func (r *run) loop() error {
@@ -507,14 +512,6 @@ func (r *run) withdraw(id string) {
 	_, _ = r.st.Apply(allot.Withdraw{ID: id})
 }
 
-func (js *jobState) perPod() int32 {
-	per := js.j.GPUsPerPod
-	if per <= 0 {
-		per = 8
-	}
-	return min(per, js.j.GPUs)
-}
-
 // bindHolding binds the pods of quota-admitted jobs to nodes, first fit,
 // in admission order; a job whose pods do not all fit keeps waiting with
 // its quota held.
@@ -533,7 +530,7 @@ func (r *run) bindHolding() {
 
 // bind places every pod of js first fit, or none.
 func (r *run) bind(js *jobState) bool {
-	per := min(js.perPod(), slices.Max(r.nodes))
+	per := r.podGPUs(js.j)
 	left := js.j.GPUs
 	got, gpus := js.boundTo[:0], js.boundGPUs[:0]
 	for n := 0; n < len(r.free) && left > 0; n++ {

@@ -231,7 +231,7 @@ func TestStats(t *testing.T) {
 	if s != want {
 		t.Errorf("stats %+v, want %+v", s, want)
 	}
-	if got := Percentile(nil, 0.5); got != 0 {
+	if got := Percentile[int64](nil, 0.5); got != 0 {
 		t.Errorf("Percentile(nil) = %d, want 0", got)
 	}
 }

@@ -168,7 +168,7 @@ func (t *Trace) Stats() Stats {
 
 // Percentile returns the nearest-rank q-quantile (0 < q <= 1) of sorted,
 // a slice in increasing order; it returns 0 for an empty slice.
-func Percentile(sorted []int64, q float64) int64 {
+func Percentile[T int64 | float64](sorted []T, q float64) T {
 	if len(sorted) == 0 {
 		return 0
 	}
