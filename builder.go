@@ -68,7 +68,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := s.buildQueues(b.Cohorts, b.Queues); err != nil {
 		return nil, err
 	}
-	s.running, s.pending, s.queued = newTrees()
+	s.initTrees()
 	s.holders = cow.Make[[]string](len(s.topo.Nodes))
 	s.usage = s.rtree.NewUsage()
 	s.runCount = make([]int32, len(s.queues))

@@ -1088,24 +1088,17 @@ func (dc *decider) mainResource() int {
 }
 
 // strictAhead is, for a StrictFIFO queue, the first pending workload of
-// the queue that comes before r in the queue's order (higher priority,
+// the queue when it comes before r in the queue's order (higher priority,
 // earlier submission, then ID); nil when none does or the queue is not
-// strict. The scan stops at r's place in the cross-queue order.
+// strict.
 func (s *Snapshot) strictAhead(q int32, r *Request) *Workload {
 	if !s.limits[q].strict {
 		return nil
 	}
 	me := (*Workload)(r)
-	var ahead *Workload
-	s.queued.Scan(func(w *Workload) bool {
-		if !pendingBefore(w, me) {
-			return false
-		}
-		if w.Queue == r.Queue && w.ID != r.ID {
-			ahead = w
-			return false
-		}
-		return true
-	})
-	return ahead
+	head := s.queueHead(r.Queue, nil, func(w *Workload) bool { return w.ID == r.ID })
+	if head == nil || !pendingBefore(head, me) {
+		return nil
+	}
+	return head
 }

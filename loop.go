@@ -31,17 +31,16 @@ import (
 // workloads that cannot be admitted one call looks at.
 func Schedule(st *Store) []Decision {
 	var out []Decision
-	skipped := map[string]bool{}
 	blocked := map[int32]bool{}
 	// Preemptions put victims back among the pending; bound the churn so
 	// that no policy makes the loop run forever.
 	start := st.Load()
 	budget := 4*(start.pending.Len()+start.running.Len()) + 16
-	lines := start.lines(skipped)
+	lines := newLines(start)
 	notAdmitted := 0
 	for cycle := 0; cycle < budget; cycle++ {
 		s := st.Load()
-		heads := lines.heads(blocked)
+		heads := lines.heads(s, blocked)
 		if len(heads) == 0 {
 			return out
 		}
@@ -71,9 +70,8 @@ func Schedule(st *Store) []Decision {
 			out = append(out, d)
 			q := s.queueIdx[e.w.Queue]
 			if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
-				skipped[e.w.ID] = true
 				stepped++
-				lines.next(q)
+				lines.stepAside(q, e.w)
 				if s.limits[q].strict {
 					blocked[q] = true
 				}
@@ -81,13 +79,11 @@ func Schedule(st *Store) []Decision {
 			}
 			if _, err := st.Commit(d); err == nil {
 				admitted++
-				lines.next(q)
 				preempted = preempted || d.Verdict == VerdictPreempt
 			}
 		}
 		if preempted {
-			// The victims are pending again, maybe ahead of a cursor.
-			lines = st.Load().lines(skipped)
+			lines.rewind()
 		}
 		// A head that stepped aside uncovers the next of its queue, so the
 		// loop ends only once a cycle neither admits nor uncovers anything,
@@ -174,45 +170,58 @@ func boolFirst(a bool) int {
 	return 1
 }
 
-// queueLines are the pending workloads of every queue in the queue's
-// order, with a cursor at each queue's head. Schedule builds them once and
-// again only after a preemption puts victims back among the pending, so a
-// cycle finds its heads without scanning the pending workloads.
+// queueLines hold a cursor per queue over the snapshot's pending workloads
+// in the queue's order: the last workload that stepped aside there. A
+// cycle finds each queue's head with one seek, never scanning the pending
+// workloads.
 type queueLines struct {
-	ws [][]*Workload
-	at []int
+	start   []*Workload // sorts before each queue's first workload
+	after   []*Workload
+	skipped map[string]bool
+	skip    func(*Workload) bool
+	out     []*Workload
 }
 
-// lines are s's pending workloads by queue, leaving out the skipped ones.
-func (s *Snapshot) lines(skipped map[string]bool) queueLines {
-	l := queueLines{ws: make([][]*Workload, len(s.queues)), at: make([]int, len(s.queues))}
-	s.queued.Scan(func(w *Workload) bool {
-		if q, ok := s.queueIdx[w.Queue]; ok && !skipped[w.ID] {
-			l.ws[q] = append(l.ws[q], w)
-		}
-		return true
-	})
+func newLines(s *Snapshot) *queueLines {
+	l := &queueLines{start: make([]*Workload, len(s.queues)), after: make([]*Workload, len(s.queues)), skipped: map[string]bool{}}
+	for q := range s.queues {
+		l.start[q] = lineStart(s.queues[q].Name)
+	}
+	l.skip = func(w *Workload) bool { return l.skipped[w.ID] }
 	return l
 }
 
-// heads are the workloads at the cursors of the queues not blocked, in
-// queue order.
-func (l *queueLines) heads(blocked map[int32]bool) []*Workload {
-	var out []*Workload
-	for q, ws := range l.ws {
-		if l.at[q] < len(ws) && !blocked[int32(q)] {
-			out = append(out, ws[l.at[q]])
+// heads are s's workloads at the cursors of the queues not blocked, in
+// queue order; the slice is reused by the next call.
+func (l *queueLines) heads(s *Snapshot, blocked map[int32]bool) []*Workload {
+	l.out = l.out[:0]
+	for q := range s.queues {
+		if q >= len(l.after) || blocked[int32(q)] {
+			continue
+		}
+		at := l.after[q]
+		if at == nil {
+			at = l.start[q]
+		}
+		if w := s.queueHead(s.queues[q].Name, at, l.skip); w != nil {
+			l.out = append(l.out, w)
 		}
 	}
-	return out
+	return l.out
 }
 
-// next moves queue q's cursor past its head.
-func (l *queueLines) next(q int32) {
-	if int(q) < len(l.at) {
-		l.at[q]++
+// stepAside leaves w out for the rest of the loop and moves its queue's
+// cursor past it.
+func (l *queueLines) stepAside(q int32, w *Workload) {
+	l.skipped[w.ID] = true
+	if int(q) < len(l.after) {
+		l.after[q] = w
 	}
 }
+
+// rewind puts every cursor back at its queue's start: evicted victims are
+// pending again, maybe ahead of a cursor.
+func (l *queueLines) rewind() { clear(l.after) }
 
 // pendingBefore is a queue's order: higher priority, then earlier
 // submission, then ID.
@@ -261,20 +270,12 @@ func (s *Snapshot) shareAfter(w *Workload) fairness.Share {
 // differ only when a head cannot be admitted, which Schedule handles.
 func Order(s *Snapshot) []string {
 	byQueue := make([][]*Workload, len(s.queues))
-	s.pending.Scan(func(w *Workload) bool {
+	s.byQueue.Scan(func(w *Workload) bool {
 		if q, ok := s.queueIdx[w.Queue]; ok {
 			byQueue[q] = append(byQueue[q], w)
 		}
 		return true
 	})
-	for _, ws := range byQueue {
-		slices.SortFunc(ws, func(a, b *Workload) int {
-			if pendingBefore(a, b) {
-				return -1
-			}
-			return 1
-		})
-	}
 	u := s.usage.Clone()
 	view := *s
 	view.usage = u

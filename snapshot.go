@@ -1,6 +1,7 @@
 package allot
 
 import (
+	"math"
 	"slices"
 
 	"github.com/tidwall/btree"
@@ -64,6 +65,13 @@ type Snapshot struct {
 	// queued holds the pending workloads in priority order (higher
 	// priority, then earlier submission, then ID), across queues.
 	queued *btree.BTreeG[*Workload]
+	// byQueue holds them by queue name, then in each queue's order, so a
+	// queue's head is one seek away.
+	byQueue *btree.BTreeG[*Workload]
+	// shapes counts the pending pods by shape (gang.Demand without its
+	// count, which holds the pods of that shape), kept in step with the
+	// pending workloads so that Fragmentation does not scan them.
+	shapes *btree.BTreeG[gang.Demand]
 
 	// evictions is append-only: a published snapshot sees its prefix.
 	evictions []Eviction
@@ -106,22 +114,147 @@ type podAlloc struct {
 
 var treeOpts = btree.Options{NoLocks: true, Degree: 16}
 
-func newTrees() (*btree.BTreeG[*running], *btree.BTreeG[*Workload], *btree.BTreeG[*Workload]) {
-	return btree.NewBTreeGOptions(func(a, b *running) bool { return a.w.ID < b.w.ID }, treeOpts),
-		btree.NewBTreeGOptions(func(a, b *Workload) bool { return a.ID < b.ID }, treeOpts),
-		btree.NewBTreeGOptions(pendingBefore, treeOpts)
+func (s *Snapshot) initTrees() {
+	s.running = btree.NewBTreeGOptions(func(a, b *running) bool { return a.w.ID < b.w.ID }, treeOpts)
+	s.pending = btree.NewBTreeGOptions(func(a, b *Workload) bool { return a.ID < b.ID }, treeOpts)
+	s.queued = btree.NewBTreeGOptions(pendingBefore, treeOpts)
+	s.byQueue = btree.NewBTreeGOptions(lineBefore, treeOpts)
+	s.shapes = btree.NewBTreeGOptions(shapeBefore, treeOpts)
 }
 
-// enqueue and dequeue keep both pending indexes in step.
+// enqueue and dequeue keep the pending indexes and shape counts in step.
 func (s *Snapshot) enqueue(w *Workload) {
-	s.pending.Set(w)
+	if old, replaced := s.pending.Set(w); replaced {
+		s.unindex(old)
+	}
 	s.queued.Set(w)
+	s.byQueue.Set(w)
+	s.countShapes(w, 1)
 }
 
 func (s *Snapshot) dequeue(id string) {
 	if w, ok := s.pending.Delete(&Workload{ID: id}); ok {
-		s.queued.Delete(w)
+		s.unindex(w)
 	}
+}
+
+func (s *Snapshot) unindex(w *Workload) {
+	s.queued.Delete(w)
+	s.byQueue.Delete(w)
+	s.countShapes(w, -1)
+}
+
+// lineBefore orders pending workloads by queue name, then in the queue's
+// order.
+func lineBefore(a, b *Workload) bool {
+	if a.Queue != b.Queue {
+		return a.Queue < b.Queue
+	}
+	return pendingBefore(a, b)
+}
+
+// lineStart sorts before every workload of queue q.
+func lineStart(q string) *Workload {
+	return &Workload{Queue: q, Priority: math.MaxInt32, SubmittedAt: math.MinInt64}
+}
+
+// queueHead is the first pending workload of queue q after the cursor
+// (from the start when after is nil) that skip does not leave out; nil
+// when none is left.
+func (s *Snapshot) queueHead(q string, after *Workload, skip func(*Workload) bool) *Workload {
+	if after == nil {
+		after = lineStart(q)
+	}
+	var head *Workload
+	s.byQueue.Ascend(after, func(w *Workload) bool {
+		if w.Queue != q {
+			return false
+		}
+		if skip(w) {
+			return true
+		}
+		head = w
+		return false
+	})
+	return head
+}
+
+// shapeBefore orders pending shapes; the count is not part of the key.
+func shapeBefore(a, b gang.Demand) bool {
+	if a.GPUs != b.GPUs {
+		return a.GPUs < b.GPUs
+	}
+	if a.Flavors != b.Flavors {
+		return a.Flavors < b.Flavors
+	}
+	for r := range a.Res {
+		if a.Res[r] != b.Res[r] {
+			return a.Res[r] < b.Res[r]
+		}
+	}
+	return false
+}
+
+// countShapes adds (sign 1) or removes (-1) w's pods from the shape counts.
+func (s *Snapshot) countShapes(w *Workload, sign int64) {
+	q, ok := s.queueIdx[w.Queue]
+	if !ok {
+		return
+	}
+	for i := range w.PodSets {
+		d, ok := s.podDemand(q, &w.PodSets[i])
+		if !ok {
+			continue
+		}
+		n := d.Count * sign
+		d.Count = 0
+		if cur, ok := s.shapes.Get(d); ok {
+			n += cur.Count
+		}
+		d.Count = n
+		if n > 0 {
+			s.shapes.Set(d)
+		} else {
+			s.shapes.Delete(d)
+		}
+	}
+}
+
+// recountShapes rebuilds the shape counts after the queues' flavors change.
+func (s *Snapshot) recountShapes() {
+	s.shapes = btree.NewBTreeGOptions(shapeBefore, treeOpts)
+	s.pending.Scan(func(w *Workload) bool {
+		s.countShapes(w, 1)
+		return true
+	})
+}
+
+// podDemand is what a pending pod set of queue q asks of the nodes: its
+// per-pod resources that nodes of its allowed flavors hold, on those
+// flavors.
+func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
+	per, err := s.vector(ps.PerPod, "perPod")
+	if err != nil {
+		return gang.Demand{}, false
+	}
+	d := gang.Demand{Count: int64(ps.Count)}
+	var nodeRes uint16 // resources nodes of the allowed flavors hold
+	for _, fq := range s.quota.Queues[q].Flavors {
+		name := s.flavors[fq.Flavor].Name
+		if fq.Flavor < 64 && (len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, name)) {
+			d.Flavors |= 1 << fq.Flavor
+			nodeRes |= s.nodeRes[fq.Flavor]
+		}
+	}
+	for r := range per {
+		if nodeRes&(1<<r) != 0 {
+			d.Res[r] = per[r]
+		}
+	}
+	if s.gpu >= 0 {
+		d.GPUs = int(per[s.gpu])
+	}
+	return d, true
 }
 
 // Version is the snapshot's version; every store event increments it.
@@ -153,6 +286,9 @@ func (s *Snapshot) RunningIDs() []string {
 	s.running.Scan(func(r *running) bool { out = append(out, r.w.ID); return true })
 	return out
 }
+
+// NumPending is how many workloads are pending.
+func (s *Snapshot) NumPending() int { return s.pending.Len() }
 
 // PendingIDs lists the pending workloads, sorted.
 func (s *Snapshot) PendingIDs() []string {
@@ -298,49 +434,9 @@ func (s *Snapshot) levelName(l int) string { return s.topo.LevelName(l) }
 // pod fits, and FGD's expected free GPUs the pending mix cannot use. A
 // pending pod set may land on the flavors of its queue it is allowed.
 func (s *Snapshot) Fragmentation() gang.Fragmentation {
-	var mix []gang.Demand
-	// Pending pod sets of one shape count as one demand: the measure costs
+	// Pending pods of one shape count as one demand, so the measure costs
 	// nodes × shapes, not nodes × pending pod sets.
-	shape := map[gang.Demand]int{}
-	s.pending.Scan(func(w *Workload) bool {
-		q, ok := s.queueIdx[w.Queue]
-		if !ok {
-			return true
-		}
-		for _, ps := range w.PodSets {
-			per, err := s.vector(ps.PerPod, "perPod")
-			if err != nil {
-				continue
-			}
-			d := gang.Demand{Count: int64(ps.Count)}
-			var nodeRes uint16 // resources nodes of the allowed flavors hold
-			for _, fq := range s.quota.Queues[q].Flavors {
-				name := s.flavors[fq.Flavor].Name
-				if fq.Flavor < 64 && (len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, name)) {
-					d.Flavors |= 1 << fq.Flavor
-					nodeRes |= s.nodeRes[fq.Flavor]
-				}
-			}
-			for r := range per {
-				if nodeRes&(1<<r) != 0 {
-					d.Res[r] = per[r]
-				}
-			}
-			if s.gpu >= 0 {
-				d.GPUs = int(per[s.gpu])
-			}
-			key := d
-			key.Count = 0
-			if i, ok := shape[key]; ok {
-				mix[i].Count += d.Count
-				continue
-			}
-			shape[key] = len(mix)
-			mix = append(mix, d)
-		}
-		return true
-	})
-	return gang.MeasureDemand(s.state, mix)
+	return gang.MeasureDemand(s.state, s.shapes.Items())
 }
 
 // Debt is a queue's fairness debt now: the preemptions it suffered, decayed

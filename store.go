@@ -49,6 +49,8 @@ func (s *Snapshot) fork() *Snapshot {
 	c.holders = s.holders.CloneAs(child, parent)
 	c.pending = s.pending.Copy()
 	c.queued = s.queued.Copy()
+	c.byQueue = s.byQueue.Copy()
+	c.shapes = s.shapes.Copy()
 	c.runCount = slices.Clone(s.runCount)
 	c.users = slices.Clone(s.users)
 	c.never = slices.Clone(s.never)
@@ -494,6 +496,7 @@ func (s *Snapshot) requota(queues []Queue) error {
 		}
 	}
 	s.quota, s.queueIdx, s.queues, s.limits, s.rtree, s.usage = next.quota, next.queueIdx, queues, next.limits, next.rtree, u
+	s.recountShapes() // a pending pod set may land on other flavors now
 	return nil
 }
 

@@ -88,7 +88,7 @@ type fragStats struct {
 // waits.
 func (r *run) sample() {
 	s := r.st.Load()
-	smp := Sample{At: r.now, Utilization: float64(r.busyGPUs) / float64(r.gpus), Waiting: len(s.PendingIDs()) + len(r.hold)}
+	smp := Sample{At: r.now, Utilization: float64(r.busyGPUs) / float64(r.gpus), Waiting: s.NumPending() + len(r.hold)}
 	if smp.Waiting > 0 {
 		var f gang.Fragmentation
 		if r.p.TopologyAware {
@@ -111,11 +111,15 @@ func (r *run) sample() {
 // only admission) with the same two definitions as allot's: every pending
 // or holding job's pods against each node's free GPUs.
 func (r *run) bindingFragmentation(s *allot.Snapshot) gang.Fragmentation {
-	var pods []int32 // GPUs of every waiting pod
+	// Waiting pods by size: a node's figures need only how many pods are
+	// bigger than its free GPUs.
+	bySize := make([]int64, r.widest+1)
+	pods := int64(0)
 	add := func(js *jobState) {
 		per := r.podGPUs(js.j)
 		for left := js.j.GPUs; left > 0; left -= per {
-			pods = append(pods, min(per, left))
+			bySize[min(per, left)]++
+			pods++
 		}
 	}
 	for _, id := range s.PendingIDs() {
@@ -133,17 +137,15 @@ func (r *run) bindingFragmentation(s *allot.Snapshot) gang.Fragmentation {
 		}
 		f.NodesWithFree++
 		f.FreeGPUs += int64(free)
-		unfit := 0
-		for _, p := range pods {
-			if p > free {
-				unfit++
-			}
+		unfit := int64(0)
+		for size := int(free) + 1; size < len(bySize); size++ {
+			unfit += bySize[size]
 		}
-		if len(pods) > 0 && unfit == len(pods) {
+		if pods > 0 && unfit == pods {
 			f.StrandedNodes++
 		}
-		if len(pods) > 0 {
-			f.ExpectedStranded += float64(free) * float64(unfit) / float64(len(pods))
+		if pods > 0 {
+			f.ExpectedStranded += float64(free) * float64(unfit) / float64(pods)
 		}
 	}
 	if f.NodesWithFree > 0 {

@@ -48,6 +48,9 @@ type Options struct {
 	// SampleEvery is the sampling period of the time series, in simulated
 	// seconds (0: 600).
 	SampleEvery int64
+	// Progress, when set, hears after every simulated instant how many
+	// jobs have left the run (completed or rejected) out of all of them.
+	Progress func(left, jobs int)
 }
 
 // event kinds, in the order they apply at one instant: completions free
@@ -336,6 +339,9 @@ func (r *run) loop() error {
 		}
 		if sample {
 			r.sample()
+		}
+		if r.o.Progress != nil {
+			r.o.Progress(len(r.jobs)-r.open, len(r.jobs))
 		}
 	}
 	return nil

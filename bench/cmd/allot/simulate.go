@@ -35,6 +35,9 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    admit, as Slurm's default_queue_depth (default 100; 0: all)
   -out DIR         also write report.json, results.csv, series.csv and the
                    charts utilization.svg, waits.svg, fragmentation.svg
+
+A progress bar goes to stderr when it is a terminal and a policy runs for
+more than two seconds.
 `
 
 // simulate replays a workload under each policy and prints the comparison.
@@ -95,7 +98,15 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	walls := make([]time.Duration, 0, len(ps))
 	for _, p := range ps {
 		t0 := time.Now()
-		r, err := sim.Run(tr, p, opts)
+		o := opts
+		bar := newProgress(stderr, p.Name)
+		if bar != nil {
+			o.Progress = bar.update
+		}
+		r, err := sim.Run(tr, p, o)
+		if bar != nil {
+			bar.finish()
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "allot simulate:", err)
 			return 1

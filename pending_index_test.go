@@ -1,0 +1,129 @@
+package allot_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/allot-sched/allot"
+)
+
+// indexBuilder has two flavors on nodes of two racks and two queues, one
+// of them StrictFIFO, for the pending-index test.
+func indexBuilder() allot.Builder {
+	b := allot.Builder{
+		Resources: []string{"gpu", "cpu"},
+		Levels:    []string{"rack"},
+		Flavors:   []allot.Flavor{{Name: "h100"}, {Name: "a100"}},
+		Queues: []allot.Queue{
+			{Name: "strict", QueueingStrategy: allot.StrictFIFO, Quota: []allot.FlavorQuota{
+				{Flavor: "h100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 24}, {Name: "cpu", Nominal: 1 << 20}}}}},
+			{Name: "best", Quota: []allot.FlavorQuota{
+				{Flavor: "a100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 24}, {Name: "cpu", Nominal: 1 << 20}}},
+				{Flavor: "h100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}, {Name: "cpu", Nominal: 1 << 20}}}}},
+		},
+		Now: 1,
+	}
+	for i := range 8 {
+		f := "h100"
+		if i >= 4 {
+			f = "a100"
+		}
+		b.Nodes = append(b.Nodes, allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: f, Labels: map[string]string{"rack": fmt.Sprintf("r%d", i/2)},
+			Capacity: allot.Resources{"gpu": 8, "cpu": 64}})
+	}
+	return b
+}
+
+// TestPendingIndexesMatchFromScratch drives a store through random
+// submissions, withdrawals, scheduling loops, finishes, evictions and
+// queue changes, and checks after every step that what the pending indexes
+// feed (fragmentation, the admission order, StrictFIFO's answer) equals
+// what a snapshot built from scratch with the same workloads gives: the
+// incremental indexes never drift.
+func TestPendingIndexesMatchFromScratch(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		b := indexBuilder()
+		s0, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := allot.NewStore(s0)
+		queues := []string{"strict", "best"}
+		now := int64(1)
+		for step := range 200 {
+			s := st.Load()
+			switch op := rng.IntN(10); {
+			case op < 4:
+				w := allot.Workload{ID: fmt.Sprintf("w%d", step), Queue: queues[rng.IntN(2)], Priority: int32(rng.IntN(3)), SubmittedAt: now,
+					PodSets: []allot.PodSet{{Name: "m", Count: int32(1 + rng.IntN(3)), PerPod: allot.Resources{"gpu": int64(1 << rng.IntN(4)), "cpu": int64(4 * (1 + rng.IntN(2)))}}}}
+				if rng.IntN(4) == 0 {
+					w.PodSets[0].Flavors = []string{"h100"}
+				}
+				_, err = st.Apply(allot.Submit{Workload: w})
+			case op < 5 && len(s.PendingIDs()) > 0:
+				ids := s.PendingIDs()
+				_, err = st.Apply(allot.Withdraw{ID: ids[rng.IntN(len(ids))]})
+			case op < 7:
+				allot.Schedule(st)
+			case op < 9 && len(s.RunningIDs()) > 0:
+				ids := s.RunningIDs()
+				if rng.IntN(2) == 0 {
+					_, err = st.Apply(allot.Finish{ID: ids[rng.IntN(len(ids))]})
+				} else {
+					_, err = st.Apply(allot.Evict{ID: ids[rng.IntN(len(ids))]})
+				}
+			default:
+				// The best-effort queue gains or loses its h100 quota, so
+				// its pending pods change the flavors they may land on.
+				q := b.Queues[1]
+				if rng.IntN(2) == 0 {
+					q.Quota = q.Quota[:1]
+				}
+				_, err = st.Apply(allot.SetQueue{Queue: q})
+			}
+			if err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			now++
+			if _, err := st.Apply(allot.AdvanceTime{Seconds: 1}); err != nil {
+				t.Fatal(err)
+			}
+			compareWithScratch(t, fmt.Sprintf("seed %d step %d", seed, step), st.Load())
+		}
+	}
+}
+
+func compareWithScratch(t *testing.T, at string, s *allot.Snapshot) {
+	t.Helper()
+	fresh := indexBuilder()
+	fresh.Queues = nil
+	for _, name := range []string{"strict", "best"} {
+		q, _ := s.Queue(name)
+		fresh.Queues = append(fresh.Queues, q)
+	}
+	fresh.Now = s.Now()
+	fresh.Pending = s.PendingWorkloads()
+	for _, id := range s.RunningIDs() {
+		w, _ := s.Running(id)
+		fresh.Running = append(fresh.Running, w)
+	}
+	f, err := fresh.Build()
+	if err != nil {
+		t.Fatalf("%s: rebuild: %v", at, err)
+	}
+	if got, want := s.Fragmentation(), f.Fragmentation(); got != want {
+		t.Fatalf("%s: fragmentation %+v, from scratch %+v", at, got, want)
+	}
+	if got, want := allot.Order(s), allot.Order(f); !slices.Equal(got, want) {
+		t.Fatalf("%s: order %v, from scratch %v", at, got, want)
+	}
+	for _, w := range fresh.Pending {
+		got, want := allot.Decide(s, allot.Request(w)), allot.Decide(f, allot.Request(w))
+		if got.Reason != want.Reason || got.Message != want.Message {
+			t.Fatalf("%s: %s decided %v %q, from scratch %v %q", at, w.ID, got.Reason, got.Message, want.Reason, want.Message)
+		}
+	}
+}
