@@ -670,16 +670,22 @@ func (dc *decider) everPlaceable(u uint16, f int32) bool {
 // wrong shape.
 func (dc *decider) classify(a *attempt, u uint16, sets []gang.PodSet) {
 	s := dc.s
-	var p gang.Placer
+	w := dc.d.work
+	p := &w.capacity
 	p.Reset(s.capacity)
-	if _, fail, ok := p.Place(sets, nil); !ok {
+	mark := len(w.asg)
+	asg, fail, ok := p.Place(sets, w.asg)
+	w.asg = asg[:mark]
+	if !ok {
 		a.reason, a.never, a.fail = NeverFits, true, fail
 		return
 	}
 	if len(s.state.Cooling()) > 0 {
 		p.Reset(s.state)
 		p.IgnoreCooldown = true
-		if _, _, ok := p.Place(sets, nil); ok {
+		asg, _, ok := p.Place(sets, w.asg)
+		w.asg = asg[:mark]
+		if ok {
 			a.reason = Cooldown
 			return
 		}

@@ -149,6 +149,8 @@ type workspace struct {
 	placer gang.Placer
 	// capacity places on the empty cluster, to prove a request never fits.
 	capacity gang.Placer
-	asg      []gang.Assignment
-	gsets    []gang.PodSet
+	// search places during a preemption search, on simulated states.
+	search gang.Placer
+	asg    []gang.Assignment
+	gsets  []gang.PodSet
 }

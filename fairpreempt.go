@@ -40,30 +40,45 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 	t := s.rtree
 	l := &s.limits[p.q]
 	r := p.req
-	// Candidates per queue, in Kueue's order.
-	perQueue := make([][]*candidate, t.Len())
-	rank := int32(-1)
-	s.running.Scan(func(w *running) bool {
-		rank++
-		if !p.usesNeeded(w) || (w.w.Preemption.Class == Never && !s.onSpot(w)) {
-			return true
+	// Other queues may lose workloads only when reclaiming is allowed,
+	// they share the preemptor's tree and they borrow: decided once per
+	// queue, before looking at any workload.
+	reclaimFrom := make([]bool, len(s.queues))
+	anyQueue := l.withinQueue != preempt.Never
+	for q := range reclaimFrom {
+		if int32(q) != p.q && l.reclaim != preempt.Never && t.Root(int32(q)) == t.Root(p.q) && p.queueBorrows(s.usage, int32(q)) {
+			reclaimFrom[q], anyQueue = true, true
 		}
-		c := &candidate{r: w}
+	}
+	if !anyQueue {
+		return nil, false
+	}
+	// Candidates per queue, in Kueue's order.
+	p.cands = p.cands[:0]
+	s.running.Scan(func(w *running) bool {
+		c := candidate{r: w, variant: preempt.ReclaimWithoutBorrowing}
 		if w.queue == p.q {
 			if !l.withinQueue.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
 				return true
 			}
 			c.variant = preempt.WithinQueue
-		} else {
-			if l.reclaim == preempt.Never || !l.reclaim.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) ||
-				t.Root(w.queue) != t.Root(p.q) || !p.queueBorrows(s.usage, w.queue) {
-				return true
-			}
-			c.variant = preempt.ReclaimWithoutBorrowing
+		} else if !reclaimFrom[w.queue] || !l.reclaim.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
+			return true
 		}
-		perQueue[w.queue] = append(perQueue[w.queue], c)
+		if !p.usesNeeded(w) || (w.w.Preemption.Class == Never && !s.onSpot(w)) {
+			return true
+		}
+		p.cands = append(p.cands, c)
 		return true
 	})
+	if len(p.cands) == 0 {
+		return nil, false
+	}
+	perQueue := make([][]*candidate, t.Len())
+	for i := range p.cands {
+		c := &p.cands[i]
+		perQueue[c.r.queue] = append(perQueue[c.r.queue], c)
+	}
 	for q, cs := range perQueue {
 		slices.SortStableFunc(cs, func(a, b *candidate) int {
 			ka, kb := p.key(a), p.key(b)

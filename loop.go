@@ -31,6 +31,29 @@ import (
 // workloads that cannot be admitted one call looks at.
 func Schedule(st *Store) []Decision {
 	var out []Decision
+	schedule(st, func(s *Snapshot, r Request) *Decision {
+		out = append(out, Decide(s, r))
+		return &out[len(out)-1]
+	}, nil)
+	return out
+}
+
+// ScheduleFunc is Schedule handing each decision to see as soon as it is
+// made (and committed, when it admits) instead of collecting them. It
+// decides into one reused Decision, so a simulator or a controller that
+// keeps only what it needs allocates far less: d and everything it refers
+// to, its strings included, are valid only during the call.
+func ScheduleFunc(st *Store, see func(d *Decision)) {
+	var d Decision
+	schedule(st, func(s *Snapshot, r Request) *Decision {
+		DecideInto(s, r, &d)
+		return &d
+	}, see)
+}
+
+// schedule is the loop of Schedule and ScheduleFunc: decide gives each
+// decision its memory, see (when set) hears it once it is settled.
+func schedule(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Decision)) {
 	blocked := map[int32]bool{}
 	// Preemptions put victims back among the pending; bound the churn so
 	// that no policy makes the loop run forever.
@@ -42,7 +65,7 @@ func Schedule(st *Store) []Decision {
 		s := st.Load()
 		heads := lines.heads(s, blocked)
 		if len(heads) == 0 {
-			return out
+			return
 		}
 		// Order the cycle's heads by what their admission would do to the
 		// queue's quota (Kueue nominates then orders; the quota figures it
@@ -66,8 +89,7 @@ func Schedule(st *Store) []Decision {
 		}
 		admitted, stepped, preempted := 0, 0, false
 		for _, e := range entries {
-			d := Decide(st.Load(), Request(*e.w))
-			out = append(out, d)
+			d := decide(st.Load(), Request(*e.w))
 			q := s.queueIdx[e.w.Queue]
 			if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 				stepped++
@@ -75,11 +97,12 @@ func Schedule(st *Store) []Decision {
 				if s.limits[q].strict {
 					blocked[q] = true
 				}
-				continue
-			}
-			if _, err := st.Commit(d); err == nil {
+			} else if _, err := st.Commit(*d); err == nil {
 				admitted++
 				preempted = preempted || d.Verdict == VerdictPreempt
+			}
+			if see != nil {
+				see(d)
 			}
 		}
 		if preempted {
@@ -89,14 +112,13 @@ func Schedule(st *Store) []Decision {
 		// loop ends only once a cycle neither admits nor uncovers anything,
 		// or the queue depth is spent.
 		if admitted == 0 && stepped == 0 {
-			return out
+			return
 		}
 		notAdmitted += stepped
 		if d := s.options.QueueDepth; d > 0 && notAdmitted >= d {
-			return out
+			return
 		}
 	}
-	return out
 }
 
 // entry is one head of a cycle with its ordering keys: the dominant share

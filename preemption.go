@@ -118,6 +118,8 @@ type preemption struct {
 	sets []gang.PodSet
 	path []int32 // the preemptor queue's path to the root of its tree
 	m    sim
+	pl   *gang.Placer // reused by every placement of the search
+	asg  []gang.Assignment
 	// cands holds every candidate; the ordered lists index it.
 	cands []candidate
 }
@@ -172,7 +174,7 @@ func (dc *decider) tryPreemptionOn(fq *quota.FlavorQuota, withinNominal ...bool)
 	if !s.limits[dc.q].preempts() || !dc.allowed(all, fq.Flavor) {
 		return false
 	}
-	p := &preemption{s: s, q: dc.q, req: dc.r, f: fq.Flavor, fq: fq}
+	p := &preemption{s: s, q: dc.q, req: dc.r, f: fq.Flavor, fq: fq, pl: &dc.d.work.search}
 	for i := 0; i < dc.n; i++ {
 		p.need = p.need.Add(dc.need[i])
 	}
@@ -217,9 +219,8 @@ func (p *preemption) search() ([]*candidate, bool) {
 		return nil, false
 	}
 	if p.sets != nil {
-		var cp gang.Placer
-		cp.Reset(s.capacity)
-		if _, _, ok := cp.Place(p.sets, nil); !ok {
+		p.pl.Reset(s.capacity)
+		if _, _, ok := p.pl.Place(p.sets, nil); !ok {
 			return nil, false // no emptied cluster holds it
 		}
 	}
@@ -430,10 +431,10 @@ func (p *preemption) fits(allowBorrowing bool) bool {
 	if p.m.state == nil {
 		return true
 	}
-	var pl gang.Placer
-	pl.Reset(p.m.state)
-	pl.Final = true
-	_, _, ok := pl.Place(p.sets, nil)
+	p.pl.Reset(p.m.state)
+	p.pl.Final = true
+	var ok bool
+	p.asg, _, ok = p.pl.Place(p.sets, p.asg[:0])
 	return ok
 }
 

@@ -132,6 +132,7 @@ type run struct {
 	// free (a completion) and which jobs arrived.
 	freed   bool
 	arrived []int32
+	seen    []outcome // the decisions of this instant
 
 	// busyGPUSec and windowLost count from the first arrival to the last,
 	// where the cluster is in its steady state; lostGPUSec counts all.
@@ -328,7 +329,9 @@ func (r *run) loop() error {
 		case r.freed:
 			// Room came free: the scheduling loop looks at every waiting
 			// workload again.
-			err = r.account(allot.Schedule(r.st))
+			r.seen = r.seen[:0]
+			allot.ScheduleFunc(r.st, r.see)
+			err = r.account(r.seen)
 		case len(r.arrived) > 0:
 			// Nothing came free, so what waited before still cannot start;
 			// only the arrivals are decided, as an admission webhook does.
@@ -396,7 +399,7 @@ func (r *run) checkpointAfter(js *jobState) {
 
 // account takes note of what a round of decisions admitted, evicted and
 // rejected.
-func (r *run) account(ds []allot.Decision) error {
+func (r *run) account(ds []outcome) error {
 	r.decisions += len(ds)
 	s := r.st.Load()
 	// Evictions first: a victim's GPUs went to the preemptor.
@@ -407,14 +410,13 @@ func (r *run) account(ds []allot.Decision) error {
 		}
 	}
 	r.evictionsSeen = len(log)
-	for i := range ds {
-		d := &ds[i]
-		jid, ok := r.byID[d.Workload]
+	for _, d := range ds {
+		jid, ok := r.byID[d.workload]
 		if !ok {
 			continue
 		}
 		js := &r.jobs[jid]
-		switch d.Verdict {
+		switch d.verdict {
 		case allot.VerdictReject:
 			if js.state == waiting {
 				if _, pending := s.Pending(js.j.ID); pending {
@@ -445,6 +447,17 @@ func (r *run) account(ds []allot.Decision) error {
 	return nil
 }
 
+// outcome is what the simulator keeps of a decision.
+type outcome struct {
+	workload string
+	verdict  allot.Verdict
+}
+
+// see keeps a decision's outcome for account.
+func (r *run) see(d *allot.Decision) {
+	r.seen = append(r.seen, outcome{d.Workload, d.Verdict})
+}
+
 // admitArrivals decides this instant's arrivals in the queue order
 // (priority, then submission) and commits what is admitted. A StrictFIFO
 // queue keeps an arrival behind the work waiting ahead of it (Decide
@@ -457,17 +470,18 @@ func (r *run) admitArrivals() error {
 		}
 		return cmp.Compare(a, b)
 	})
-	ds := make([]allot.Decision, 0, len(r.arrived))
+	r.seen = r.seen[:0]
+	var d allot.Decision
 	for _, i := range r.arrived {
 		w := r.workload(&r.jobs[i])
-		d := allot.Decide(r.st.Load(), allot.Request(w))
+		allot.DecideInto(r.st.Load(), allot.Request(w), &d)
 		if d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
 			// A refused commit leaves the job waiting for the next loop.
 			_, _ = r.st.Commit(d)
 		}
-		ds = append(ds, d)
+		r.see(&d)
 	}
-	return r.account(ds)
+	return r.account(r.seen)
 }
 
 func (r *run) start(js *jobState) {
