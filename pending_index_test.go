@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot"
@@ -125,5 +126,41 @@ func compareWithScratch(t *testing.T, at string, s *allot.Snapshot) {
 		if got.Reason != want.Reason || got.Message != want.Message {
 			t.Fatalf("%s: %s decided %v %q, from scratch %v %q", at, w.ID, got.Reason, got.Message, want.Reason, want.Message)
 		}
+	}
+}
+
+// TestScheduleFuncSeesWhatScheduleReturns runs both loops on twin stores
+// with waiting work of both queues: ScheduleFunc hands over, one by one,
+// the decisions Schedule returns, and both stores end alike.
+func TestScheduleFuncSeesWhatScheduleReturns(t *testing.T) {
+	b := indexBuilder()
+	for i := range 40 {
+		b.Pending = append(b.Pending, allot.Workload{ID: fmt.Sprintf("w%02d", i), Queue: []string{"strict", "best"}[i%3%2], Priority: int32(i % 4),
+			PodSets: []allot.PodSet{{Name: "m", Count: int32(1 + i%3), PerPod: allot.Resources{"gpu": int64(1 << (i % 4)), "cpu": 4}}}})
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, c := allot.NewStore(s), allot.NewStore(s)
+	want := allot.Schedule(a)
+	var got []allot.Decision
+	allot.ScheduleFunc(c, func(d *allot.Decision) {
+		got = append(got, allot.Decision{Verdict: d.Verdict, Reason: d.Reason, Workload: d.Workload, Message: strings.Clone(d.Message)})
+	})
+	if len(got) != len(want) || len(want) < 10 {
+		t.Fatalf("%d decisions seen, %d returned", len(got), len(want))
+	}
+	admitted := 0
+	for i := range want {
+		if got[i].Workload != want[i].Workload || got[i].Verdict != want[i].Verdict || got[i].Reason != want[i].Reason || got[i].Message != want[i].Message {
+			t.Fatalf("decision %d: %s %v %q, Schedule: %s %v %q", i, got[i].Workload, got[i].Reason, got[i].Message, want[i].Workload, want[i].Reason, want[i].Message)
+		}
+		if want[i].Verdict == allot.VerdictAdmit {
+			admitted++
+		}
+	}
+	if admitted == 0 || !slices.Equal(a.Load().RunningIDs(), c.Load().RunningIDs()) || !slices.Equal(a.Load().PendingIDs(), c.Load().PendingIDs()) {
+		t.Fatalf("%d admitted; the stores differ", admitted)
 	}
 }
