@@ -5,7 +5,7 @@
 package cow
 
 const (
-	pageBits = 5 // elements per page: 32
+	pageBits = 3 // elements per page: 8
 	dirBits  = 5 // pages per directory: 32
 	pageSize = 1 << pageBits
 	dirSize  = 1 << dirBits
