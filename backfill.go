@@ -51,7 +51,7 @@ type backfillCache struct {
 // one) and each blocked workload taking the first moment its quota and a
 // placement fit. A workload that could never be planned gets no
 // reservation.
-func (s *Snapshot) reservationsBefore(r *Request) []reservation {
+func (s *Snapshot) reservationsBefore(r *Request, work *workspace) []reservation {
 	c := s.bf
 	if c == nil {
 		c = new(backfillCache)
@@ -71,7 +71,7 @@ func (s *Snapshot) reservationsBefore(r *Request) []reservation {
 	for c.next < len(c.ahead) && len(c.rs) < depth && pendingBefore(c.ahead[c.next], rq) {
 		w := c.ahead[c.next]
 		c.next++
-		if !s.waitsForCapacity(w) {
+		if !s.waitsForCapacity(w, work) {
 			continue // it starts now, or waits for something else
 		}
 		if c.ends == nil {
@@ -93,7 +93,7 @@ func (s *Snapshot) reservationsBefore(r *Request) []reservation {
 // waitsForCapacity reports whether a pending workload is held back only
 // by quota or free capacity: a queue on hold, a tenant or a cap keeps it
 // waiting whatever is reserved, so such a workload gets no reservation.
-func (s *Snapshot) waitsForCapacity(w *Workload) bool {
+func (s *Snapshot) waitsForCapacity(w *Workload, work *workspace) bool {
 	if msg, _ := s.validate((*Request)(w)); msg != "" {
 		return false
 	}
@@ -105,17 +105,20 @@ func (s *Snapshot) waitsForCapacity(w *Workload) bool {
 	if !qc.Authorized(w.Tenant) || qc.Hold {
 		return false
 	}
-	var pl gang.Placer
+	// The decision's scratch placer and pod sets: this runs for many
+	// workloads ahead of every request.
+	pl := &work.search
 	pl.Reset(s.state)
 	for k := range qc.Flavors {
 		fq := &qc.Flavors[k]
 		if !allowsFlavor(w, s.flavors[fq.Flavor].Name) {
 			continue
 		}
-		sets, need, ok := s.podSetsFor(w, fq.Flavor)
+		sets, need, ok := s.podSetsInto(w, fq.Flavor, work.ahead[:0])
 		if !ok {
 			return false
 		}
+		work.ahead = sets
 		fit := s.fitQuota(q, fq, res.Vec{}, need)
 		if fit.verdict == quota.NoFitEver {
 			continue
@@ -255,7 +258,7 @@ func (dc *decider) backfillSafe() (ok, moved bool) {
 	if dc.noBackfill || !s.backfillOn() || s.pending.Len() == 0 {
 		return true, false
 	}
-	rs := s.reservationsBefore(r)
+	rs := s.reservationsBefore(r, dc.d.work)
 	if len(rs) == 0 {
 		return true, false
 	}

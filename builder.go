@@ -678,6 +678,7 @@ func (s *Snapshot) insertRunning(r *running) {
 			s.holders.Set(int(pa.node), slices.Insert(slices.Clip(h), i, r.w.ID))
 		}
 	}
+	s.own(rowRunCount)
 	s.runCount[r.queue]++
 }
 
@@ -701,6 +702,7 @@ func (s *Snapshot) removeRunning(r *running) {
 	}
 	s.running.Delete(r)
 	s.trackLimits(r, -1)
+	s.own(rowRunCount)
 	s.runCount[r.queue]--
 }
 

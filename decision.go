@@ -149,8 +149,11 @@ type workspace struct {
 	placer gang.Placer
 	// capacity places on the empty cluster, to prove a request never fits.
 	capacity gang.Placer
-	// search places during a preemption search, on simulated states.
+	// search places during a preemption search, on simulated states, and
+	// the workloads ahead of a request when planning backfill; ahead holds
+	// those workloads' pod sets.
 	search gang.Placer
+	ahead  []gang.PodSet
 	asg    []gang.Assignment
 	gsets  []gang.PodSet
 }

@@ -261,6 +261,7 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 		return
 	}
 	t := r.total()
+	s.own(rowUsers | rowNever)
 	if l.userMask != 0 {
 		s.users[r.queue] = s.users[r.queue].with(r.w.User, t, sign)
 	}
@@ -278,6 +279,7 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 func (s *Snapshot) recountLimits() {
 	s.users = make([]userUsage, len(s.queues))
 	s.never = make([]res.Vec, len(s.queues))
+	s.shared &^= rowUsers | rowNever
 	s.running.Scan(func(r *running) bool {
 		s.trackLimits(r, 1)
 		return true

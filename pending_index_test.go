@@ -20,7 +20,7 @@ func indexBuilder() allot.Builder {
 		Queues: []allot.Queue{
 			{Name: "strict", QueueingStrategy: allot.StrictFIFO, Quota: []allot.FlavorQuota{
 				{Flavor: "h100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 24}, {Name: "cpu", Nominal: 1 << 20}}}}},
-			{Name: "best", Quota: []allot.FlavorQuota{
+			{Name: "best", UserCap: allot.Resources{"gpu": 20}, NonPreemptibleCap: allot.Resources{"gpu": 20}, Quota: []allot.FlavorQuota{
 				{Flavor: "a100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 24}, {Name: "cpu", Nominal: 1 << 20}}},
 				{Flavor: "h100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}, {Name: "cpu", Nominal: 1 << 20}}}}},
 		},
@@ -54,11 +54,19 @@ func TestPendingIndexesMatchFromScratch(t *testing.T) {
 		st := allot.NewStore(s0)
 		queues := []string{"strict", "best"}
 		now := int64(1)
+		// Every published version must keep answering as it did when it
+		// was published, whatever the store wrote since.
+		type seen struct {
+			s    *allot.Snapshot
+			then string
+		}
+		var versions []seen
 		for step := range 200 {
 			s := st.Load()
 			switch op := rng.IntN(10); {
 			case op < 4:
 				w := allot.Workload{ID: fmt.Sprintf("w%d", step), Queue: queues[rng.IntN(2)], Priority: int32(rng.IntN(3)), SubmittedAt: now,
+					User: []string{"ann", "bob"}[rng.IntN(2)], Preemption: allot.PreemptionSpec{Class: []allot.PreemptionClass{allot.Never, allot.Preemptible}[rng.IntN(2)]},
 					PodSets: []allot.PodSet{{Name: "m", Count: int32(1 + rng.IntN(3)), PerPod: allot.Resources{"gpu": int64(1 << rng.IntN(4)), "cpu": int64(4 * (1 + rng.IntN(2)))}}}}
 				if rng.IntN(4) == 0 {
 					w.PodSets[0].Flavors = []string{"h100"}
@@ -93,8 +101,31 @@ func TestPendingIndexesMatchFromScratch(t *testing.T) {
 				t.Fatal(err)
 			}
 			compareWithScratch(t, fmt.Sprintf("seed %d step %d", seed, step), st.Load())
+			versions = append(versions, seen{st.Load(), fingerprint(st.Load())})
+		}
+		for i, v := range versions {
+			if now := fingerprint(v.s); now != v.then {
+				t.Fatalf("seed %d: version %d changed after it was published:\nthen %s\nnow  %s", seed, i, v.then, now)
+			}
 		}
 	}
+}
+
+// fingerprint renders what a snapshot answers about its queues and what
+// it decides for probes that meet the user and non-preemptible caps.
+func fingerprint(s *allot.Snapshot) string {
+	var b strings.Builder
+	for _, q := range []string{"strict", "best"} {
+		fmt.Fprintf(&b, "%s: %d running, debt %.6g, used %.6g, gpu %d; ", q, s.RunningCount(q), s.Debt(q), s.HistoricalUsage(q), s.Usage(q, "h100", "gpu"))
+	}
+	for _, user := range []string{"ann", "bob"} {
+		for _, class := range []allot.PreemptionClass{allot.Never, allot.Preemptible} {
+			d := allot.Decide(s, allot.Request{ID: "probe", Queue: "best", User: user, Preemption: allot.PreemptionSpec{Class: class},
+				PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 4, "cpu": 4}}}})
+			fmt.Fprintf(&b, "%v %s; ", d.Reason, d.Message)
+		}
+	}
+	return b.String()
 }
 
 func compareWithScratch(t *testing.T, at string, s *allot.Snapshot) {

@@ -82,6 +82,9 @@ type Snapshot struct {
 	// main resource, seconds), decayed the same way.
 	debt []fairness.Debt
 	used []fairness.Debt
+	// shared marks the per-queue rows this snapshot shares with another
+	// version; own clones them before a write.
+	shared uint8
 
 	cohorts     []Cohort
 	history     History
@@ -255,6 +258,44 @@ func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
 		d.GPUs = int(per[s.gpu])
 	}
 	return d, true
+}
+
+// The per-queue rows of a snapshot that a fork shares with its parent
+// (Snapshot.shared): running counts, per-user usage, non-preemptible
+// usage, fairness debt and historical usage.
+const (
+	rowRunCount uint8 = 1 << iota
+	rowUsers
+	rowNever
+	rowDebt
+	rowUsed
+	allRows = rowRunCount | rowUsers | rowNever | rowDebt | rowUsed
+)
+
+// own clones the shared rows among rows before the snapshot writes them,
+// so that publishing a version copies none of them: a store's master pays
+// for a row once per version, and only for a row it changes.
+func (s *Snapshot) own(rows uint8) {
+	todo := s.shared & rows
+	if todo == 0 {
+		return
+	}
+	if todo&rowRunCount != 0 {
+		s.runCount = slices.Clone(s.runCount)
+	}
+	if todo&rowUsers != 0 {
+		s.users = slices.Clone(s.users)
+	}
+	if todo&rowNever != 0 {
+		s.never = slices.Clone(s.never)
+	}
+	if todo&rowDebt != 0 {
+		s.debt = slices.Clone(s.debt)
+	}
+	if todo&rowUsed != 0 {
+		s.used = slices.Clone(s.used)
+	}
+	s.shared &^= todo
 }
 
 // Version is the snapshot's version; every store event increments it.

@@ -51,11 +51,9 @@ func (s *Snapshot) fork() *Snapshot {
 	c.queued = s.queued.Copy()
 	c.byQueue = s.byQueue.Copy()
 	c.shapes = s.shapes.Copy()
-	c.runCount = slices.Clone(s.runCount)
-	c.users = slices.Clone(s.users)
-	c.never = slices.Clone(s.never)
-	c.debt = slices.Clone(s.debt)
-	c.used = slices.Clone(s.used)
+	// The per-queue rows are shared: whichever side writes one clones it
+	// first (own). Only a store's master is ever written.
+	c.shared = allRows
 	c.bf = new(backfillCache)
 	return &c
 }
@@ -66,6 +64,7 @@ func (st *Store) publish() *Snapshot {
 	m.version++
 	m.state.Flush()
 	snap := m.fork()
+	m.shared = allRows
 	st.cur.Store(snap)
 	return snap
 }
@@ -108,16 +107,18 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	// A Preempt decision evicts its victims first; if the preemptor then
 	// does not fit after all, the evictions are undone.
 	var evicted []*running
-	debt := m.debt
+	debt, shared := m.debt, m.shared&rowDebt
 	undo := func() {
 		for i := len(evicted) - 1; i >= 0; i-- {
 			m.unevict(evicted[i])
 		}
 		m.evictions = m.evictions[:len(m.evictions)-len(evicted)]
-		m.debt = debt
+		m.debt, m.shared = debt, m.shared&^rowDebt|shared
 	}
 	if d.Verdict == VerdictPreempt {
+		// Evictions add to the debt: on a copy, so undo can put it back.
 		m.debt = slices.Clone(debt)
+		m.shared &^= rowDebt
 		for _, v := range d.Victims {
 			vr, ok := m.running.Get(&running{w: Workload{ID: v.ID}})
 			if !ok {
@@ -363,6 +364,7 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 	s.enqueue(&w)
 	s.evictions = append(s.evictions, e)
 	if e.Preemptor != "" {
+		s.own(rowDebt)
 		s.debt[r.queue] = s.debt[r.queue].Add(s.now, s.history.HalfLife, 1)
 	}
 }
@@ -460,6 +462,7 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 	}
 	// What each queue held over the interval joins its decayed history.
 	r := s.historyResource()
+	s.own(rowUsed)
 	for q := range s.used {
 		held := int64(0)
 		for f := range s.flavors {
@@ -515,6 +518,7 @@ func (e SetQueue) apply(s *Snapshot) error {
 		return err
 	}
 	if !exists {
+		s.own(rowRunCount | rowDebt | rowUsed)
 		s.runCount = append(s.runCount, 0)
 		s.debt = append(s.debt, fairness.Debt{})
 		s.used = append(s.used, fairness.Debt{})
