@@ -200,9 +200,8 @@ func (p *preemption) queueBorrows(u quota.Usage, q int32) bool {
 // preemptorBorrows reports whether the preemptor's queue would borrow on
 // what it needs once the request is counted, in the current view.
 func (p *preemption) preemptorBorrows() bool {
-	R := p.s.rtree.Resources()
 	for _, fr := range p.frs {
-		if p.s.rtree.BorrowingWith(p.m.usage, p.q, fr, p.need[fr%R]) {
+		if p.s.rtree.BorrowingWith(p.m.usage, p.q, fr, p.needAt(fr)) {
 			return true
 		}
 	}
@@ -215,7 +214,11 @@ func (p *preemption) shares(tq int32) (preemptor, target fairness.Share) {
 	s := p.s
 	t := s.rtree
 	u := p.m.usage.Clone()
-	t.AddVec(u, p.q, int(p.f), p.need, 1)
+	for f, fq := range p.fqs {
+		if fq != nil {
+			t.AddVec(u, p.q, f, p.need[f], 1)
+		}
+	}
 	pa, ta := p.almostLCA(tq)
 	return fairness.DominantShare(t, u, pa, nil, p.weight(pa)), fairness.DominantShare(t, u, ta, nil, p.weight(ta))
 }

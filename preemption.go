@@ -105,23 +105,33 @@ func (m *sim) move(r *running, sign int) {
 func (m *sim) evict(r *running)   { m.move(r, 1) }
 func (m *sim) restore(r *running) { m.move(r, -1) }
 
-// preemption is the search for victims on one flavor.
+// preemption is the search for victims for one flavor assignment: each
+// pod set on its flavor, the pod sets that fit keeping theirs.
 type preemption struct {
-	s    *Snapshot
-	q    int32
-	req  *Request
-	f    int32
-	fq   *quota.FlavorQuota
-	need res.Vec // what the request puts on the flavor
-	frs  []int   // the flavor-resources that need room (Kueue's preempt mode)
-	all  []int   // every flavor-resource the request asks for
-	sets []gang.PodSet
-	path []int32 // the preemptor queue's path to the root of its tree
-	m    sim
-	pl   *gang.Placer // reused by every placement of the search
-	asg  []gang.Assignment
+	s   *Snapshot
+	q   int32
+	req *Request
+	// flavor is each pod set's flavor; need[f] is what the request charges
+	// to flavor f and fqs[f] the queue's quota there (nil for a flavor no
+	// pod set uses).
+	flavor []int32
+	need   []res.Vec
+	fqs    []*quota.FlavorQuota
+	frs    []int // the flavor-resources that need room (Kueue's preempt mode)
+	all    []int // every flavor-resource the request asks for
+	sets   []gang.PodSet
+	path   []int32 // the preemptor queue's path to the root of its tree
+	m      sim
+	pl     *gang.Placer // reused by every placement of the search
+	asg    []gang.Assignment
 	// cands holds every candidate; the ordered lists index it.
 	cands []candidate
+}
+
+// needAt is what the request charges to flavor-resource fr.
+func (p *preemption) needAt(fr int) int64 {
+	R := p.s.rtree.Resources()
+	return p.need[fr/R][fr%R]
 }
 
 // lostWork is what evicting an admitted workload now throws away.
@@ -144,51 +154,199 @@ func (s *Snapshot) lostSize(r *running) int64 {
 	return size
 }
 
-// tryPreemption looks, flavor by flavor in the queue's order, for victims
-// whose eviction lets the whole request fit on that flavor: its quota and a
-// placement on the freed capacity. It concludes the decision and reports
-// true when it finds some.
+// tryPreemption looks for victims whose eviction lets the request fit:
+// its quota and a placement on the freed capacity. The pod sets the flavor
+// assignment already fitted keep their flavors (Kueue preempts only for
+// the pod sets whose assignment needs it); the others are tried on each
+// flavor of the queue in order, a pod set that does not allow it on the
+// first flavor it allows. With whenCanBorrow TryNextFlavor a flavor whose
+// victims still leave the request borrowing gives way to a later one that
+// does not; otherwise, and failing such a flavor, the first flavor with
+// victims wins. It concludes the decision and reports true when it finds
+// some.
 func (dc *decider) tryPreemption() bool {
 	s := dc.s
 	if !s.limits[dc.q].preempts() {
 		return false
 	}
+	var first *preemption
+	var firstVictims []*candidate
 	for k := range dc.qc.Flavors {
-		if dc.tryPreemptionOn(&dc.qc.Flavors[k]) {
+		f := dc.qc.Flavors[k].Flavor
+		flavors, ok := dc.preemptionFlavors(f)
+		if !ok {
+			continue // the same assignment as under an earlier flavor
+		}
+		p := dc.preemptionFor(flavors[:dc.n])
+		if p == nil {
+			continue
+		}
+		victims, ok := p.search()
+		if !ok {
+			continue
+		}
+		if !dc.qc.TryNextWhenBorrowing || !p.preemptorBorrows() {
+			dc.concludePreemption(p, victims)
 			return true
 		}
+		if first == nil {
+			first, firstVictims = p, victims
+		}
+	}
+	if first != nil {
+		dc.concludePreemption(first, firstVictims)
+		return true
 	}
 	return false
 }
 
-// tryPreemptionOn looks for victims that let the whole request fit on one
-// flavor; it concludes the decision and reports true when it finds some.
-// With withinNominal, victims that still leave the request borrowing do
-// not count (whenCanBorrow: TryNextFlavor tries later flavors then).
-func (dc *decider) tryPreemptionOn(fq *quota.FlavorQuota, withinNominal ...bool) bool {
-	s := dc.s
-	var all uint16
+// preemptionFlavors is the flavor assignment tryPreemption searches with
+// flavor f: the units that fit keep their flavors; the unit that failed
+// goes on f (or, not allowed there, on its first allowed flavor); each
+// later unit, as Kueue's flavor assigner goes on to the next pod sets,
+// takes the first flavor whose quota holds it with what the earlier pod
+// sets put there (within nominal quota first under whenCanBorrow
+// TryNextFlavor), and otherwise waits for victims on f too. ok is false
+// when the failed unit may not use f: another flavor's search covers it.
+func (dc *decider) preemptionFlavors(f int32) (flavors [maxPodSets]int32, ok bool) {
+	var failed, done uint16
 	for i := 0; i < dc.n; i++ {
-		all |= 1 << i
+		if done&(1<<i) != 0 {
+			continue
+		}
+		if dc.chosen[i] >= 0 {
+			flavors[i] = dc.chosen[i]
+			continue
+		}
+		members := dc.unit(i)
+		done |= members
+		target := f
+		switch {
+		case failed == 0:
+			if !dc.allowed(members, f) {
+				return flavors, false
+			}
+			failed = members
+		default:
+			if g, fits := dc.quotaFlavor(members, flavors[:i]); fits {
+				target = g
+			} else if !dc.allowed(members, f) {
+				target = dc.firstAllowed(members)
+			}
+		}
+		for m := i; m < dc.n; m++ {
+			if members&(1<<m) != 0 {
+				flavors[m] = target
+			}
+		}
 	}
-	if !s.limits[dc.q].preempts() || !dc.allowed(all, fq.Flavor) {
+	return flavors, true
+}
+
+// quotaFlavor is the first flavor of the queue, in order, whose quota
+// holds unit u on top of what the pod sets before it were given
+// (assigned); under whenCanBorrow TryNextFlavor a flavor within nominal
+// quota comes first.
+func (dc *decider) quotaFlavor(u uint16, assigned []int32) (int32, bool) {
+	s := dc.s
+	for pass := 0; pass < 2; pass++ {
+		for k := range dc.qc.Flavors {
+			fq := &dc.qc.Flavors[k]
+			if !dc.allowed(u, fq.Flavor) {
+				continue
+			}
+			var earlier, need res.Vec
+			for m := 0; m < dc.n; m++ {
+				switch {
+				case u&(1<<m) != 0:
+					need = need.Add(dc.need[m])
+				case m < len(assigned) && assigned[m] == fq.Flavor:
+					earlier = earlier.Add(dc.need[m])
+				}
+			}
+			fit := s.fitQuota(dc.q, fq, earlier, need)
+			if fit.verdict == quota.Fit && (pass == 1 || fit.level == 0 || !dc.qc.TryNextWhenBorrowing) {
+				return fq.Flavor, true
+			}
+		}
+	}
+	return -1, false
+}
+
+// firstAllowed is the first flavor of the queue unit u allows (-1 when
+// none does).
+func (dc *decider) firstAllowed(u uint16) int32 {
+	for k := range dc.qc.Flavors {
+		if f := dc.qc.Flavors[k].Flavor; dc.allowed(u, f) {
+			return f
+		}
+	}
+	return -1
+}
+
+// tryPreemptionOn looks for victims that let a single-pod-set request fit
+// on flavor fq; it concludes the decision and reports true when it finds
+// some. With withinNominal, victims that still leave the request borrowing
+// do not count (whenCanBorrow: TryNextFlavor tries later flavors then).
+func (dc *decider) tryPreemptionOn(fq *quota.FlavorQuota, withinNominal bool) bool {
+	if !dc.s.limits[dc.q].preempts() || !dc.allowed(1, fq.Flavor) {
 		return false
 	}
-	p := &preemption{s: s, q: dc.q, req: dc.r, f: fq.Flavor, fq: fq, pl: &dc.d.work.search}
-	for i := 0; i < dc.n; i++ {
-		p.need = p.need.Add(dc.need[i])
-	}
-	if s.flavorHasNodes(fq.Flavor) {
-		p.sets = slices.Clone(dc.gangSets(all, fq.Flavor))
+	p := dc.preemptionFor([]int32{fq.Flavor})
+	if p == nil {
+		return false
 	}
 	victims, ok := p.search()
-	if ok && len(withinNominal) > 0 && withinNominal[0] && p.preemptorBorrows() {
+	if !ok || withinNominal && p.preemptorBorrows() {
 		return false
 	}
-	if ok {
-		dc.concludePreemption(p, victims)
+	dc.concludePreemption(p, victims)
+	return true
+}
+
+// preemptionFor prepares the search with pod set i on flavors[i]; nil when
+// a pod set may not use its flavor or the queue has no quota there.
+func (dc *decider) preemptionFor(flavors []int32) *preemption {
+	s := dc.s
+	p := &preemption{s: s, q: dc.q, req: dc.r, pl: &dc.d.work.search, flavor: flavors,
+		need: make([]res.Vec, len(s.flavors)), fqs: make([]*quota.FlavorQuota, len(s.flavors))}
+	nodes := false
+	for i, f := range flavors {
+		if f < 0 || !dc.allowed(1<<i, f) {
+			return nil
+		}
+		fq, ok := dc.qc.Quota(f)
+		if !ok {
+			return nil
+		}
+		p.fqs[f] = fq
+		p.need[f] = p.need[f].Add(dc.need[i])
+		nodes = nodes || s.flavorHasNodes(f)
 	}
-	return ok
+	if !nodes {
+		return p
+	}
+	// Pod sets in request order (the placement maps back by it); the
+	// members of a topology group share a group number and a flavor.
+	var groups [maxPodSets]string
+	ng := 0
+	for i, f := range flavors {
+		if !s.flavorHasNodes(f) {
+			continue
+		}
+		ps := &dc.r.PodSets[i]
+		g := s.gangPodSet(ps, dc.perPod[i], f)
+		if name := ps.Topology.Group; name != "" {
+			at := slices.Index(groups[:ng], name)
+			if at < 0 {
+				groups[ng], at = name, ng
+				ng++
+			}
+			g.Group = at + 1
+		}
+		p.sets = append(p.sets, g)
+	}
+	return p
 }
 
 // search runs Kueue's classical preemption on one flavor, with placement.
@@ -198,12 +356,17 @@ func (p *preemption) search() ([]*candidate, bool) {
 	// Kueue looks for victims only on the flavor-resources that do not fit
 	// (its "preempt" mode); when quota fits and only the placement does not,
 	// on everything the request asks for.
-	for r := range s.resources {
-		if p.need[r] > 0 {
-			fr := t.FR(int(p.f), r)
-			p.all = append(p.all, fr)
-			if p.need[r] > t.AvailableClamped(s.usage, p.q, fr) {
-				p.frs = append(p.frs, fr)
+	for f, fq := range p.fqs {
+		if fq == nil {
+			continue
+		}
+		for r := range s.resources {
+			if p.need[f][r] > 0 {
+				fr := t.FR(f, r)
+				p.all = append(p.all, fr)
+				if p.need[f][r] > t.AvailableClamped(s.usage, p.q, fr) {
+					p.frs = append(p.frs, fr)
+				}
 			}
 		}
 	}
@@ -214,9 +377,16 @@ func (p *preemption) search() ([]*candidate, bool) {
 		return nil, false
 	}
 	// Quota that can never fit, or a cap preemption cannot lift.
-	fit := s.fitQuota(p.q, p.fq, res.Vec{}, p.need)
-	if fit.verdict == quota.NoFitEver {
-		return nil, false
+	exhausted := false
+	for f, fq := range p.fqs {
+		if fq == nil {
+			continue
+		}
+		fit := s.fitQuota(p.q, fq, res.Vec{}, p.need[f])
+		if fit.verdict == quota.NoFitEver {
+			return nil, false
+		}
+		exhausted = exhausted || fit.verdict == quota.NoFitNow && fit.reason == QuotaExhausted
 	}
 	if p.sets != nil {
 		p.pl.Reset(s.capacity)
@@ -227,15 +397,16 @@ func (p *preemption) search() ([]*candidate, bool) {
 	// Kueue considers preemption for quota only if the request fits the
 	// queue's nominal quota, or the cohort tree can reclaim for it, or it
 	// may preempt while borrowing.
-	if fit.verdict == quota.NoFitNow && fit.reason == QuotaExhausted {
+	if exhausted {
 		l := &s.limits[p.q]
 		// With fair sharing, reclaiming in the cohort counts as a way to
 		// preempt while borrowing.
 		ok := l.borrow != preempt.Never || s.fairSharing.Enabled && l.reclaim != preempt.Never
 		for _, fr := range p.frs {
-			r := fr % t.Resources()
-			_, mayReclaim := t.BorrowingLevel(s.usage, p.q, fr, p.need[r])
-			ok = ok || p.fq.Nominal[r] >= p.need[r] || mayReclaim
+			R := t.Resources()
+			v := p.needAt(fr)
+			_, mayReclaim := t.BorrowingLevel(s.usage, p.q, fr, v)
+			ok = ok || p.fqs[fr/R].Nominal[fr%R] >= v || mayReclaim
 		}
 		if !ok {
 			return nil, false
@@ -289,7 +460,7 @@ func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
 	// Kueue weighs the whole request here, not only what needs room.
 	remaining := make([]int64, len(p.all))
 	for k, fr := range p.all {
-		fits, rem := t.FitsInQuota(s.usage, p.q, fr, p.need[fr%t.Resources()])
+		fits, rem := t.FitsInQuota(s.usage, p.q, fr, p.needAt(fr))
 		has = has && fits
 		remaining[k] = rem
 	}
@@ -367,11 +538,9 @@ func (s *Snapshot) onSpot(r *running) bool {
 func (p *preemption) usesNeeded(w *running) bool {
 	R := p.s.rtree.Resources()
 	for i := range w.sets {
-		if w.sets[i].flavor != p.f {
-			continue
-		}
+		f := int(w.sets[i].flavor)
 		for _, fr := range p.frs {
-			if w.sets[i].need[fr%R] > 0 {
+			if fr/R == f && w.sets[i].need[fr%R] > 0 {
 				return true
 			}
 		}
@@ -416,7 +585,7 @@ func (p *preemption) fits(allowBorrowing bool) bool {
 	R := t.Resources()
 	for _, fr := range p.all {
 		r := fr % R
-		v := p.need[r]
+		v := p.needAt(fr)
 		used := p.m.usage.At(p.q, fr)
 		if !allowBorrowing && t.BorrowingWith(p.m.usage, p.q, fr, v) {
 			return false
@@ -424,7 +593,7 @@ func (p *preemption) fits(allowBorrowing bool) bool {
 		if v > t.AvailableClamped(p.m.usage, p.q, fr) {
 			return false
 		}
-		if p.fq.HardMask&(1<<r) != 0 && used+v > p.fq.Hard[r] {
+		if fq := p.fqs[fr/R]; fq.HardMask&(1<<r) != 0 && used+v > fq.Hard[r] {
 			return false
 		}
 	}
@@ -518,18 +687,24 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 			AdmittedAt: v.r.w.AdmittedAt})
 	}
 	slices.SortFunc(d.Victims, func(a, b Victim) int { return cmpStrings(a.ID, b.ID) })
+	d.Preemptible = false
 	for i := 0; i < dc.n; i++ {
-		dc.chosen[i] = p.f
-		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[p.f].Name})
+		f := p.flavor[i]
+		dc.chosen[i] = f
+		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[f].Name})
+		d.Preemptible = d.Preemptible || s.flavors[f].Spot
 	}
 	// The placement the victims free, for the embedder to hold.
 	if p.m.state != nil {
-		var pl gang.Placer
-		pl.Reset(p.m.state)
-		asg, _, _ := pl.Place(p.sets, nil)
+		p.pl.Reset(p.m.state)
+		asg, _, _ := p.pl.Place(p.sets, p.asg[:0])
+		p.asg = asg
 		at := 0
 		for i := 0; i < dc.n; i++ {
 			ps := &r.PodSets[i]
+			if !s.flavorHasNodes(p.flavor[i]) {
+				continue
+			}
 			for k := int32(0); k < ps.Count; k++ {
 				a := asg[at]
 				at++
@@ -537,7 +712,6 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 			}
 		}
 	}
-	d.Preemptible = s.flavors[p.f].Spot
 	reason := PriorityPreemption
 	switch {
 	case fair:
@@ -562,7 +736,16 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 		lost += v.LostGPUSeconds
 	}
 	dc.w(") lets the request fit on ")
-	dc.w(s.flavors[p.f].Name)
+	for i := 0; i < dc.n; i++ {
+		f := p.flavor[i]
+		if slices.Index(p.flavor[:i], f) >= 0 {
+			continue
+		}
+		if i > 0 {
+			dc.w(" and ")
+		}
+		dc.w(s.flavors[f].Name)
+	}
 	dc.w("; they lose ")
 	dc.wi(lost)
 	dc.w(" GPU-seconds of work")
