@@ -427,9 +427,9 @@ func (dc *decider) assign() bool {
 				}
 				// whenCanPreempt: Preempt stops at the first flavor where
 				// victims make room for the whole request.
-				if dc.qc.StopAtPreemption && !a.never && dc.n == 1 {
+				if dc.qc.StopAtPreemption && !a.never {
 					dc.explain(a)
-					if dc.tryPreemptionOn(fq, dc.qc.TryNextWhenBorrowing) {
+					if dc.tryPreemptionAt(f, dc.qc.TryNextWhenBorrowing) {
 						return false
 					}
 					dc.d.Trail = dc.d.Trail[:len(dc.d.Trail)-1]

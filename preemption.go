@@ -284,15 +284,20 @@ func (dc *decider) firstAllowed(u uint16) int32 {
 	return -1
 }
 
-// tryPreemptionOn looks for victims that let a single-pod-set request fit
-// on flavor fq; it concludes the decision and reports true when it finds
-// some. With withinNominal, victims that still leave the request borrowing
-// do not count (whenCanBorrow: TryNextFlavor tries later flavors then).
-func (dc *decider) tryPreemptionOn(fq *quota.FlavorQuota, withinNominal bool) bool {
-	if !dc.s.limits[dc.q].preempts() || !dc.allowed(1, fq.Flavor) {
+// tryPreemptionAt looks for victims with the unit that failed on flavor f
+// (whenCanPreempt Preempt stops there); it concludes the decision and
+// reports true when it finds some. With withinNominal, victims that still
+// leave the request borrowing do not count (whenCanBorrow TryNextFlavor
+// tries later flavors then).
+func (dc *decider) tryPreemptionAt(f int32, withinNominal bool) bool {
+	if !dc.s.limits[dc.q].preempts() {
 		return false
 	}
-	p := dc.preemptionFor([]int32{fq.Flavor})
+	flavors, ok := dc.preemptionFlavors(f)
+	if !ok {
+		return false
+	}
+	p := dc.preemptionFor(flavors[:dc.n])
 	if p == nil {
 		return false
 	}
