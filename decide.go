@@ -181,6 +181,18 @@ func (dc *decider) run() {
 		dc.conclude(StageValidate, InvalidRequest, m)
 		return
 	}
+	// A workload that already runs cannot be admitted again; Commit would
+	// refuse it, so say so now.
+	pivot := &dc.d.work.pivot
+	pivot.w.ID = r.ID
+	if _, running := s.running.Get(pivot); running {
+		m := dc.mark()
+		dc.w("id: workload ")
+		dc.wq(r.ID)
+		dc.w(" is already running")
+		dc.conclude(StageValidate, InvalidRequest, m)
+		return
+	}
 	dc.check(StageValidate, true, span{})
 	q, ok := s.queueIdx[r.Queue]
 	if !ok {

@@ -184,3 +184,21 @@ func TestSnapshotFragmentation(t *testing.T) {
 		t.Fatalf("only the big pod pending: %+v", f)
 	}
 }
+
+// TestDecideRefusesARunningID: a request whose ID already runs is an
+// invalid request, not a second admission that Commit would refuse.
+func TestDecideRefusesARunningID(t *testing.T) {
+	b := baseBuilder()
+	b.Running = []allot.Workload{running("w", "n0", 2)}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := allot.Decide(s, allot.Request{ID: "w", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}})
+	if d.Verdict != allot.VerdictReject || d.Reason != allot.InvalidRequest || !strings.Contains(d.Message, `"w" is already running`) {
+		t.Fatalf("%v %v: %s", d.Verdict, d.Reason, d.Message)
+	}
+	if d := allot.Decide(s, allot.Request{ID: "v", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}}); d.Verdict != allot.VerdictAdmit {
+		t.Fatalf("another ID: %v %s", d.Reason, d.Message)
+	}
+}

@@ -154,6 +154,8 @@ type workspace struct {
 	// those workloads' pod sets.
 	search gang.Placer
 	ahead  []gang.PodSet
-	asg    []gang.Assignment
-	gsets  []gang.PodSet
+	// pivot looks a request's ID up among the running workloads.
+	pivot running
+	asg   []gang.Assignment
+	gsets []gang.PodSet
 }
