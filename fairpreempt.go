@@ -77,15 +77,15 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 	perQueue := make([][]*candidate, t.Len())
 	for i := range p.cands {
 		c := &p.cands[i]
+		c.key = p.key(c) // once: the sort compares it many times
 		perQueue[c.r.queue] = append(perQueue[c.r.queue], c)
 	}
 	for q, cs := range perQueue {
 		slices.SortStableFunc(cs, func(a, b *candidate) int {
-			ka, kb := p.key(a), p.key(b)
 			switch {
-			case preempt.Less(&ka, &kb):
+			case preempt.Less(&a.key, &b.key):
 				return -1
-			case preempt.Less(&kb, &ka):
+			case preempt.Less(&b.key, &a.key):
 				return 1
 			}
 			return 0
@@ -145,9 +145,10 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 				_, target := p.shares(tq)
 				ok = pre.Less(target) // preemptor's new share < target's initial share
 			} else {
-				p.m.evict(c.r)
+				// Shares read quota usage only: no placement to move.
+				p.m.moveUsage(c.r, 1)
 				_, after := p.shares(tq)
-				p.m.restore(c.r)
+				p.m.moveUsage(c.r, -1)
 				ok = !after.Less(pre) // preemptor's new share ≤ target's final share
 			}
 			if ok {
@@ -213,7 +214,10 @@ func (p *preemption) preemptorBorrows() bool {
 func (p *preemption) shares(tq int32) (preemptor, target fairness.Share) {
 	s := p.s
 	t := s.rtree
-	u := p.m.usage.Clone()
+	// A scratch copy of the view's rows table: AddVec replaces the rows it
+	// writes, so the view itself stays as it was.
+	p.scratch = append(p.scratch[:0], p.m.usage...)
+	u := p.scratch
 	for f, fq := range p.fqs {
 		if fq != nil {
 			t.AddVec(u, p.q, f, p.need[f], 1)

@@ -17,6 +17,8 @@ type candidate struct {
 	// lca is the index, in the preemptor queue's path to the root, of the
 	// lowest cohort shared with the candidate's queue (0 in the own queue).
 	lca int32
+	// key orders the candidates of one queue in fair-sharing preemption.
+	key preempt.Candidate
 }
 
 // ordered yields candidates in preempt.Less order, sorting lazily: a heap
@@ -79,9 +81,7 @@ type sim struct {
 }
 
 func (m *sim) move(r *running, sign int) {
-	for i := range r.sets {
-		m.s.rtree.AddVec(m.usage, r.queue, int(r.sets[i].flavor), r.sets[i].need, -sign)
-	}
+	m.moveUsage(r, sign)
 	if m.state == nil {
 		return
 	}
@@ -99,6 +99,14 @@ func (m *sim) move(r *running, sign int) {
 		}
 	}
 	m.state.Flush()
+}
+
+// moveUsage takes a workload's quota usage out of the view (sign 1) or
+// puts it back (-1), leaving its placement.
+func (m *sim) moveUsage(r *running, sign int) {
+	for i := range r.sets {
+		m.s.rtree.AddVec(m.usage, r.queue, int(r.sets[i].flavor), r.sets[i].need, -sign)
+	}
 }
 
 // evict and restore move one workload out of and back into the view.
@@ -126,6 +134,8 @@ type preemption struct {
 	asg    []gang.Assignment
 	// cands holds every candidate; the ordered lists index it.
 	cands []candidate
+	// scratch is the usage table shares counts the request into.
+	scratch quota.Usage
 }
 
 // needAt is what the request charges to flavor-resource fr.
