@@ -109,52 +109,18 @@ func (r *run) sample() {
 
 // bindingFragmentation measures the simulator's own node binding (quota-
 // only admission) with the same two definitions as allot's: every pending
-// or holding job's pods against each node's free GPUs.
+// or holding job's pods against each node's free room.
 func (r *run) bindingFragmentation(s *allot.Snapshot) gang.Fragmentation {
-	// Waiting pods by size: a node's figures need only how many pods are
-	// bigger than its free GPUs.
-	bySize := make([]int64, r.widest+1)
-	pods := int64(0)
-	add := func(js *jobState) {
-		per := r.podGPUs(js.j)
-		for left := js.j.GPUs; left > 0; left -= per {
-			bySize[min(per, left)]++
-			pods++
-		}
-	}
+	mix := make(map[room]int64)
 	for _, id := range s.PendingIDs() {
 		if i, ok := r.byID[id]; ok {
-			add(&r.jobs[i])
+			r.addPods(mix, r.jobs[i].j)
 		}
 	}
 	for _, i := range r.hold {
-		add(&r.jobs[i])
+		r.addPods(mix, r.jobs[i].j)
 	}
-	var f gang.Fragmentation
-	for _, free := range r.free {
-		if free <= 0 {
-			continue
-		}
-		f.NodesWithFree++
-		f.FreeGPUs += int64(free)
-		unfit := int64(0)
-		for size := int(free) + 1; size < len(bySize); size++ {
-			unfit += bySize[size]
-		}
-		if pods > 0 && unfit == pods {
-			f.StrandedNodes++
-		}
-		if pods > 0 {
-			f.ExpectedStranded += float64(free) * float64(unfit) / float64(pods)
-		}
-	}
-	if f.NodesWithFree > 0 {
-		f.NodeShare = float64(f.StrandedNodes) / float64(f.NodesWithFree)
-	}
-	if f.FreeGPUs > 0 {
-		f.StrandedShare = f.ExpectedStranded / float64(f.FreeGPUs)
-	}
-	return f
+	return r.measureBinding(shapes(mix))
 }
 
 func (r *run) result() *Result {

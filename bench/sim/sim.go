@@ -40,7 +40,10 @@ func (s Shape) check() error {
 type Options struct {
 	Shape Shape
 	// Nodes, when set, replaces Shape with a trace's own node list; racks
-	// and blocks are cut from it in order.
+	// and blocks are cut from it in order. When some node declares CPU or
+	// memory, the run books them too: nodes hold what the list says and
+	// every pod asks for its job's CPUMilli and MemoryMiB, so a node can
+	// turn a pod away for lack of CPU with GPUs to spare.
 	Nodes []trace.Node
 	// QueueDepth bounds how many workloads that cannot be admitted one
 	// scheduling loop looks at (allot.Options.QueueDepth; 0: all).
@@ -123,9 +126,11 @@ type run struct {
 	ev     events
 	now    int64
 	gpus   int64
-	nodes  []int32 // GPUs per node
+	cpu    bool    // CPU is booked on nodes (see Options.Nodes)
+	mem    bool    // and memory
+	nodes  []room  // capacity per node
 	widest int32   // GPUs of the largest node
-	free   []int32 // free GPUs per node, for binding without topology awareness
+	free   []room  // free room per node, for binding without topology awareness
 	hold   []int32 // jobs holding quota in admission order
 	open   int     // jobs not yet done or rejected
 	// freed and arrived describe the current instant: whether room came
@@ -151,28 +156,12 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 	if o.SampleEvery <= 0 {
 		o.SampleEvery = 600
 	}
-	r := &run{p: p, o: o, byID: make(map[string]int32, len(tr.Jobs))}
-	b, err := r.cluster(tr)
+	r, err := newRun(tr, p, o)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
-	}
-	r.st = allot.NewStore(snap)
-	r.jobs = make([]jobState, len(tr.Jobs))
-	for i := range tr.Jobs {
-		j := &tr.Jobs[i]
-		if _, dup := r.byID[j.ID]; dup {
-			return nil, fmt.Errorf("job %q twice in the trace", j.ID)
-		}
-		if j.GPUs < 1 || j.Duration < 1 || j.Submit < 0 {
-			return nil, fmt.Errorf("job %q: needs GPUs, a positive duration and a submit time", j.ID)
-		}
-		r.byID[j.ID] = int32(i)
-		r.jobs[i] = jobState{j: j, remaining: j.Duration, firstRun: -1}
-		heap.Push(&r.ev, event{at: j.Submit, kind: evArrive, job: int32(i)})
+	for i := range r.jobs {
+		heap.Push(&r.ev, event{at: r.jobs[i].j.Submit, kind: evArrive, job: int32(i)})
 	}
 	r.open = len(tr.Jobs)
 	if len(tr.Jobs) > 0 {
@@ -188,41 +177,112 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 	return r.result(), nil
 }
 
+// newRun builds the policy's cluster and store and takes in the trace's
+// jobs: what Run and Pack share.
+func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
+	r := &run{p: p, o: o, byID: make(map[string]int32, len(tr.Jobs))}
+	b, err := r.cluster(tr)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	r.st = allot.NewStore(snap)
+	if err := r.addJobs(tr); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// addJobs takes the trace's jobs into the run, refusing the ones it cannot
+// replay.
+func (r *run) addJobs(tr *trace.Trace) error {
+	r.jobs = make([]jobState, len(tr.Jobs))
+	for i := range tr.Jobs {
+		j := &tr.Jobs[i]
+		if _, dup := r.byID[j.ID]; dup {
+			return fmt.Errorf("job %q twice in the trace", j.ID)
+		}
+		if j.GPUs < 1 || j.Duration < 1 || j.Submit < 0 {
+			return fmt.Errorf("job %q: needs GPUs, a positive duration and a submit time", j.ID)
+		}
+		if j.CPUMilli < 0 || j.CPUMilli > maxAmount || j.MemoryMiB < 0 || j.MemoryMiB > maxAmount>>20 {
+			return fmt.Errorf("job %q: CPU %d milli or memory %d MiB out of range", j.ID, j.CPUMilli, j.MemoryMiB)
+		}
+		r.byID[j.ID] = int32(i)
+		r.jobs[i] = jobState{j: j, remaining: j.Duration, firstRun: -1}
+	}
+	return nil
+}
+
 // cluster describes the nodes and one queue per team of the trace, the
-// cluster's GPUs split evenly among them as nominal quota.
+// cluster's GPUs (and CPU and memory, when the run books them) split
+// evenly among them as nominal quota.
 func (r *run) cluster(tr *trace.Trace) (*allot.Builder, error) {
 	b := &allot.Builder{Resources: []string{"gpu"}, Levels: []string{"block", "rack"}, Flavors: []allot.Flavor{{Name: "gpu"}}}
-	caps := make([]int32, 0)
+	caps := make([]room, 0)
 	if len(r.o.Nodes) > 0 {
 		for _, n := range r.o.Nodes {
 			if n.GPUs > 0 {
-				caps = append(caps, min(n.GPUs, 64))
+				r.cpu = r.cpu || n.CPUMilli > 0
+				r.mem = r.mem || n.MemoryMiB > 0
 			}
+		}
+		for _, n := range r.o.Nodes {
+			if n.GPUs <= 0 {
+				continue
+			}
+			c, err := r.nodeRoom(n)
+			if err != nil {
+				return nil, err
+			}
+			caps = append(caps, c)
 		}
 	} else {
 		if err := r.o.Shape.check(); err != nil {
 			return nil, err
 		}
 		for range r.o.Shape.Nodes {
-			caps = append(caps, int32(r.o.Shape.GPUsPerNode))
+			caps = append(caps, room{gpus: int32(r.o.Shape.GPUsPerNode)})
 		}
 	}
 	if len(caps) == 0 {
 		return nil, fmt.Errorf("the cluster has no GPUs")
 	}
+	if r.cpu {
+		b.Resources = append(b.Resources, "cpu")
+	}
+	if r.mem {
+		b.Resources = append(b.Resources, "memory")
+	}
 	perRack, racks := max(r.o.Shape.NodesPerRack, 1), max(r.o.Shape.RacksPerBlock, 1)
 	if len(r.o.Nodes) > 0 {
 		perRack, racks = 16, 8
 	}
-	r.nodes, r.free, r.widest = caps, slices.Clone(caps), slices.Max(caps)
+	r.nodes, r.free = caps, slices.Clone(caps)
+	var total room
 	for i, c := range caps {
 		rack := i / perRack
+		capacity := allot.Resources{"gpu": int64(c.gpus)}
+		if r.cpu {
+			capacity["cpu"] = c.cpu
+		}
+		if r.mem {
+			capacity["memory"] = c.mem
+		}
 		b.Nodes = append(b.Nodes, allot.Node{
 			Name: nodeName(i), Flavor: "gpu",
 			Labels:   map[string]string{"block": "b" + strconv.Itoa(rack/racks), "rack": "r" + strconv.Itoa(rack)},
-			Capacity: allot.Resources{"gpu": int64(c)},
+			Capacity: capacity,
 		})
-		r.gpus += int64(c)
+		r.gpus += int64(c.gpus)
+		r.widest = max(r.widest, c.gpus)
+		if c.cpu > maxAmount-total.cpu || c.mem > maxAmount-total.mem {
+			return nil, fmt.Errorf("the cluster's CPU or memory is beyond %d, the largest quota allot takes", maxAmount)
+		}
+		total = total.plus(room{cpu: c.cpu, mem: c.mem})
 	}
 	var queues []string
 	for _, j := range tr.Jobs {
@@ -236,13 +296,24 @@ func (r *run) cluster(tr *trace.Trace) (*allot.Builder, error) {
 	if r.p.Borrowing {
 		b.Cohorts = []allot.Cohort{{Name: "all"}}
 	}
-	share, extra := r.gpus/int64(len(queues)), r.gpus%int64(len(queues))
-	for i, q := range queues {
-		nominal := share
-		if int64(i) < extra {
-			nominal++
+	// split is queue i's share of a total: equal parts, the remainder one
+	// each to the first queues.
+	split := func(total int64, i int) int64 {
+		k := int64(len(queues))
+		if int64(i) < total%k {
+			return total/k + 1
 		}
-		aq := allot.Queue{Name: q, Quota: []allot.FlavorQuota{{Flavor: "gpu", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: nominal}}}}}
+		return total / k
+	}
+	for i, q := range queues {
+		quota := []allot.ResourceQuota{{Name: "gpu", Nominal: split(r.gpus, i)}}
+		if r.cpu {
+			quota = append(quota, allot.ResourceQuota{Name: "cpu", Nominal: split(total.cpu, i)})
+		}
+		if r.mem {
+			quota = append(quota, allot.ResourceQuota{Name: "memory", Nominal: split(total.mem, i)})
+		}
+		aq := allot.Queue{Name: q, Quota: []allot.FlavorQuota{{Flavor: "gpu", Resources: quota}}}
 		if r.p.Borrowing {
 			aq.Cohort = "all"
 		}
@@ -285,11 +356,24 @@ func (r *run) workload(js *jobState) allot.Workload {
 		topo.Preferred = r.p.Topology
 		topo.Group = "job"
 	}
-	w.PodSets = append(w.PodSets, allot.PodSet{Name: "main", Count: full, PerPod: allot.Resources{"gpu": int64(per)}, Topology: topo})
+	w.PodSets = append(w.PodSets, allot.PodSet{Name: "main", Count: full, PerPod: r.perPod(j, per), Topology: topo})
 	if rest > 0 {
-		w.PodSets = append(w.PodSets, allot.PodSet{Name: "rest", Count: 1, PerPod: allot.Resources{"gpu": int64(rest)}, Topology: topo})
+		w.PodSets = append(w.PodSets, allot.PodSet{Name: "rest", Count: 1, PerPod: r.perPod(j, rest), Topology: topo})
 	}
 	return w
+}
+
+// perPod is what one pod of j with gpus GPUs asks for, in allot's terms.
+func (r *run) perPod(j *trace.Job, gpus int32) allot.Resources {
+	p := r.podRoom(j, gpus)
+	out := allot.Resources{"gpu": int64(gpus)}
+	if p.cpu > 0 {
+		out["cpu"] = p.cpu
+	}
+	if p.mem > 0 {
+		out["memory"] = p.mem
+	}
+	return out
 }
 
 // podGPUs is the GPUs of one full pod of j: GPUsPerPod (8 by default), at
@@ -522,7 +606,7 @@ func (r *run) evicted(js *jobState) {
 
 func (r *run) unbind(js *jobState) {
 	for k, n := range js.boundTo {
-		r.free[n] += js.boundGPUs[k]
+		r.free[n] = r.free[n].plus(r.podRoom(js.j, js.boundGPUs[k]))
 	}
 	js.boundTo, js.boundGPUs = js.boundTo[:0], js.boundGPUs[:0]
 }
@@ -556,10 +640,11 @@ func (r *run) bind(js *jobState) bool {
 	for n := 0; n < len(r.free) && left > 0; n++ {
 		for left > 0 {
 			want := min(per, left)
-			if r.free[n] < want {
+			pod := r.podRoom(js.j, want)
+			if !r.free[n].holds(pod) {
 				break
 			}
-			r.free[n] -= want
+			r.free[n] = r.free[n].minus(pod)
 			left -= want
 			got, gpus = append(got, int32(n)), append(gpus, want)
 		}

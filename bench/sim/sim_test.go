@@ -120,6 +120,35 @@ func TestPreemptionLosesWorkSinceCheckpoint(t *testing.T) {
 	}
 }
 
+// On a node list with CPU, a pod that finds a GPU but not the CPU it asks
+// for waits for the CPU to come free, under quota-only admission with its
+// own binding as under allot's placement.
+func TestRunBooksCPU(t *testing.T) {
+	a, b := job("a", "q", 0, 100, 1, 0), job("b", "q", 0, 50, 1, 0)
+	a.CPUMilli, b.CPUMilli = 8000, 4000
+	tr := &trace.Trace{Jobs: []trace.Job{a, b}}
+	for _, name := range []string{"kueue", "allot"} {
+		p, _ := PolicyByName(name)
+		r, err := Run(tr, p, Options{Nodes: []trace.Node{{Name: "n", GPUs: 2, CPUMilli: 10000}}, SampleEvery: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Completed != 2 || r.Span != 150 || len(r.Waits) != 1 || r.Waits[0].P99 != 100 {
+			t.Fatalf("%s: span %d, waits %+v; want b to wait 100 s for a's CPU", name, r.Span, r.Waits)
+		}
+		if r.FragStrandedShare == 0 {
+			t.Fatalf("%s: no fragmentation measured while b waited for CPU beside a free GPU", name)
+		}
+		r, err = Run(tr, p, Options{Nodes: []trace.Node{{Name: "n", GPUs: 2}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Span != 100 {
+			t.Fatalf("%s without CPU: span %d, want both at once", name, r.Span)
+		}
+	}
+}
+
 func TestRigidQuotaRejectsOversizedJobs(t *testing.T) {
 	tr := &trace.Trace{Jobs: []trace.Job{job("big", "q1", 0, 10, 16, 0), job("small", "q2", 0, 10, 2, 0)}}
 	fifo, _ := PolicyByName("fifo")

@@ -48,8 +48,10 @@
 // at least 1), gpus (at least 1), gpusPerPod (GPUs per pod; 0 or absent
 // means min(gpus, 8)), priority (integer, higher first), priorityClass
 // (name), preemptible (boolean), checkpoint (seconds between checkpoints;
-// 0 or absent means none) and gpuMilli (thousandths of one shared GPU,
-// 1 to 999, on single-GPU jobs only; 0 or absent means whole GPUs).
+// 0 or absent means none), gpuMilli (thousandths of one shared GPU,
+// 1 to 999, on single-GPU jobs only; 0 or absent means whole GPUs), and
+// cpuMilli and memoryMiB (what each pod asks for besides its GPUs, in
+// thousandths of a core and in MiB; 0 or absent means not given).
 // Unknown fields are errors. Jobs may appear in any order; they are sorted
 // on load.
 //
@@ -59,10 +61,12 @@
 //
 //	id,queue,submit,duration,gpus,gpusPerPod,priority,priorityClass,preemptible,checkpoint
 //
-// optionally followed by a gpuMilli column. The fields mean what they mean
-// in JSON; preemptible is true or false, and empty gpusPerPod, priority,
-// priorityClass, preemptible, checkpoint and gpuMilli fields read as 0,
-// "" or false. For example:
+// optionally followed by any of the columns gpuMilli, cpuMilli and
+// memoryMiB, in that order (a writer adds each only when some job uses
+// it). The fields mean what they mean in JSON; preemptible is true or
+// false, and empty gpusPerPod, priority, priorityClass, preemptible,
+// checkpoint, gpuMilli, cpuMilli and memoryMiB fields read as 0, "" or
+// false. For example:
 //
 //	id,queue,submit,duration,gpus,gpusPerPod,priority,priorityClass,preemptible,checkpoint
 //	a,team-00,0,3600,8,0,50,normal,false,0

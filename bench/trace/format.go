@@ -9,16 +9,41 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// csvColumns is the header of allot's CSV trace format; csvMilliColumn may
+// csvColumns is the header of allot's CSV trace format; csvOptional may
 // follow it.
 var csvColumns = []string{"id", "queue", "submit", "duration", "gpus", "gpusPerPod", "priority", "priorityClass", "preemptible", "checkpoint"}
 
-// csvMilliColumn is the optional last column of allot's CSV format.
-const csvMilliColumn = "gpuMilli"
+// optionalColumn is one optional column of allot's CSV format: its name,
+// the bit size of its field and how to read and set that field.
+type optionalColumn struct {
+	name string
+	bits int
+	get  func(*Job) int64
+	set  func(*Job, int64)
+}
+
+// csvOptional are the optional last columns of allot's CSV format, in the
+// order they must come in. They are optional so that a file written before
+// they existed, or of a trace that does not use them, stays as it was.
+var csvOptional = []optionalColumn{
+	{"gpuMilli", 32, func(j *Job) int64 { return int64(j.GPUMilli) }, func(j *Job, v int64) { j.GPUMilli = int32(v) }},
+	{"cpuMilli", 64, func(j *Job) int64 { return j.CPUMilli }, func(j *Job, v int64) { j.CPUMilli = v }},
+	{"memoryMiB", 64, func(j *Job) int64 { return j.MemoryMiB }, func(j *Job, v int64) { j.MemoryMiB = v }},
+}
+
+// csvOptionalNames lists the names of csvOptional, for messages.
+func csvOptionalNames() string {
+	names := make([]string, len(csvOptional))
+	for k, c := range csvOptional {
+		names[k] = c.name
+	}
+	return strings.Join(names, ", ")
+}
 
 // Load reads a trace in allot's own format, choosing by the file's
 // extension: ".json" for JSON (ReadJSON), ".csv" for CSV (ReadCSV).
@@ -104,26 +129,34 @@ func lineAt(data []byte, off int64) int {
 // ReadCSV reads a trace in allot's CSV format from r; name is used in
 // errors and as the trace's name. The header must be
 // id,queue,submit,duration,gpus,gpusPerPod,priority,priorityClass,preemptible,checkpoint
-// optionally followed by gpuMilli. Empty gpusPerPod, priority,
-// priorityClass, preemptible, checkpoint and gpuMilli fields read as zero
-// values. The jobs are sorted by submit time then ID; a malformed row, an
-// invalid job or a repeated ID fails with a *RowError naming the line.
+// optionally followed by any of gpuMilli, cpuMilli and memoryMiB, in that
+// order. Empty gpusPerPod, priority, priorityClass, preemptible,
+// checkpoint, gpuMilli, cpuMilli and memoryMiB fields read as zero values.
+// The jobs are sorted by submit time then ID; a malformed row, an invalid
+// job or a repeated ID fails with a *RowError naming the line.
 func ReadCSV(r io.Reader, name string) (*Trace, error) {
 	tab, err := openCSVTable(r, name)
 	if err != nil {
 		return nil, err
 	}
-	want := csvColumns
-	if len(tab.header) == len(csvColumns)+1 {
-		want = append(want[:len(want):len(want)], csvMilliColumn)
+	if n := len(tab.header); n < len(csvColumns) || n > len(csvColumns)+len(csvOptional) {
+		return nil, tab.errorf("header has %d columns, want %d (%s) followed by up to %d of %s",
+			n, len(csvColumns), strings.Join(csvColumns, ","), len(csvOptional), csvOptionalNames())
 	}
-	if len(tab.header) != len(want) {
-		return nil, tab.errorf("header has %d columns, want %d (%s[,%s])", len(tab.header), len(csvColumns), strings.Join(csvColumns, ","), csvMilliColumn)
-	}
-	for i, w := range want {
+	for i, w := range csvColumns {
 		if tab.header[i] != w {
 			return nil, tab.errorf("header column %d is %q, want %q", i+1, tab.header[i], w)
 		}
+	}
+	// optional[i] is the index in csvOptional of column len(csvColumns)+i.
+	var optional []int
+	for i, h := range tab.header[len(csvColumns):] {
+		k := slices.IndexFunc(csvOptional, func(c optionalColumn) bool { return c.name == h })
+		if k < 0 || len(optional) > 0 && k <= optional[len(optional)-1] {
+			return nil, tab.errorf("header column %d is %q, want one of %s, each at most once and in that order",
+				len(csvColumns)+i+1, h, csvOptionalNames())
+		}
+		optional = append(optional, k)
 	}
 	t := &Trace{Name: name, Jobs: []Job{}}
 	seen := make(map[string]int)
@@ -135,7 +168,7 @@ func ReadCSV(r io.Reader, name string) (*Trace, error) {
 		if err != nil {
 			return nil, err
 		}
-		j, err := parseCSVJob(rec)
+		j, err := parseCSVJob(rec, optional)
 		if err != nil {
 			return nil, tab.errorf("%s", err)
 		}
@@ -149,18 +182,25 @@ func ReadCSV(r io.Reader, name string) (*Trace, error) {
 	return t, nil
 }
 
-// parseCSVJob reads one row of allot's CSV format and validates the job.
-func parseCSVJob(rec []string) (Job, error) {
+// parseCSVJob reads one row of allot's CSV format and validates the job;
+// optional lists the optional columns the row holds (see ReadCSV).
+func parseCSVJob(rec []string, optional []int) (Job, error) {
 	j := Job{ID: rec[0], Queue: rec[1], PriorityClass: rec[7]}
 	var err error
-	field := func(i int, optional bool, bits int) int64 {
+	field := func(i int, blankOK bool, bits int) int64 {
 		s := strings.TrimSpace(rec[i])
-		if err != nil || (optional && s == "") {
+		if err != nil || (blankOK && s == "") {
 			return 0
 		}
 		v, e := strconv.ParseInt(s, 10, bits)
 		if e != nil {
-			err = fmt.Errorf("bad %s %q: %s", csvColumnName(i), rec[i], intReason(e))
+			var name string
+			if i < len(csvColumns) {
+				name = csvColumns[i]
+			} else {
+				name = csvOptional[optional[i-len(csvColumns)]].name
+			}
+			err = fmt.Errorf("bad %s %q: %s", name, rec[i], intReason(e))
 		}
 		return v
 	}
@@ -170,8 +210,9 @@ func parseCSVJob(rec []string) (Job, error) {
 	j.GPUsPerPod = int32(field(5, true, 32))
 	j.Priority = int32(field(6, true, 32))
 	j.Checkpoint = field(9, true, 64)
-	if len(rec) > len(csvColumns) {
-		j.GPUMilli = int32(field(len(csvColumns), true, 32))
+	for i, k := range optional {
+		c := &csvOptional[k]
+		c.set(&j, field(len(csvColumns)+i, true, c.bits))
 	}
 	if err != nil {
 		return j, err
@@ -189,14 +230,6 @@ func parseCSVJob(rec []string) (Job, error) {
 	return j, nil
 }
 
-// csvColumnName returns the name of column i of allot's CSV format.
-func csvColumnName(i int) string {
-	if i < len(csvColumns) {
-		return csvColumns[i]
-	}
-	return csvMilliColumn
-}
-
 // WriteJSON writes t in allot's JSON format: the Trace object, indented,
 // followed by a newline. The output depends only on t.
 func WriteJSON(w io.Writer, t *Trace) error {
@@ -210,20 +243,24 @@ func WriteJSON(w io.Writer, t *Trace) error {
 }
 
 // WriteCSV writes the jobs of t in allot's CSV format, in the trace's
-// order. The gpuMilli column is added only when some job has a GPU share.
-// The trace's name, nodes and counts are not part of the CSV format.
+// order. Each optional column (gpuMilli, cpuMilli, memoryMiB) is added only
+// when some job has a value in it, so a trace that uses none of them
+// writes the ten-column form. The trace's name, nodes and counts are not
+// part of the CSV format.
 func WriteCSV(w io.Writer, t *Trace) error {
-	milli := false
-	for i := range t.Jobs {
-		if t.Jobs[i].GPUMilli != 0 {
-			milli = true
-			break
+	var optional []int
+	for k := range csvOptional {
+		for i := range t.Jobs {
+			if csvOptional[k].get(&t.Jobs[i]) != 0 {
+				optional = append(optional, k)
+				break
+			}
 		}
 	}
 	cw := csv.NewWriter(w)
-	header := csvColumns
-	if milli {
-		header = append(header[:len(header):len(header)], csvMilliColumn)
+	header := slices.Clone(csvColumns)
+	for _, k := range optional {
+		header = append(header, csvOptional[k].name)
 	}
 	if err := cw.Write(header); err != nil {
 		return err
@@ -241,8 +278,8 @@ func WriteCSV(w io.Writer, t *Trace) error {
 		rec[7] = j.PriorityClass
 		rec[8] = strconv.FormatBool(j.Preemptible)
 		rec[9] = strconv.FormatInt(j.Checkpoint, 10)
-		if milli {
-			rec[10] = strconv.FormatInt(int64(j.GPUMilli), 10)
+		for i, k := range optional {
+			rec[len(csvColumns)+i] = strconv.FormatInt(csvOptional[k].get(j), 10)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

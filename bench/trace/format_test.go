@@ -14,9 +14,9 @@ func sampleTrace() *Trace {
 	return &Trace{
 		Name: "sample",
 		Jobs: []Job{
-			{ID: "a", Queue: "team-00", Submit: 0, Duration: 3600, GPUs: 8, Priority: 50, PriorityClass: "normal"},
+			{ID: "a", Queue: "team-00", Submit: 0, Duration: 3600, GPUs: 8, Priority: 50, PriorityClass: "normal", CPUMilli: 32000, MemoryMiB: 131072},
 			{ID: "b,quoted \"id\"", Queue: "team-01", Submit: 60, Duration: 600, GPUs: 16, GPUsPerPod: 8, Priority: -3, PriorityClass: "low", Preemptible: true, Checkpoint: 1800},
-			{ID: "c", Queue: "", Submit: 60, Duration: 1, GPUs: 1, GPUMilli: 250},
+			{ID: "c", Queue: "", Submit: 60, Duration: 1, GPUs: 1, GPUMilli: 250, CPUMilli: 500},
 		},
 		Nodes:      []Node{{Name: "n0", GPUs: 8, CPUMilli: 64000, MemoryMiB: 1024, Model: "T4"}},
 		Duplicates: 2,
@@ -69,6 +69,38 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCSVOptionalColumns: the writer adds only the optional columns some
+// job uses, and the reader takes any of them in their order.
+func TestCSVOptionalColumns(t *testing.T) {
+	tr := &Trace{Jobs: []Job{
+		{ID: "a", Queue: "q", Duration: 10, GPUs: 1, MemoryMiB: 2048},
+		{ID: "b", Queue: "q", Duration: 10, GPUs: 2},
+	}}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	if want := strings.Join(csvColumns, ",") + ",memoryMiB"; first != want {
+		t.Fatalf("header %q, want %q", first, want)
+	}
+	got, err := ReadCSV(&buf, "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Jobs, tr.Jobs) {
+		t.Fatalf("round trip changed the jobs:\n got %+v\nwant %+v", got.Jobs, tr.Jobs)
+	}
+	in := strings.Join(csvColumns, ",") + ",gpuMilli,cpuMilli\n" + "a,q,0,10,1,,,,,,,1500\n"
+	got, err = ReadCSV(strings.NewReader(in), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Job{ID: "a", Queue: "q", Duration: 10, GPUs: 1, CPUMilli: 1500}); got.Jobs[0] != want {
+		t.Fatalf("got %+v, want %+v", got.Jobs[0], want)
+	}
+}
+
 func TestCSVHeaderWithoutShares(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteCSV(&buf, Synthetic(SyntheticConfig{Jobs: 3})); err != nil {
@@ -110,6 +142,11 @@ func TestReadCSVErrors(t *testing.T) {
 		{"wrong header", "id,queue\n", 1, "header has 2 columns"},
 		{"misnamed column", strings.Replace(header, "gpus,", "gpu,", 1), 1, `header column 5 is "gpu"`},
 		{"misnamed share column", strings.TrimSuffix(header, "\n") + ",milli\n", 1, `header column 11 is "milli"`},
+		{"optional columns out of order", strings.TrimSuffix(header, "\n") + ",memoryMiB,cpuMilli\n", 1, `header column 12 is "cpuMilli", want one of gpuMilli, cpuMilli, memoryMiB`},
+		{"optional column twice", strings.TrimSuffix(header, "\n") + ",cpuMilli,cpuMilli\n", 1, `header column 12 is "cpuMilli"`},
+		{"too many columns", strings.TrimSuffix(header, "\n") + ",gpuMilli,cpuMilli,memoryMiB,disk\n", 1, "header has 14 columns"},
+		{"bad cpu", strings.TrimSuffix(header, "\n") + ",cpuMilli\n" + "a,q,0,10,1,0,0,,false,0,lots\n", 2, `bad cpuMilli "lots"`},
+		{"negative memory", strings.TrimSuffix(header, "\n") + ",memoryMiB\n" + "a,q,0,10,1,0,0,,false,0,-1\n", 2, "memory request -1 MiB outside"},
 		{"wrong field count", header + ok + "b,q,0,10\n", 3, "row has 4 fields, want 10"},
 		{"bad submit", header + "a,q,soon,10,1,0,0,,false,0\n", 2, `bad submit "soon": not an integer`},
 		{"missing duration", header + "a,q,0,,1,0,0,,false,0\n", 2, `bad duration ""`},
@@ -150,6 +187,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"zero GPUs", `[{"id":"a","submit":0,"duration":5,"gpus":0}]`, 0, "GPU count 0 is not positive"},
 		{"duplicate id", `[{"id":"a","duration":5,"gpus":1},{"id":"a","duration":5,"gpus":1}]`, 0, `duplicate id "a"`},
 		{"negative duration", `{"jobs":[{"id":"a","duration":-5,"gpus":1}]}`, 0, "duration -5 is not positive"},
+		{"negative CPU", `[{"id":"a","duration":5,"gpus":1,"cpuMilli":-1}]`, 0, "CPU request -1 milli outside"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

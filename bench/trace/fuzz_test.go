@@ -93,7 +93,7 @@ func FuzzOpenB(f *testing.F) {
 	f.Add([]byte(openbPods), []byte(openbNodes))
 	f.Add([]byte(openbPodHeader+"p,1,1,1,500,,BE,Running,0,0,0\n"), []byte(openbNodeHeader))
 	f.Fuzz(func(t *testing.T, pods, nodes []byte) {
-		for _, opt := range []OpenBOptions{{}, {SharedGPUs: true, QueueByQoS: true}} {
+		for _, opt := range []OpenBOptions{{}, {SharedGPUs: true, QueueByQoS: true, KeepUnscheduled: true}} {
 			tr, err := ParseOpenB(bytes.NewReader(pods), "pods.csv", bytes.NewReader(nodes), "nodes.csv", opt)
 			checkLoad(t, tr, err)
 		}

@@ -29,6 +29,15 @@ type Job struct {
 	// thousandths (1 to 999), when the trace models shared GPUs; 0 means
 	// the job uses its GPUs whole. A fractional job has GPUs 1.
 	GPUMilli int32 `json:"gpuMilli,omitempty"`
+	// CPUMilli (thousandths of a core) and MemoryMiB are what each pod of
+	// the job asks for besides its GPUs; 0 means the trace does not say.
+	// They are per pod, as a Kubernetes request is, so that a job split
+	// into pods asks every node it lands on for the same amounts. A replay
+	// books them only on a cluster whose nodes declare CPU and memory
+	// (the openb node list), where a node can run out of CPU before it
+	// runs out of GPUs.
+	CPUMilli  int64 `json:"cpuMilli,omitempty"`
+	MemoryMiB int64 `json:"memoryMiB,omitempty"`
 }
 
 // Node is one machine of a trace that brings its own cluster (Alibaba's

@@ -17,7 +17,8 @@ var openbNodeColumns = []string{"sn", "cpu_milli", "memory_mib", "gpu", "model"}
 // Trace.Skipped.
 const (
 	// SkipPending counts pods without a scheduled_time: they never ran,
-	// so the trace holds no run time for them.
+	// so the trace holds no run time for them (see
+	// OpenBOptions.KeepUnscheduled).
 	SkipPending = "pending"
 	// SkipCPUOnly counts pods that ask for no GPU.
 	SkipCPUOnly = "cpu-only"
@@ -42,6 +43,16 @@ type OpenBOptions struct {
 	// ("LS", "BE", "Burstable", "Guaranteed"); without it every pod goes
 	// to the single queue "openb".
 	QueueByQoS bool
+	// KeepUnscheduled keeps the GPU pods that never got a scheduled_time
+	// instead of counting them under SkipPending. They were asked for all
+	// the same, so they belong to the demand of a packing replay, which
+	// places every pod of the trace once (FGD's experiment: the pods of
+	// the whole list ask for 7,433 whole GPUs, 6,086.8 with shares counted
+	// fractionally, of the cluster's 6,212). Such a pod never ran, so its
+	// Duration is the time it waited in the cluster before it was deleted,
+	// deletion_time − creation_time, at least 1 second: a stand-in that
+	// keeps a time-based replay from holding it forever.
+	KeepUnscheduled bool
 }
 
 // LoadOpenB reads the Alibaba openb trace (cluster-trace-gpu-v2023): the
@@ -71,6 +82,7 @@ func LoadOpenB(podsPath, nodesPath string, opt OpenBOptions) (*Trace, error) {
 //   - Duration is deletion_time − scheduled_time, at least 1 second.
 //     Running pods were cut off at the trace's end, so their durations
 //     are lower bounds.
+//   - CPUMilli is cpu_milli and MemoryMiB is memory_mib.
 //   - GPUs is num_gpu and GPUsPerPod the same. A pod with num_gpu 1 and
 //     gpu_milli under 1000 shares a GPU: see OpenBOptions.SharedGPUs.
 //   - PriorityClass is qos, and Priority follows it: LS 3, Guaranteed 2,
@@ -78,9 +90,10 @@ func LoadOpenB(podsPath, nodesPath string, opt OpenBOptions) (*Trace, error) {
 //   - Queue is "openb", or the qos with OpenBOptions.QueueByQoS.
 //
 // Pods without a scheduled_time never ran and are counted under
-// SkipPending; pods with num_gpu 0 are counted under SkipCPUOnly (a pending
-// CPU-only pod counts as pending). Every pod row is thus either a job or
-// counted in Trace.Skipped.
+// SkipPending, unless OpenBOptions.KeepUnscheduled keeps them; pods with
+// num_gpu 0 are counted under SkipCPUOnly (a pending CPU-only pod counts as
+// pending, or as CPU-only when unscheduled pods are kept). Every pod row is
+// thus either a job or counted in Trace.Skipped.
 //
 // The node list has the header sn,cpu_milli,memory_mib,gpu,model; each
 // row becomes a Node in Trace.Nodes, in file order.
@@ -132,6 +145,9 @@ func parseOpenBPods(t *Trace, r io.Reader, name string, opt OpenBOptions) error 
 			if v < 0 {
 				return tab.errorf("%s %d is negative", openbPodColumns[col], v)
 			}
+			if v > maxDuration {
+				return tab.errorf("%s %d too large", openbPodColumns[col], v)
+			}
 			nums[i] = v
 		}
 		numGPU, milli := nums[2], nums[3]
@@ -154,16 +170,22 @@ func parseOpenBPods(t *Trace, r io.Reader, name string, opt OpenBOptions) error 
 		if err != nil {
 			return tab.errorf("bad deletion_time %q: %s", rec[9], err)
 		}
+		// An unscheduled pod, when kept, runs from its creation: see
+		// OpenBOptions.KeepUnscheduled.
+		started, startCol := created, "creation_time"
 		if strings.TrimSpace(rec[10]) == "" {
-			t.addSkipped(SkipPending)
-			continue
+			if !opt.KeepUnscheduled {
+				t.addSkipped(SkipPending)
+				continue
+			}
+		} else {
+			if started, err = parseNonNegative(rec[10]); err != nil {
+				return tab.errorf("bad scheduled_time %q: %s", rec[10], err)
+			}
+			startCol = "scheduled_time"
 		}
-		scheduled, err := parseNonNegative(rec[10])
-		if err != nil {
-			return tab.errorf("bad scheduled_time %q: %s", rec[10], err)
-		}
-		if deleted < scheduled {
-			return tab.errorf("negative duration: deletion_time %d before scheduled_time %d", deleted, scheduled)
+		if deleted < started {
+			return tab.errorf("negative duration: deletion_time %d before %s %d", deleted, startCol, started)
 		}
 		if numGPU == 0 {
 			t.addSkipped(SkipCPUOnly)
@@ -173,12 +195,14 @@ func parseOpenBPods(t *Trace, r io.Reader, name string, opt OpenBOptions) error 
 			ID:            id,
 			Queue:         "openb",
 			Submit:        created,
-			Duration:      max(deleted-scheduled, 1),
+			Duration:      max(deleted-started, 1),
 			GPUs:          int32(numGPU),
 			GPUsPerPod:    int32(numGPU),
 			Priority:      prio,
 			PriorityClass: qos,
 			Preemptible:   qos == "BE",
+			CPUMilli:      nums[0],
+			MemoryMiB:     nums[1],
 		}
 		if opt.QueueByQoS {
 			j.Queue = qos

@@ -31,9 +31,9 @@ func TestParseOpenB(t *testing.T) {
 	}
 	checkInvariants(t, tr)
 	want := []Job{
-		{ID: "p0", Queue: "openb", Submit: 0, Duration: 1000, GPUs: 1, GPUsPerPod: 1, Priority: 3, PriorityClass: "LS"},
-		{ID: "p2", Queue: "openb", Submit: 5, Duration: 1, GPUs: 8, GPUsPerPod: 8, Priority: 2, PriorityClass: "Guaranteed"},
-		{ID: "p1", Queue: "openb", Submit: 10, Duration: 480, GPUs: 1, GPUsPerPod: 1, Priority: 0, PriorityClass: "BE", Preemptible: true},
+		{ID: "p0", Queue: "openb", Submit: 0, Duration: 1000, GPUs: 1, GPUsPerPod: 1, Priority: 3, PriorityClass: "LS", CPUMilli: 12000, MemoryMiB: 16384},
+		{ID: "p2", Queue: "openb", Submit: 5, Duration: 1, GPUs: 8, GPUsPerPod: 8, Priority: 2, PriorityClass: "Guaranteed", CPUMilli: 6000, MemoryMiB: 12288},
+		{ID: "p1", Queue: "openb", Submit: 10, Duration: 480, GPUs: 1, GPUsPerPod: 1, Priority: 0, PriorityClass: "BE", Preemptible: true, CPUMilli: 6000, MemoryMiB: 12288},
 	}
 	if len(tr.Jobs) != len(want) {
 		t.Fatalf("got %d jobs, want %d: %+v", len(tr.Jobs), len(want), tr.Jobs)
@@ -74,6 +74,29 @@ func TestParseOpenBOptions(t *testing.T) {
 	}
 }
 
+// TestParseOpenBKeepUnscheduled: the pending GPU pod becomes a job that
+// lasts from its creation to its deletion; the pending CPU-only pod is
+// left out as CPU-only.
+func TestParseOpenBKeepUnscheduled(t *testing.T) {
+	tr, err := ParseOpenB(strings.NewReader(openbPods), "pods.csv", strings.NewReader(openbNodes), "nodes.csv", OpenBOptions{KeepUnscheduled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, tr)
+	if len(tr.Jobs) != 4 {
+		t.Fatalf("got %d jobs, want 4: %+v", len(tr.Jobs), tr.Jobs)
+	}
+	want := Job{ID: "p4", Queue: "openb", Submit: 9, Duration: 41, GPUs: 2, GPUsPerPod: 2, Priority: 1, PriorityClass: "Burstable", CPUMilli: 6000, MemoryMiB: 12288}
+	if tr.Jobs[2] != want {
+		t.Errorf("job 2 = %+v, want %+v", tr.Jobs[2], want)
+	}
+	if tr.Skipped[SkipCPUOnly] != 2 || len(tr.Skipped) != 1 {
+		t.Errorf("skipped %v, want 2 cpu-only", tr.Skipped)
+	}
+	_, err = ParseOpenB(strings.NewReader(openbPodHeader+"p,1,1,1,1000,,BE,Pending,9,5,\n"), "pods.csv", strings.NewReader(openbNodes), "nodes.csv", OpenBOptions{KeepUnscheduled: true})
+	wantRowError(t, err, "pods.csv", 2, "negative duration: deletion_time 5 before creation_time 9")
+}
+
 func TestParseOpenBErrors(t *testing.T) {
 	const ok = "p0,12000,16384,1,1000,,LS,Running,0,1000,0\n"
 	tests := []struct {
@@ -89,6 +112,7 @@ func TestParseOpenBErrors(t *testing.T) {
 		{"wrong field count", openbPodHeader + ok + "p1,1,1,1,1000,,LS,Running,0,1000\n", openbNodes, "pods.csv", 3, "row has 10 fields, want 11"},
 		{"bad cpu", openbPodHeader + "p1,x,1,1,1000,,LS,Running,0,1000,0\n", openbNodes, "pods.csv", 2, `bad cpu_milli "x"`},
 		{"negative GPUs", openbPodHeader + "p1,1,1,-1,1000,,LS,Running,0,1000,0\n", openbNodes, "pods.csv", 2, "num_gpu -1 is negative"},
+		{"memory too large", openbPodHeader + "p1,1,1099511627777,1,1000,,LS,Running,0,1000,0\n", openbNodes, "pods.csv", 2, "memory_mib 1099511627777 too large"},
 		{"GPU share above one", openbPodHeader + "p1,1,1,1,1500,,LS,Running,0,1000,0\n", openbNodes, "pods.csv", 2, "gpu_milli 1500 above 1000"},
 		{"unknown qos", openbPodHeader + "p1,1,1,1,1000,,Gold,Running,0,1000,0\n", openbNodes, "pods.csv", 2, `unknown qos "Gold"`},
 		{"bad creation", openbPodHeader + "p1,1,1,1,1000,,LS,Running,x,1000,0\n", openbNodes, "pods.csv", 2, "bad creation_time"},
@@ -165,5 +189,36 @@ func TestOpenBFile(t *testing.T) {
 		if shared && shares == 0 || !shared && shares != 0 {
 			t.Errorf("SharedGPUs %v: %d jobs with a GPU share", shared, shares)
 		}
+	}
+}
+
+// TestOpenBFileKeepUnscheduled checks the whole pod list's demand against
+// the figures of SOURCES.md: 7,433 whole GPUs, 6,086.8 with shares.
+func TestOpenBFileKeepUnscheduled(t *testing.T) {
+	needFile(t, openbPodsPath)
+	needFile(t, openbNodePath)
+	tr, err := LoadOpenB(openbPodsPath, openbNodePath, OpenBOptions{SharedGPUs: true, KeepUnscheduled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, tr)
+	if len(tr.Jobs) != 7064 || tr.Skipped[SkipCPUOnly] != 1088 || len(tr.Skipped) != 1 {
+		t.Errorf("%d jobs, skipped %v; want 7,064 GPU pods and 1,088 CPU-only ones", len(tr.Jobs), tr.Skipped)
+	}
+	var whole int64
+	var shared float64
+	for _, j := range tr.Jobs {
+		whole += int64(j.GPUs)
+		if j.GPUMilli > 0 {
+			shared += float64(j.GPUMilli) / 1000
+		} else {
+			shared += float64(j.GPUs)
+		}
+		if j.CPUMilli <= 0 {
+			t.Fatalf("job %+v: no CPU request", j)
+		}
+	}
+	if whole != 7433 || math.Abs(shared-6086.8) > 0.01 {
+		t.Errorf("the pods request %d whole GPUs and %.2f with shares, want 7,433 and 6,086.8", whole, shared)
 	}
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // maxDuration bounds job durations and submit times read from files (about
-// 31,700 years), so that sums over a trace cannot overflow.
+// 31,700 years), and the CPU and memory amounts, so that sums over a trace
+// cannot overflow.
 const maxDuration = 1 << 40
 
 // SortJobs orders jobs by submit time, then by ID, the order every Trace
@@ -28,9 +29,9 @@ func compareJobs(a, b Job) int {
 
 // Validate checks the invariants every loaded trace holds: jobs sorted by
 // submit time then ID, IDs non-empty and unique, submit times not negative,
-// durations and GPU counts positive, pod sizes and checkpoint intervals not
-// negative and GPUMilli within 0..999 (and only on single-GPU jobs). It
-// returns the first violation found.
+// durations and GPU counts positive, pod sizes, checkpoint intervals, CPU
+// and memory not negative, and GPUMilli within 0..999 (and only on
+// single-GPU jobs). It returns the first violation found.
 func (t *Trace) Validate() error {
 	seen := make(map[string]struct{}, len(t.Jobs))
 	for i := range t.Jobs {
@@ -82,6 +83,10 @@ func validateJob(j *Job) error {
 		return jobError(fmt.Sprintf("GPU share %d milli outside 0..999", j.GPUMilli))
 	case j.GPUMilli > 0 && j.GPUs != 1:
 		return jobError(fmt.Sprintf("GPU share %d milli on a job of %d GPUs", j.GPUMilli, j.GPUs))
+	case j.CPUMilli < 0 || j.CPUMilli > maxDuration:
+		return jobError(fmt.Sprintf("CPU request %d milli outside 0..2^40", j.CPUMilli))
+	case j.MemoryMiB < 0 || j.MemoryMiB > maxDuration:
+		return jobError(fmt.Sprintf("memory request %d MiB outside 0..2^40", j.MemoryMiB))
 	}
 	return nil
 }

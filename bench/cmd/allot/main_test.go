@@ -154,3 +154,71 @@ func TestSimulate(t *testing.T) {
 		t.Fatalf("an unknown policy: status %d", status)
 	}
 }
+
+// TestSimulatePack packs a trace with its own two nodes, an 8-GPU one
+// listed first: first fit (kueue) strands the 8-GPU pod, allot's placer
+// does not.
+func TestSimulatePack(t *testing.T) {
+	dir := t.TempDir()
+	tracePath := filepath.Join(dir, "small.json")
+	const small = `{"name": "small", "nodes": [{"name": "big", "gpus": 8, "cpuMilli": 64000}, {"name": "small", "gpus": 2, "cpuMilli": 16000}],
+	  "jobs": [{"id": "a", "queue": "q", "submit": 0, "duration": 10, "gpus": 1, "cpuMilli": 4000},
+	           {"id": "b", "queue": "q", "submit": 1, "duration": 10, "gpus": 1, "cpuMilli": 4000},
+	           {"id": "c", "queue": "q", "submit": 2, "duration": 10, "gpus": 8, "cpuMilli": 32000},
+	           {"id": "d", "queue": "q", "submit": 3, "duration": 10, "gpus": 2, "cpuMilli": 8000}]}`
+	if err := os.WriteFile(tracePath, []byte(small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	status, stdout, errOut := runCmd("simulate", "-pack", "-trace", tracePath, "-out", out)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	for _, want := range []string{"4 pods arrive in order on 10 GPUs", "unallocated @100%", "FGD (Weng et al., ATC'23)", "49%"} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	var rep struct {
+		Pods    int `json:"pods"`
+		Results []struct {
+			Policy          string `json:"policy"`
+			GPUs            int64  `json:"gpus"`
+			Pods            int    `json:"pods"`
+			Placed          int    `json:"placed"`
+			Failed          int    `json:"failed"`
+			AllocatedGPUs   int64  `json:"allocatedGpus"`
+			UnallocatedGPUs int64  `json:"unallocatedGpus"`
+			Full            *struct {
+				UnallocatedGPUs int64 `json:"unallocatedGpus"`
+			} `json:"full"`
+			Curve []struct {
+				ArrivedPct float64 `json:"arrivedPct"`
+			} `json:"curve"`
+		} `json:"results"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "pack.json"))
+	if err != nil || json.Unmarshal(b, &rep) != nil || rep.Pods != 4 || len(rep.Results) != 4 {
+		t.Fatalf("pack.json: %v %s", err, b)
+	}
+	// Unallocated GPUs at 100% demand and at the end.
+	want := map[string][2]int64{"fifo": {0, 0}, "kueue": {8, 6}, "slurm": {0, 0}, "allot": {0, 0}}
+	for _, r := range rep.Results {
+		if r.Placed+r.Failed != r.Pods || r.AllocatedGPUs+r.UnallocatedGPUs != r.GPUs || r.GPUs != 10 || r.Full == nil || len(r.Curve) != 4 {
+			t.Fatalf("%s: %+v", r.Policy, r)
+		}
+		if w := want[r.Policy]; r.Full.UnallocatedGPUs != w[0] || r.UnallocatedGPUs != w[1] {
+			t.Errorf("%s: %d GPUs unallocated at 100%% and %d at the end, want %d and %d", r.Policy, r.Full.UnallocatedGPUs, r.UnallocatedGPUs, w[0], w[1])
+		}
+	}
+	if status, _, errOut := runCmd("simulate", "-pack", "-trace", filepath.Join(dir, "missing.json")); status != 1 || !strings.Contains(errOut, "missing.json") {
+		t.Fatalf("a missing trace: status %d, stderr %q", status, errOut)
+	}
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, []byte(`{"name": "empty", "jobs": [], "nodes": [{"name": "n", "gpus": 8}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, errOut := runCmd("simulate", "-pack", "-trace", empty); status != 1 || !strings.Contains(errOut, "no jobs") {
+		t.Fatalf("an empty trace: status %d, stderr %q", status, errOut)
+	}
+}

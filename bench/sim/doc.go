@@ -1,0 +1,26 @@
+// Package sim replays a trace (bench/trace) on a cluster through allot's
+// own machinery, a Store, Decide and its scheduling loop, under policies
+// that switch that machinery's features on and off (fifo, kueue, slurm and
+// allot), so that they compare on the same workload.
+//
+// Two replays:
+//
+//   - Run replays the trace in time: jobs arrive at their submit times,
+//     run for their durations, finish or are preempted, and the report
+//     holds utilization, queue waits, preemption and fragmentation sampled
+//     while work waits.
+//   - Pack is the packing experiment of FGD (Weng et al., ATC'23): every
+//     job arrives once, in trace order, and never leaves, so the cluster
+//     only fills; the report holds the GPUs left unallocated when the
+//     arrived demand reaches the capacity and at the end, and the
+//     fragmentation then against the trace's own pod mix.
+//
+// The cluster is a uniform Shape, or a trace's own node list
+// (Options.Nodes). A node list that declares CPU and memory has them
+// booked beside the GPUs. A policy without topology awareness admits on
+// quota alone and the simulator binds the pods to nodes first fit, as
+// Kueue does without topology-aware scheduling.
+//
+// Both replays are deterministic: same trace, policy and options, same
+// result, byte for byte once marshalled. Nothing reads the wall clock.
+package sim
