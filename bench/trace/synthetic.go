@@ -71,9 +71,8 @@ var (
 const maxSyntheticDuration = 60 * 86400
 
 // classScales are the factors the base durations of each size class are
-// multiplied by (before the cap), and classMeans the resulting mean
-// durations in seconds.
-var classScales, classMeans = calibrateScales()
+// multiplied by (before the cap).
+var classScales, _ = calibrateScales()
 
 // baseDuration maps a quantile u in [0, 1) to a base duration in seconds.
 func baseDuration(u float64) float64 {
@@ -176,8 +175,9 @@ type SyntheticConfig struct {
 	// the mix.
 	ClusterGPUs int
 	// Load is the offered GPU demand as a fraction of ClusterGPUs: jobs
-	// arrive as a Poisson process whose rate makes the expected GPU-seconds
-	// submitted per second equal Load × ClusterGPUs.
+	// arrive as a Poisson process whose rate makes the GPU-seconds the
+	// generated jobs run between the first arrival and the last, divided by
+	// that window, equal Load × ClusterGPUs (see Synthetic).
 	Load float64
 	// ArrivalsPerHour, when positive, sets the Poisson arrival rate
 	// directly instead of Load.
@@ -227,8 +227,13 @@ func DefaultSynthetic() SyntheticConfig {
 //     blocks of 100 that take one value from every percentile band, which
 //     damps the sway a few very long jobs have on the GPU-time shares;
 //     each single draw is still distributed as above.
-//   - Arrivals are Poisson (see SyntheticConfig.Load); the first job
-//     arrives at time 0.
+//   - Arrivals are Poisson; the first job arrives at time 0. The rate
+//     is ArrivalsPerHour when set; otherwise it is solved for, once every
+//     job is drawn, so that the work falling inside the arrival window
+//     fills Load of the cluster on average. (The expected demand per job
+//     would not do: a trace of a few thousand jobs draws few of Philly's
+//     month-long jobs, and most of their work lands after the last
+//     arrival.)
 //
 // Jobs are named "job-000000" onwards in arrival order, which is also the
 // trace's order. Negative or out-of-range settings are replaced by their
@@ -267,7 +272,7 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 	// GPU-seconds of one job under it.
 	var sizes []int32
 	var sizeWeights []float64
-	var sizeTotal, gpuSeconds float64
+	var sizeTotal float64
 	for _, g := range phillySizes {
 		if int(g) > cfg.ClusterGPUs {
 			continue
@@ -276,14 +281,9 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 		sizes = append(sizes, g)
 		sizeWeights = append(sizeWeights, w)
 		sizeTotal += w
-		gpuSeconds += w * float64(g) * classMeans[SizeClass(g)]
 	}
-	gpuSeconds /= sizeTotal
 
 	rate := cfg.ArrivalsPerHour / 3600
-	if !(rate > 0) || math.IsInf(rate, 0) {
-		rate = cfg.Load * float64(cfg.ClusterGPUs) / gpuSeconds
-	}
 
 	teamWeights := make([]float64, cfg.Teams)
 	var teamTotal float64
@@ -297,11 +297,14 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 	r := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	strata := make([]stratified, len(sizes))
 	t := &Trace{Name: cfg.Name, Jobs: make([]Job, 0, cfg.Jobs)}
+	// Arrivals are drawn at unit rate and scaled once every job is known.
+	at := make([]float64, cfg.Jobs)
 	var now float64
 	for i := range cfg.Jobs {
 		if i > 0 {
-			now += r.ExpFloat64() / rate
+			now += r.ExpFloat64()
 		}
+		at[i] = now
 		k := pick(r, sizeWeights, sizeTotal)
 		g := sizes[k]
 		dur := min(classScales[SizeClass(g)]*baseDuration(strata[k].draw(r)), maxSyntheticDuration)
@@ -310,7 +313,7 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 		j := Job{
 			ID:            fmt.Sprintf("job-%0*d", idDigits, i),
 			Queue:         fmt.Sprintf("team-%0*d", teamDigits, team),
-			Submit:        min(int64(now), maxDuration),
+
 			Duration:      max(int64(math.Round(dur)), 1),
 			GPUs:          g,
 			Priority:      c.Priority,
@@ -323,7 +326,53 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 		}
 		t.Jobs = append(t.Jobs, j)
 	}
+	scale := 1 / rate
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		scale = loadScale(t.Jobs, at, cfg.Load*float64(cfg.ClusterGPUs))
+	}
+	for i := range t.Jobs {
+		t.Jobs[i].Submit = min(int64(at[i]*scale), maxDuration)
+	}
 	return t
+}
+
+// loadScale is the factor that stretches unit-rate arrival times at so
+// that the jobs offer gpus of work on average over the arrival window, the
+// window counting only the work that falls inside it: a trace of a few
+// thousand jobs holds few of Philly's month-long ones, and most of their
+// work would land after the last arrival, so the expected demand per job
+// alone would leave the window nearly idle. The work inside the window,
+// divided by its length, falls as the window stretches, so a bisection
+// finds the factor; a load the jobs cannot offer even all at once gives
+// the tightest window.
+func loadScale(jobs []Job, at []float64, gpus float64) float64 {
+	last := at[len(at)-1]
+	if len(jobs) < 2 || last <= 0 || !(gpus > 0) {
+		return 1
+	}
+	offered := func(scale float64) float64 {
+		span := last * scale
+		var work float64
+		for i := range jobs {
+			work += float64(jobs[i].GPUs) * min(float64(jobs[i].Duration), span-at[i]*scale)
+		}
+		return work / span
+	}
+	// Windows from one second per arrival to as long as the longest job
+	// allows; offered falls from lo to hi.
+	lo, hi := 1/last, float64(maxSyntheticDuration)*float64(len(jobs))/last
+	if offered(lo) <= gpus {
+		return lo
+	}
+	for range 100 {
+		mid := math.Sqrt(lo * hi)
+		if offered(mid) > gpus {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
 }
 
 // durationStrata is the number of equal quantile bands the duration draws

@@ -55,21 +55,39 @@ func TestSyntheticCalibration(t *testing.T) {
 	}
 }
 
-// TestSyntheticLoad checks that arrivals offer about Load × ClusterGPUs
-// of GPU demand.
+// TestSyntheticLoad checks that the work running inside the arrival
+// window fills Load of the cluster, for the default trace and a long one.
 func TestSyntheticLoad(t *testing.T) {
-	cfg := DefaultSynthetic()
-	cfg.Jobs = 200_000
-	tr := Synthetic(cfg)
-	s := tr.Stats()
-	offered := s.GPUHours * 3600 / float64(s.Span) / float64(cfg.ClusterGPUs)
-	if math.Abs(offered-cfg.Load) > 0.1 {
-		t.Errorf("offered load %.3f, want %.2f ± 0.1", offered, cfg.Load)
+	inWindow := func(tr *Trace) float64 {
+		last := tr.Jobs[len(tr.Jobs)-1].Submit
+		var work float64
+		for _, j := range tr.Jobs {
+			work += float64(j.GPUs) * float64(min(j.Duration, last-j.Submit))
+		}
+		return work / float64(last)
 	}
-	t.Logf("offered load %.3f over %.1f days", offered, float64(s.Span)/86400)
+	for _, jobs := range []int{3000, 200_000} {
+		cfg := DefaultSynthetic()
+		cfg.Jobs = jobs
+		tr := Synthetic(cfg)
+		offered := inWindow(tr) / float64(cfg.ClusterGPUs)
+		if math.Abs(offered-cfg.Load) > 0.01 {
+			t.Errorf("%d jobs: offered load %.3f, want %.2f", jobs, offered, cfg.Load)
+		}
+		t.Logf("%d jobs: offered load %.3f over %.1f days", jobs, offered, float64(tr.Stats().Span)/86400)
+	}
+	// A load no arrival pattern reaches: every job at once gives the
+	// tightest window, and still less than asked.
+	cfg := DefaultSynthetic()
+	cfg.Jobs, cfg.Load = 50, 40
+	if tr := Synthetic(cfg); inWindow(tr)/float64(cfg.ClusterGPUs) >= 40 {
+		t.Error("an impossible load was met")
+	}
 
+	cfg = DefaultSynthetic()
+	cfg.Jobs = 200_000
 	cfg.ArrivalsPerHour = 120
-	s = Synthetic(cfg).Stats()
+	s := Synthetic(cfg).Stats()
 	if perHour := float64(s.Jobs-1) / (float64(s.Span) / 3600); math.Abs(perHour-120) > 3 {
 		t.Errorf("%.1f arrivals per hour, want 120", perHour)
 	}
