@@ -27,7 +27,8 @@ type Result struct {
 	// Utilization is busy GPU-time over the cluster's GPU-time from the
 	// first arrival to the last (the steady state: a trace's longest jobs
 	// run on for weeks after the arrivals end); UsefulUtilization leaves
-	// out the work preemption threw away in that window.
+	// out the work preemption (and node failures) threw away in that
+	// window.
 	Utilization       float64 `json:"utilization"`
 	UsefulUtilization float64 `json:"usefulUtilization"`
 	// Waits are queue waits (submission to first start), per priority
@@ -41,6 +42,11 @@ type Result struct {
 	// PreemptionRate is evictions per 100 admissions.
 	PreemptionRate float64 `json:"preemptionRate"`
 	LostGPUHours   float64 `json:"lostGpuHours"`
+	// NodeFailures counts node failures (Options.NodeMTBF), Interruptions
+	// the jobs they stopped, and FailureLostGPUHours the work those lost.
+	NodeFailures        int     `json:"nodeFailures,omitempty"`
+	Interruptions       int     `json:"interruptions,omitempty"`
+	FailureLostGPUHours float64 `json:"failureLostGpuHours,omitempty"`
 	// Fragmentation, sampled while work waits: the mean share of nodes with
 	// free GPUs on which no waiting pod fits, the mean share of free GPUs
 	// the waiting mix cannot use (FGD's measure), and the share of samples
@@ -172,6 +178,8 @@ func (r *run) result() *Result {
 		res.PreemptionRate = 100 * float64(res.Evictions) / float64(res.Admissions)
 	}
 	res.LostGPUHours = float64(r.lostGPUSec) / 3600
+	res.NodeFailures, res.Interruptions = r.failures, r.interruptions
+	res.FailureLostGPUHours = float64(r.failLostGPUSec) / 3600
 	res.GPUHours = float64(r.busyAll) / 3600
 	if n := float64(r.frag.samples); n > 0 {
 		res.FragNodeShare, res.FragStrandedShare, res.FragAbove10 = r.frag.node/n, r.frag.strand/n, r.frag.above/n

@@ -107,9 +107,9 @@ func (r *run) measureBinding(mix []shapeCount) gang.Fragmentation {
 		pods += s.count
 	}
 	var f gang.Fragmentation
-	for _, free := range r.free {
-		if free.gpus <= 0 {
-			continue
+	for n, free := range r.free {
+		if free.gpus <= 0 || r.down[n] {
+			continue // a node that is down offers nothing
 		}
 		f.NodesWithFree++
 		f.FreeGPUs += int64(free.gpus)

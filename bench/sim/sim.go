@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 
@@ -54,6 +55,16 @@ type Options struct {
 	// Progress, when set, hears after every simulated instant how many
 	// jobs have left the run (completed or rejected) out of all of them.
 	Progress func(left, jobs int)
+	// NodeMTBF, when positive, makes every node fail at random while jobs
+	// arrive, with that mean time between failures in simulated seconds
+	// (exponentially distributed). A failed node is down for RepairTime seconds on average
+	// (0: an hour); the jobs on it lose the work since their last
+	// checkpoint and wait again, as preemption victims do, but count as
+	// interrupted, not preempted. FailureSeed seeds the draws: same seed,
+	// same failures.
+	NodeMTBF    int64
+	RepairTime  int64
+	FailureSeed uint64
 }
 
 // event kinds, in the order they apply at one instant: completions free
@@ -61,6 +72,8 @@ type Options struct {
 const (
 	evFinish = iota
 	evCheckpoint
+	evRepair
+	evFail
 	evArrive
 	evSample
 )
@@ -68,7 +81,7 @@ const (
 type event struct {
 	at   int64
 	kind uint8
-	job  int32
+	job  int32 // the job, or the node of a failure or repair
 	gen  int32
 }
 
@@ -148,6 +161,13 @@ type run struct {
 	decisions                                    int
 	series                                       []Sample
 	frag                                         fragStats
+
+	// Node failures (Options.NodeMTBF): the draws, which nodes are down,
+	// and what failures cost.
+	rng                     *rand.Rand
+	down                    []bool
+	failures, interruptions int
+	failLostGPUSec          int64
 }
 
 // Run replays tr on the cluster under policy p and reports what happened.
@@ -170,6 +190,12 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 		r.lastArrival = slices.MaxFunc(tr.Jobs, bySubmit).Submit
 		r.now = r.firstArrival
 		heap.Push(&r.ev, event{at: r.firstArrival, kind: evSample})
+		if o.NodeMTBF > 0 {
+			r.rng = rand.New(rand.NewPCG(o.FailureSeed, 0x6661696c))
+			for n := range r.nodes {
+				r.nextFailure(int32(n))
+			}
+		}
 	}
 	if err := r.loop(); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
@@ -190,6 +216,7 @@ func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
 		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
 	}
 	r.st = allot.NewStore(snap)
+	r.down = make([]bool, len(r.nodes))
 	if err := r.addJobs(tr); err != nil {
 		return nil, err
 	}
@@ -386,9 +413,16 @@ func (r *run) podGPUs(j *trace.Job) int32 {
 	return min(per, j.GPUs, r.widest)
 }
 
-// loop runs the events in time order, one scheduling loop per instant.
+// draw is an exponentially distributed span of the given mean, at least a
+// second.
+func (r *run) draw(mean int64) int64 {
+	return max(1, int64(r.rng.ExpFloat64()*float64(mean)))
+}
+
+// loop runs the events in time order, one scheduling loop per instant,
+// until every job is done or rejected (or the events run out).
 func (r *run) loop() error {
-	for r.ev.Len() > 0 {
+	for r.ev.Len() > 0 && r.open > 0 {
 		t := r.ev[0].at
 		if t > r.now {
 			r.busyAll += r.busyGPUs * (t - r.now)
@@ -469,7 +503,69 @@ func (r *run) apply(e event, sample *bool) error {
 		if r.open > 0 {
 			heap.Push(&r.ev, event{at: r.now + r.o.SampleEvery, kind: evSample})
 		}
+	case evFail:
+		return r.fail(e.job)
+	case evRepair:
+		n := e.job
+		r.down[n] = false
+		if _, err := r.st.Apply(allot.NodeUp{Node: nodeName(int(n))}); err != nil {
+			return err
+		}
+		r.freed = true
+		r.nextFailure(n)
 	}
+	return nil
+}
+
+// nextFailure draws node n's next failure. Failures happen only while jobs
+// arrive, the window the figures measure: a job longer than the time
+// between failures and without checkpoints would otherwise start over
+// forever.
+func (r *run) nextFailure(n int32) {
+	if at := r.now + r.draw(r.o.NodeMTBF); at <= r.lastArrival {
+		heap.Push(&r.ev, event{at: at, kind: evFail, job: n})
+	}
+}
+
+// fail takes node n down until its repair: the jobs on it are evicted
+// (allot placed them, or, under quota-only admission, the simulator bound
+// them there) and wait again.
+func (r *run) fail(n int32) error {
+	name := nodeName(int(n))
+	r.failures++
+	r.down[n] = true
+	if _, err := r.st.Apply(allot.NodeDown{Node: name}); err != nil {
+		return err
+	}
+	var hit []int32
+	if r.p.TopologyAware {
+		for _, id := range r.st.Load().RunningOn(name) {
+			if i, ok := r.byID[id]; ok {
+				hit = append(hit, i)
+			}
+		}
+	} else {
+		for i := range r.jobs {
+			if js := &r.jobs[i]; js.state == runningState && slices.Contains(js.boundTo, n) {
+				hit = append(hit, int32(i))
+			}
+		}
+	}
+	for _, i := range hit {
+		js := &r.jobs[i]
+		if _, err := r.st.Apply(allot.Evict{ID: js.j.ID}); err != nil {
+			return err
+		}
+		r.interrupted(js, true)
+	}
+	// These evictions are accounted for here, not as preemptions.
+	r.evictionsSeen = len(r.st.Load().Evictions())
+	r.freed = true // the interrupted jobs wait again: schedule now
+	repair := r.o.RepairTime
+	if repair <= 0 {
+		repair = 3600
+	}
+	heap.Push(&r.ev, event{at: r.now + r.draw(repair), kind: evRepair, job: n})
 	return nil
 }
 
@@ -579,9 +675,13 @@ func (r *run) start(js *jobState) {
 	r.checkpointAfter(js)
 }
 
-// evicted accounts for a victim: it keeps the work up to its last
-// checkpoint, loses the rest, and waits again.
-func (r *run) evicted(js *jobState) {
+// evicted accounts for a preemption victim.
+func (r *run) evicted(js *jobState) { r.interrupted(js, false) }
+
+// interrupted accounts for a job stopped by preemption or, with failure
+// set, by its node failing: it keeps the work up to its last checkpoint,
+// loses the rest, and waits again.
+func (r *run) interrupted(js *jobState, failure bool) {
 	switch js.state {
 	case runningState:
 		ran := r.now - js.start
@@ -589,7 +689,11 @@ func (r *run) evicted(js *jobState) {
 		if !js.j.Preemptible || js.j.Checkpoint == 0 {
 			lost = ran
 		}
-		r.lostGPUSec += lost * int64(js.j.GPUs)
+		if failure {
+			r.failLostGPUSec += lost * int64(js.j.GPUs)
+		} else {
+			r.lostGPUSec += lost * int64(js.j.GPUs)
+		}
 		if r.now <= r.lastArrival {
 			r.windowLost += lost * int64(js.j.GPUs)
 		}
@@ -600,7 +704,11 @@ func (r *run) evicted(js *jobState) {
 		r.hold = slices.DeleteFunc(r.hold, func(i int32) bool { return &r.jobs[i] == js })
 	}
 	js.state, js.saved = waiting, 0
-	js.evictions++
+	if failure {
+		r.interruptions++
+	} else {
+		js.evictions++
+	}
 	js.gen++
 }
 
@@ -638,6 +746,9 @@ func (r *run) bind(js *jobState) bool {
 	left := js.j.GPUs
 	got, gpus := js.boundTo[:0], js.boundGPUs[:0]
 	for n := 0; n < len(r.free) && left > 0; n++ {
+		if r.down[n] {
+			continue
+		}
 		for left > 0 {
 			want := min(per, left)
 			pod := r.podRoom(js.j, want)

@@ -248,3 +248,58 @@ func TestPhillyUnbounded(t *testing.T) {
 	}
 	t.Logf("peak %d GPUs; %.0f GPU-hours; %d decisions", peak, r.GPUHours, r.Decisions)
 }
+
+// TestNodeFailures: with nodes failing, the runs still end with every job
+// done or rejected, the same seed gives the same run, jobs on a failed
+// node lose their work and start over, and failures count as
+// interruptions, not preemptions.
+func TestNodeFailures(t *testing.T) {
+	var jobs []trace.Job
+	for i := range 200 {
+		jobs = append(jobs, job(fmt.Sprintf("j%03d", i), fmt.Sprint("q", i%2), int64(i*300), int64(600+i*37%5000), int32(1<<(i%4)), 0))
+	}
+	tr := &trace.Trace{Jobs: jobs}
+	o := tiny(4)
+	o.NodeMTBF, o.RepairTime, o.FailureSeed = 20_000, 1_800, 7
+	for _, p := range Policies() {
+		var out [2][]byte
+		var r *Result
+		for k := range out {
+			var err error
+			if r, err = Run(tr, p, o); err != nil {
+				t.Fatal(err)
+			}
+			if r.Completed+r.Rejected != len(jobs) {
+				t.Fatalf("%s: %d completed, %d rejected of %d", p.Name, r.Completed, r.Rejected, len(jobs))
+			}
+			out[k], _ = json.Marshal(r)
+		}
+		if !bytes.Equal(out[0], out[1]) {
+			t.Fatalf("%s: two runs with one failure seed differ", p.Name)
+		}
+		if r.NodeFailures == 0 || r.Interruptions == 0 || r.FailureLostGPUHours <= 0 || r.Evictions != 0 {
+			t.Fatalf("%s: %d failures, %d interruptions, %.1f GPU-h lost, %d evictions", p.Name, r.NodeFailures, r.Interruptions, r.FailureLostGPUHours, r.Evictions)
+		}
+		if r.UsefulUtilization >= r.Utilization {
+			t.Fatalf("%s: useful utilization %.3f not below %.3f", p.Name, r.UsefulUtilization, r.Utilization)
+		}
+	}
+	// One node, one long job: every failure in its run throws its work
+	// away, so it ends later than it would have and its GPU-time exceeds
+	// its duration.
+	one := &trace.Trace{Jobs: []trace.Job{job("long", "q", 0, 50_000, 8, 0), job("late", "q", 200_000, 10, 1, 0)}}
+	o = tiny(1)
+	o.NodeMTBF, o.RepairTime, o.FailureSeed = 10_000, 600, 1
+	p, _ := PolicyByName("allot")
+	r, err := Run(one, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Interruptions == 0 || r.GPUHours <= (50_000*8+10)/3600.0 || r.Completed != 2 {
+		t.Fatalf("%d interruptions, %.1f GPU-hours, %d completed", r.Interruptions, r.GPUHours, r.Completed)
+	}
+	o.NodeMTBF = 0
+	if r, _ := Run(one, p, o); r.NodeFailures != 0 || r.GPUHours != (50_000*8+10)/3600.0 {
+		t.Fatalf("without failures: %d failures, %.3f GPU-hours", r.NodeFailures, r.GPUHours)
+	}
+}

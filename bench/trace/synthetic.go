@@ -313,7 +313,6 @@ func Synthetic(cfg SyntheticConfig) *Trace {
 		j := Job{
 			ID:            fmt.Sprintf("job-%0*d", idDigits, i),
 			Queue:         fmt.Sprintf("team-%0*d", teamDigits, team),
-
 			Duration:      max(int64(math.Round(dur)), 1),
 			GPUs:          g,
 			Priority:      c.Priority,

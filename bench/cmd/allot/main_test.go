@@ -158,6 +158,19 @@ func TestSimulate(t *testing.T) {
 // TestSimulatePack packs a trace with its own two nodes, an 8-GPU one
 // listed first: first fit (kueue) strands the 8-GPU pod, allot's placer
 // does not.
+func TestSimulateNodeFailures(t *testing.T) {
+	status, out, errOut := runCmd("simulate", "-jobs", "300", "-nodes", "16", "-policies", "allot", "-node-mtbf", "5000", "-repair-time", "600")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	if !strings.Contains(out, "allot: ") || !strings.Contains(out, "node failures stopped") {
+		t.Fatalf("no failure line:\n%s", out)
+	}
+	if status, _, _ := runCmd("simulate", "-node-mtbf", "-5"); status != 2 {
+		t.Fatalf("a negative MTBF: status %d", status)
+	}
+}
+
 func TestSimulatePack(t *testing.T) {
 	dir := t.TempDir()
 	tracePath := filepath.Join(dir, "small.json")

@@ -33,6 +33,12 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    the cluster shape (openb brings its own nodes)
   -queue-depth N   a scheduling loop stops after N workloads it cannot
                    admit, as Slurm's default_queue_depth (default 100; 0: all)
+  -node-mtbf S     nodes fail at random, S simulated seconds apart on
+                   average per node (default 0: never); a failure stops
+                   the jobs on the node, which lose their work since the
+                   last checkpoint and wait again
+  -repair-time S   a failed node's mean time to repair (default 3600)
+  -failure-seed N  seed of the failures (default 1)
   -out DIR         also write report.json, results.csv, series.csv and the
                    charts utilization.svg, waits.svg, fragmentation.svg
   -pack            the packing replay of FGD's experiment instead of the
@@ -62,6 +68,9 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("jobs", trace.DefaultSynthetic().Jobs, "")
 	out := fs.String("out", "", "")
 	depth := fs.Int("queue-depth", 100, "")
+	mtbf := fs.Int64("node-mtbf", 0, "")
+	repair := fs.Int64("repair-time", 3600, "")
+	failureSeed := fs.Uint64("failure-seed", 1, "")
 	pack := fs.Bool("pack", false, "")
 	fs.IntVar(&shape.Nodes, "nodes", shape.Nodes, "")
 	fs.IntVar(&shape.GPUsPerNode, "gpus-per-node", shape.GPUsPerNode, "")
@@ -96,7 +105,11 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "allot simulate: -queue-depth must not be negative")
 		return 2
 	}
-	opts := sim.Options{Shape: shape, Nodes: tr.Nodes, QueueDepth: *depth}
+	if *mtbf < 0 || *repair < 0 {
+		fmt.Fprintln(stderr, "allot simulate: -node-mtbf and -repair-time must not be negative")
+		return 2
+	}
+	opts := sim.Options{Shape: shape, Nodes: tr.Nodes, QueueDepth: *depth, NodeMTBF: *mtbf, RepairTime: *repair, FailureSeed: *failureSeed}
 	gpus := shape.GPUs()
 	if len(tr.Nodes) > 0 {
 		gpus = 0
@@ -241,6 +254,11 @@ func printTable(w io.Writer, rs []*sim.Result, walls []time.Duration) {
 			r.Completed, r.Rejected, r.Decisions, float64(r.Decisions)/walls[i].Seconds())
 	}
 	tw.Flush()
+	for _, r := range rs {
+		if r.NodeFailures > 0 {
+			fmt.Fprintf(w, "%s: %d node failures stopped %d jobs, losing %.1f GPU-hours\n", r.Policy, r.NodeFailures, r.Interruptions, r.FailureLostGPUHours)
+		}
+	}
 	fmt.Fprintln(w, "\nqueue wait by priority class, seconds (p50 / p90 / p99):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for _, r := range rs {
