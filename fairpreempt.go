@@ -74,23 +74,29 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 	if len(p.cands) == 0 {
 		return nil, false
 	}
-	perQueue := make([][]*candidate, t.Len())
+	// Each queue's candidates in Kueue's order: keys computed once (the
+	// sort compares them many times), a stable sort by queue and key.
+	keys := make([]preempt.Candidate, len(p.cands))
+	order := make([]int32, len(p.cands))
 	for i := range p.cands {
-		c := &p.cands[i]
-		c.key = p.key(c) // once: the sort compares it many times
-		perQueue[c.r.queue] = append(perQueue[c.r.queue], c)
+		keys[i], order[i] = p.key(&p.cands[i]), int32(i)
 	}
-	for q, cs := range perQueue {
-		slices.SortStableFunc(cs, func(a, b *candidate) int {
-			switch {
-			case preempt.Less(&a.key, &b.key):
-				return -1
-			case preempt.Less(&b.key, &a.key):
-				return 1
-			}
-			return 0
-		})
-		perQueue[q] = cs
+	slices.SortStableFunc(order, func(a, b int32) int {
+		if qa, qb := p.cands[a].r.queue, p.cands[b].r.queue; qa != qb {
+			return int(qa) - int(qb)
+		}
+		switch {
+		case preempt.Less(&keys[a], &keys[b]):
+			return -1
+		case preempt.Less(&keys[b], &keys[a]):
+			return 1
+		}
+		return 0
+	})
+	perQueue := make([][]*candidate, t.Len())
+	for _, i := range order {
+		c := &p.cands[i]
+		perQueue[c.r.queue] = append(perQueue[c.r.queue], c)
 	}
 	p.m = sim{s: s, usage: s.usage.Clone()}
 	if p.sets != nil {

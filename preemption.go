@@ -17,8 +17,6 @@ type candidate struct {
 	// lca is the index, in the preemptor queue's path to the root, of the
 	// lowest cohort shared with the candidate's queue (0 in the own queue).
 	lca int32
-	// key orders the candidates of one queue in fair-sharing preemption.
-	key preempt.Candidate
 }
 
 // ordered yields candidates in preempt.Less order, sorting lazily: a heap
