@@ -174,21 +174,30 @@ func TestRunIsDeterministic(t *testing.T) {
 	}
 	tr := &trace.Trace{Jobs: jobs}
 	for _, p := range Policies() {
-		var out [2][]byte
-		for k := range out {
-			r, err := Run(tr, p, tiny(4))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Completed+r.Rejected != len(jobs) {
-				t.Fatalf("%s: %d completed, %d rejected of %d", p.Name, r.Completed, r.Rejected, len(jobs))
-			}
-			out[k], _ = json.Marshal(r)
-		}
-		if !bytes.Equal(out[0], out[1]) {
-			t.Fatalf("%s: two runs differ", p.Name)
-		}
+		runTwice(t, tr, p, tiny(4))
 	}
+}
+
+// runTwice runs tr under p twice and checks that every job left the run
+// (done or rejected) and that both runs report the same, byte for byte.
+func runTwice(t *testing.T, tr *trace.Trace, p Policy, o Options) *Result {
+	t.Helper()
+	var out [2][]byte
+	var r *Result
+	for k := range out {
+		var err error
+		if r, err = Run(tr, p, o); err != nil {
+			t.Fatal(err)
+		}
+		if r.Completed+r.Rejected != len(tr.Jobs) {
+			t.Fatalf("%s: %d completed, %d rejected of %d", p.Name, r.Completed, r.Rejected, len(tr.Jobs))
+		}
+		out[k], _ = json.Marshal(r)
+	}
+	if !bytes.Equal(out[0], out[1]) {
+		t.Fatalf("%s: two runs differ", p.Name)
+	}
+	return r
 }
 
 func TestRunRefusesBadInput(t *testing.T) {
@@ -262,21 +271,7 @@ func TestNodeFailures(t *testing.T) {
 	o := tiny(4)
 	o.NodeMTBF, o.RepairTime, o.FailureSeed = 20_000, 1_800, 7
 	for _, p := range Policies() {
-		var out [2][]byte
-		var r *Result
-		for k := range out {
-			var err error
-			if r, err = Run(tr, p, o); err != nil {
-				t.Fatal(err)
-			}
-			if r.Completed+r.Rejected != len(jobs) {
-				t.Fatalf("%s: %d completed, %d rejected of %d", p.Name, r.Completed, r.Rejected, len(jobs))
-			}
-			out[k], _ = json.Marshal(r)
-		}
-		if !bytes.Equal(out[0], out[1]) {
-			t.Fatalf("%s: two runs with one failure seed differ", p.Name)
-		}
+		r := runTwice(t, tr, p, o)
 		if r.NodeFailures == 0 || r.Interruptions == 0 || r.FailureLostGPUHours <= 0 || r.Evictions != 0 {
 			t.Fatalf("%s: %d failures, %d interruptions, %.1f GPU-h lost, %d evictions", p.Name, r.NodeFailures, r.Interruptions, r.FailureLostGPUHours, r.Evictions)
 		}
