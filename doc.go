@@ -62,8 +62,11 @@
 // When the request is not admissible as things stand and the queue's
 // policy allows, the preemption search looks for victims (package preempt):
 // Kueue's classical preemption, or its fair-sharing preemption when fair
-// sharing is on; victims must free both quota and a placement. Before the
-// admission, backfill safety keeps EASY reservations for blocked
-// higher-priority workloads. Schedule runs the scheduling loop over a
-// store's pending workloads, and Order gives the order it considers them.
+// sharing is on; victims must free both quota and a placement. Flavors are
+// assigned pod set by pod set: pod sets that fit keep their flavors and
+// only the others wait for victims. Before the admission, backfill safety
+// keeps EASY reservations for blocked higher-priority workloads. Schedule
+// runs the scheduling loop over a store's pending workloads (ScheduleFunc
+// hands each decision over as it is made), and Order gives the order it
+// considers them.
 package allot

@@ -183,7 +183,7 @@ func (dc *decider) tryPreemption() bool {
 		f := dc.qc.Flavors[k].Flavor
 		flavors, ok := dc.preemptionFlavors(f)
 		if !ok {
-			continue // the same assignment as under an earlier flavor
+			continue // the failed unit may not use f
 		}
 		p := dc.preemptionFor(flavors[:dc.n])
 		if p == nil {
