@@ -169,6 +169,9 @@ func TestSimulateNodeFailures(t *testing.T) {
 	if status, _, _ := runCmd("simulate", "-node-mtbf", "-5"); status != 2 {
 		t.Fatalf("a negative MTBF: status %d", status)
 	}
+	if status, _, _ := runCmd("simulate", "-load", "0"); status != 2 {
+		t.Fatalf("a zero load: status %d", status)
+	}
 }
 
 func TestSimulatePack(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +30,8 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    JSON file (default: all four)
   -seed N          seed of the synthetic workload (default 1)
   -jobs N          jobs of the synthetic workload (default 3000)
+  -load F          the synthetic workload's offered load: the work inside
+                   its arrival window over the cluster (default 0.9)
   -nodes N -gpus-per-node N -nodes-per-rack N -racks-per-block N
                    the cluster shape (openb brings its own nodes)
   -queue-depth N   a scheduling loop stops after N workloads it cannot
@@ -66,6 +69,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	policies := fs.String("policies", "fifo,kueue,slurm,allot", "")
 	seed := fs.Uint64("seed", 1, "")
 	jobs := fs.Int("jobs", trace.DefaultSynthetic().Jobs, "")
+	load := fs.Float64("load", trace.DefaultSynthetic().Load, "")
 	out := fs.String("out", "", "")
 	depth := fs.Int("queue-depth", 100, "")
 	mtbf := fs.Int64("node-mtbf", 0, "")
@@ -96,7 +100,11 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		ps = append(ps, p)
 	}
-	tr, err := loadTrace(*spec, *seed, *jobs, shape, *pack)
+	if !(*load > 0) || math.IsInf(*load, 0) {
+		fmt.Fprintln(stderr, "allot simulate: -load must be a positive number")
+		return 2
+	}
+	tr, err := loadTrace(*spec, *seed, *jobs, *load, shape, *pack)
 	if err != nil {
 		fmt.Fprintln(stderr, "allot simulate:", err)
 		return 1
@@ -155,12 +163,12 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 
 // loadTrace reads the trace spec names. A packing replay keeps openb's
 // never-scheduled pods: they are part of the demand it places.
-func loadTrace(spec string, seed uint64, jobs int, shape sim.Shape, pack bool) (*trace.Trace, error) {
+func loadTrace(spec string, seed uint64, jobs int, load float64, shape sim.Shape, pack bool) (*trace.Trace, error) {
 	kind, arg, _ := strings.Cut(spec, ":")
 	switch kind {
 	case "synthetic":
 		cfg := trace.DefaultSynthetic()
-		cfg.Seed, cfg.Jobs, cfg.ClusterGPUs = seed, jobs, int(shape.GPUs())
+		cfg.Seed, cfg.Jobs, cfg.ClusterGPUs, cfg.Load = seed, jobs, int(shape.GPUs()), load
 		return trace.Synthetic(cfg), nil
 	case "philly":
 		return trace.LoadPhilly(arg)
