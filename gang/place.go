@@ -404,9 +404,20 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 	if total < need {
 		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
 	}
-	// No node holds fewer than one pod: once the nodes seen in path order
-	// that hold exactly one (the first in least-free order) cover the
-	// request, the rest of the scan cannot change the answer.
+	// No node holds fewer than one pod, so when the nodes that hold exactly
+	// one cover the request, the first of them in path order are the
+	// answer; the counters find them without visiting the domains that
+	// cannot have any.
+	if p.fast {
+		if ones := p.collectOnes(scope, scopeLevel, p.cands[:0], need); int64(len(ones)) >= need {
+			p.cands = ones
+			p.next = append(p.next[:0], ones[:need]...)
+			return p.emit(out), Failure{}, true
+		}
+	}
+	// Otherwise least free first over every node. Once the nodes seen in
+	// path order that hold exactly one cover the request, the rest of the
+	// scan cannot change the answer.
 	p.ones, p.stopAt = 0, need
 	p.cands = p.collectNodes(scope, scopeLevel, p.cands[:0])
 	p.stopAt = 0
@@ -431,6 +442,39 @@ func (p *Placer) bestNode(scope int32) int64 {
 		best = max(best, p.nodeCount(n))
 	}
 	return best
+}
+
+// collectOnes appends, in path order, the nodes of domain d (at level l)
+// that hold exactly one pod, until there are need of them. It skips a
+// domain whose counters prove that every usable node with a free GPU holds
+// two or more: the counters are exact for the pod's shape there, no node
+// has GPU islands, and the fewest free GPUs of any such node make two
+// pods. Without that proof it descends, so the answer never depends on it.
+func (p *Placer) collectOnes(d int32, l int, out []cand, need int64) []cand {
+	if int64(len(out)) >= need {
+		return out
+	}
+	if l == p.t.NodeLevel() {
+		if p.nodeCount(d) == 1 {
+			out = append(out, cand{id: d, count: 1})
+		}
+		return out
+	}
+	if c, ok := p.fastCount(d, l); ok {
+		if c == 0 {
+			return out
+		}
+		if !p.t.Islands(d) && p.st.Agg(d).MinFree[p.t.GPU] >= 2*int64(p.ps.GPUs) {
+			return out
+		}
+	}
+	dom := &p.t.Domains[d]
+	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
+		if out = p.collectOnes(c, l+1, out, need); int64(len(out)) >= need {
+			break
+		}
+	}
+	return out
 }
 
 // collectNodes appends every node of scope with room for a pod, skipping

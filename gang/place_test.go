@@ -550,3 +550,31 @@ func TestPlaceRemembersEarlierCalls(t *testing.T) {
 		t.Errorf("the second call placed %v on the GPUs of the first, %v", second, first)
 	}
 }
+
+func TestUnconstrainedSeesIslands(t *testing.T) {
+	// Rack r0 holds two nodes of islands 4 and 4. n0 has GPUs 0-2 and 7
+	// free: four free GPUs, but a 2-GPU pod fits once (two in the first
+	// island, none in the second); n1 is empty. Rack r1 holds n2, without
+	// islands, with two GPUs free: it also fits the pod once. Least free
+	// first, ties by path, the pod goes to n0, although r0's fewest free
+	// GPUs (four) would make two pods on a node without islands: r0's
+	// counters must not rule n0 out.
+	st := tcluster(t, []string{"rack"}, []tnode{
+		{name: "n0", labels: []string{"r0"}, gpus: 8, groups: []int{4, 4}, busy: []int{3, 4, 5, 6}},
+		{name: "n1", labels: []string{"r0"}, gpus: 8, groups: []int{4, 4}},
+		{name: "n2", labels: []string{"r1"}, gpus: 8, busy: []int{0, 1, 2, 3, 4, 5}},
+	})
+	if got := st.T.Nodes[0].GPUFits(st.FreeMask(0), 2); got != 1 {
+		t.Fatalf("GPUFits(n0) = %d, want 1", got)
+	}
+	ps := gpuPod(1, 2, gang.Unconstrained, 0, gang.Pack)
+	var p gang.Placer
+	p.Reset(st)
+	asg, fail, ok := p.Place([]gang.PodSet{ps}, nil)
+	if !ok || len(asg) != 1 {
+		t.Fatalf("not placed: %+v", fail)
+	}
+	if name := st.T.Nodes[asg[0].Node].Name; name != "n0" {
+		t.Fatalf("placed on %s, want n0 (least free, first in path order)", name)
+	}
+}

@@ -90,6 +90,16 @@ type Topology struct {
 	G         int
 	TotalGPUs int
 	byName    map[string]int32
+	// islands[n] counts the nodes before node n with more than one GPU
+	// island (see Islands).
+	islands []int32
+}
+
+// Islands reports whether any node of domain d has more than one GPU
+// island: there a node's pod count is not its free GPUs over the pod's.
+func (t *Topology) Islands(d int32) bool {
+	dom := &t.Domains[d]
+	return t.islands[dom.End] > t.islands[dom.First]
 }
 
 // New sorts the nodes by flavor and path and builds the domain trees.
@@ -142,6 +152,13 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 		}
 	}
 	t.TotalGPUs = int(base)
+	t.islands = make([]int32, len(t.Nodes)+1)
+	for i := range t.Nodes {
+		t.islands[i+1] = t.islands[i]
+		if len(t.Nodes[i].Groups) > 1 {
+			t.islands[i+1]++
+		}
+	}
 	t.buildDomains(flavors)
 	return t, nil
 }
