@@ -408,7 +408,9 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 	// one cover the request, the first of them in path order are the
 	// answer; the counters find them without visiting the domains that
 	// cannot have any.
-	if p.fast {
+	// (On a small scope a plain scan costs less than a search that may
+	// find too few and scan anyway.)
+	if dom := &p.t.Domains[scope]; p.fast && dom.End-dom.First > onesSearchMin {
 		if ones := p.collectOnes(scope, scopeLevel, p.cands[:0], need); int64(len(ones)) >= need {
 			p.cands = ones
 			p.next = append(p.next[:0], ones[:need]...)
@@ -443,6 +445,11 @@ func (p *Placer) bestNode(scope int32) int64 {
 	}
 	return best
 }
+
+// onesSearchMin is the number of nodes above which the unconstrained
+// placement looks for one-pod nodes with the counters first (a variable
+// so that tests can take every scope that way).
+var onesSearchMin int32 = 256
 
 // collectOnes appends, in path order, the nodes of domain d (at level l)
 // that hold exactly one pod, until there are need of them. It skips a

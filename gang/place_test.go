@@ -179,23 +179,30 @@ func TestPlaceBestFit(t *testing.T) {
 			ps: gpuPod(3, 2, gang.Required, 1, gang.Spread), want: "c0:1 c1:1 d0:1",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			st := tcluster(t, levels, tt.nodes)
-			var p gang.Placer
-			p.Reset(st)
-			ps := tt.ps
-			asg, fail, ok := p.Place([]gang.PodSet{ps}, nil)
-			if !ok {
-				t.Fatalf("not placed: %+v", fail)
-			}
-			if err := checkAssignments(st, &ps, asg); err != nil {
-				t.Fatal(err)
-			}
-			if got := podsPerNode(st, asg); got != tt.want {
-				t.Errorf("got %s, want %s", got, tt.want)
-			}
-		})
+	// Every case twice: as small clusters are placed, and with the
+	// counter-guided search for one-pod nodes that large ones take.
+	for _, everywhere := range []bool{false, true} {
+		if everywhere {
+			defer gang.SearchOnesEverywhere()()
+		}
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/onesSearch=%t", tt.name, everywhere), func(t *testing.T) {
+				st := tcluster(t, levels, tt.nodes)
+				var p gang.Placer
+				p.Reset(st)
+				ps := tt.ps
+				asg, fail, ok := p.Place([]gang.PodSet{ps}, nil)
+				if !ok {
+					t.Fatalf("not placed: %+v", fail)
+				}
+				if err := checkAssignments(st, &ps, asg); err != nil {
+					t.Fatal(err)
+				}
+				if got := podsPerNode(st, asg); got != tt.want {
+					t.Errorf("got %s, want %s", got, tt.want)
+				}
+			})
+		}
 	}
 }
 
@@ -559,11 +566,17 @@ func TestUnconstrainedSeesIslands(t *testing.T) {
 	// first, ties by path, the pod goes to n0, although r0's fewest free
 	// GPUs (four) would make two pods on a node without islands: r0's
 	// counters must not rule n0 out.
-	st := tcluster(t, []string{"rack"}, []tnode{
+	nodes := []tnode{
 		{name: "n0", labels: []string{"r0"}, gpus: 8, groups: []int{4, 4}, busy: []int{3, 4, 5, 6}},
 		{name: "n1", labels: []string{"r0"}, gpus: 8, groups: []int{4, 4}},
 		{name: "n2", labels: []string{"r1"}, gpus: 8, busy: []int{0, 1, 2, 3, 4, 5}},
-	})
+	}
+	// Full nodes in a third rack make the cluster large enough for the
+	// counter-guided search.
+	for i := range 300 {
+		nodes = append(nodes, tnode{name: fmt.Sprintf("x%03d", i), labels: []string{"r2"}, gpus: 8, busy: []int{0, 1, 2, 3, 4, 5, 6, 7}})
+	}
+	st := tcluster(t, []string{"rack"}, nodes)
 	if got := st.T.Nodes[0].GPUFits(st.FreeMask(0), 2); got != 1 {
 		t.Fatalf("GPUFits(n0) = %d, want 1", got)
 	}

@@ -456,6 +456,15 @@ func composition(nodes int, asg []gang.Assignment) []int64 {
 }
 
 func TestPlaceMatchesExhaustiveReference(t *testing.T) {
+	checkAgainstReference(t)
+	// Once more with the counter-guided search for one-pod nodes taken
+	// on every scope, not only on large clusters.
+	defer gang.SearchOnesEverywhere()()
+	checkAgainstReference(t)
+}
+
+func checkAgainstReference(t *testing.T) {
+	t.Helper()
 	const cases = 4000
 	var placed, refused, requiredFails int
 	for seed := uint64(1); seed <= cases; seed++ {
@@ -583,6 +592,15 @@ func TestReferenceAgreesWithGPUFits(t *testing.T) {
 // pod sets at once gives the second the same placement as placing the first,
 // booking it in the state, and placing the second on what is left.
 func TestPlaceOverlayMatchesCommitted(t *testing.T) {
+	checkOverlayMatchesCommitted(t)
+	// Once more with the counter-guided search for one-pod nodes taken
+	// on every scope.
+	defer gang.SearchOnesEverywhere()()
+	checkOverlayMatchesCommitted(t)
+}
+
+func checkOverlayMatchesCommitted(t *testing.T) {
+	t.Helper()
 	const cases = 3000
 	both := 0
 	for seed := uint64(1); seed <= cases; seed++ {
