@@ -58,6 +58,9 @@ func checkWorld(t *testing.T, w world) {
 		cur := store.Load()
 		d := allot.Decide(cur, r)
 		checkDecision(t, &w.B, cur, r, d)
+		if _, dup := cur.Running(r.ID); dup && (d.Verdict != allot.VerdictReject || d.Reason != allot.InvalidRequest) {
+			t.Fatalf("request %d (%q) is already running: Decide gives %v %v", i, r.ID, d.Verdict, d.Reason)
+		}
 		if d.Verdict != allot.VerdictAdmit {
 			continue
 		}
@@ -65,20 +68,49 @@ func checkWorld(t *testing.T, w world) {
 		if panicked != nil {
 			t.Fatalf("request %d (%q): Commit panicked: %v", i, r.ID, panicked)
 		}
-		if _, dup := cur.Running(r.ID); dup {
-			// Decide does not look at the request's ID; the store refuses
-			// a second admission of a running workload.
-			if !errors.Is(err, allot.ErrConflict) {
-				t.Fatalf("request %d (%q) is already running: Commit gives %v, want a conflict", i, r.ID, err)
-			}
-			continue
-		}
 		if err != nil {
 			t.Fatalf("request %d (%q): Commit on the store: %v", i, r.ID, err)
 		}
 		if next.Version() != cur.Version()+1 {
 			t.Fatalf("request %d: version %d after commit, was %d", i, next.Version(), cur.Version())
 		}
+	}
+	checkLoop(t, store)
+}
+
+// checkLoop runs the scheduling loop over what the events left pending:
+// the admission order lists every pending workload once, every admission
+// the loop reports ends up running or evicted again, and the loop leaves
+// the fragmentation measurable.
+func checkLoop(t *testing.T, store *allot.Store) {
+	t.Helper()
+	before := store.Load()
+	order := allot.Order(before)
+	if got, want := slices.Sorted(slices.Values(order)), before.PendingIDs(); !slices.Equal(got, want) {
+		t.Fatalf("Order lists %v, the pending workloads are %v", got, want)
+	}
+	var ds []allot.Decision
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("Schedule panicked: %v", r)
+			}
+		}()
+		ds = allot.Schedule(store)
+	}()
+	after := store.Load()
+	for _, d := range ds {
+		if d.Verdict != allot.VerdictAdmit {
+			continue
+		}
+		_, running := after.Running(d.Workload)
+		_, pending := after.Pending(d.Workload)
+		if !running && !pending {
+			t.Fatalf("Schedule admitted %q, which is neither running nor pending after the loop", d.Workload)
+		}
+	}
+	if f := after.Fragmentation(); f.NodeShare < 0 || f.NodeShare > 1 || f.StrandedShare < 0 || f.StrandedShare > 1+1e-9 {
+		t.Fatalf("fragmentation out of range: %+v", f)
 	}
 }
 

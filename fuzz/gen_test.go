@@ -588,7 +588,16 @@ func (p *namePools) topology(t *allot.TopologyRequest, c gofuzz.Continue) {
 func (p *namePools) event(c gofuzz.Continue, i int) allot.Event {
 	ids := append(append([]string(nil), p.ids...), fmt.Sprintf("r%d", c.Intn(i+1)))
 	node := p.pick(c, p.nodes)
-	switch c.Intn(12) {
+	switch c.Intn(14) {
+	case 8:
+		var w allot.Workload
+		p.workload(&w, c)
+		if w.ID == "x" {
+			w.ID = fmt.Sprintf("s%d", c.Intn(8)) // a few IDs, so some repeat
+		}
+		return allot.Submit{Workload: w}
+	case 9:
+		return allot.Withdraw{ID: p.pick(c, ids)}
 	case 0:
 		return allot.Finish{ID: p.pick(c, ids)}
 	case 1:
