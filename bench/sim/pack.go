@@ -8,7 +8,6 @@ import (
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/bench/trace"
 	"github.com/allot-sched/allot/gang"
-	"github.com/allot-sched/allot/internal/res"
 )
 
 // PackResult is one policy's packing replay (see Pack).
@@ -139,7 +138,7 @@ func (pk *packer) finish() *PackResult {
 	if pk.sampled < len(pk.order) {
 		out.Curve = append(out.Curve, pk.point())
 	}
-	out.Fragmentation = pk.fragmentation()
+	out.Fragmentation = pk.mixFragmentation(pk.mix)
 	return out
 }
 
@@ -155,10 +154,7 @@ type packer struct {
 	arrived int64
 	nextPct int64
 	sampled int
-	// mix is the trace's pod shapes, the target workload fragmentation is
-	// measured against.
-	mix []shapeCount
-	d   allot.Decision
+	d       allot.Decision
 }
 
 // arrive submits, decides and places one job, or withdraws it.
@@ -205,7 +201,7 @@ func (pk *packer) observe(pods int) {
 		out.Full = &PackMoment{
 			Pods: pods, ArrivedPct: pk.arrivedPct(), Placed: out.Placed,
 			AllocatedGPUs: out.AllocatedGPUs, UnallocatedGPUs: capacity - out.AllocatedGPUs,
-			Fragmentation: pk.fragmentation(),
+			Fragmentation: pk.mixFragmentation(pk.mix),
 		}
 	}
 	// One sample however many percents one arrival passes (a large job
@@ -221,42 +217,4 @@ func (pk *packer) arrivedPct() float64 { return 100 * float64(pk.arrived) / floa
 func (pk *packer) point() PackPoint {
 	alloc := pk.out.AllocatedGPUs
 	return PackPoint{ArrivedPct: pk.arrivedPct(), AllocatedGPUs: alloc, UnallocatedPct: 100 * float64(pk.gpus-alloc) / float64(pk.gpus)}
-}
-
-// targetMix is every pod of the trace by shape: the workload the cluster
-// is asked to hold, which FGD estimates from the trace the same way.
-func (pk *packer) targetMix() []shapeCount {
-	mix := make(map[room]int64)
-	for i := range pk.jobs {
-		pk.addPods(mix, pk.jobs[i].j)
-	}
-	return shapes(mix)
-}
-
-// fragmentation measures the cluster now against the target mix: allot's
-// placement state when admission is topology-aware, the simulator's own
-// binding otherwise.
-func (pk *packer) fragmentation() gang.Fragmentation {
-	if !pk.p.TopologyAware {
-		return pk.measureBinding(pk.mix)
-	}
-	s := pk.st.Load()
-	idx := map[string]int{}
-	for i, name := range s.Resources() {
-		idx[name] = i
-	}
-	demand := make([]gang.Demand, len(pk.mix))
-	for k, m := range pk.mix {
-		var v res.Vec
-		v[idx["gpu"]] = int64(m.pod.gpus)
-		if pk.cpu {
-			v[idx["cpu"]] = m.pod.cpu
-		}
-		if pk.mem {
-			v[idx["memory"]] = m.pod.mem
-		}
-		// Every node is of the one flavor, index 0.
-		demand[k] = gang.Demand{Count: m.count, GPUs: int(m.pod.gpus), Res: v, Flavors: 1}
-	}
-	return gang.MeasureDemand(s.State(), demand)
 }

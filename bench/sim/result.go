@@ -54,6 +54,11 @@ type Result struct {
 	FragNodeShare     float64 `json:"fragNodeShare"`
 	FragStrandedShare float64 `json:"fragStrandedShare"`
 	FragAbove10       float64 `json:"fragAbove10"`
+	// FragMix is FGD's measure against the trace's own pod mix (its
+	// target workload) instead of what waits, averaged over every sample:
+	// the share of free GPUs a typical pod of the trace cannot use. It
+	// tells the placement apart from what happens to be waiting.
+	FragMix float64 `json:"fragMix"`
 	// Throughput is completed jobs per simulated hour.
 	Throughput float64 `json:"throughput"`
 	// JCT is the job completion time (submission to end), in seconds.
@@ -86,8 +91,8 @@ type Sample struct {
 }
 
 type fragStats struct {
-	samples             int
-	node, strand, above float64
+	samples, all             int
+	node, strand, above, mix float64
 }
 
 // sample records the cluster now, measuring fragmentation against what
@@ -95,6 +100,11 @@ type fragStats struct {
 func (r *run) sample() {
 	s := r.st.Load()
 	smp := Sample{At: r.now, Utilization: float64(r.busyGPUs) / float64(r.gpus), Waiting: s.NumPending() + len(r.hold)}
+	if r.mix == nil {
+		r.mix = r.targetMix()
+	}
+	r.frag.all++
+	r.frag.mix += r.mixFragmentation(r.mix).StrandedShare
 	if smp.Waiting > 0 {
 		var f gang.Fragmentation
 		if r.p.TopologyAware {
@@ -183,6 +193,9 @@ func (r *run) result() *Result {
 	res.GPUHours = float64(r.busyAll) / 3600
 	if n := float64(r.frag.samples); n > 0 {
 		res.FragNodeShare, res.FragStrandedShare, res.FragAbove10 = r.frag.node/n, r.frag.strand/n, r.frag.above/n
+	}
+	if n := float64(r.frag.all); n > 0 {
+		res.FragMix = r.frag.mix / n
 	}
 	classes := make([]string, 0, len(waits))
 	for c := range waits {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/allot-sched/allot/bench/trace"
 	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
 )
 
 // maxAmount is the largest quantity allot accepts; the cluster's CPU and
@@ -133,4 +134,42 @@ func (r *run) measureBinding(mix []shapeCount) gang.Fragmentation {
 		f.StrandedShare = f.ExpectedStranded / float64(f.FreeGPUs)
 	}
 	return f
+}
+
+// targetMix is every pod of the trace by shape: the workload the cluster
+// is asked to hold, which FGD estimates from the trace the same way.
+func (r *run) targetMix() []shapeCount {
+	mix := make(map[room]int64)
+	for i := range r.jobs {
+		r.addPods(mix, r.jobs[i].j)
+	}
+	return shapes(mix)
+}
+
+// mixFragmentation measures the cluster now against a mix of pod shapes
+// (the trace's own, FGD's target workload): allot's placement state when
+// admission is topology-aware, the simulator's own binding otherwise.
+func (r *run) mixFragmentation(mix []shapeCount) gang.Fragmentation {
+	if !r.p.TopologyAware {
+		return r.measureBinding(mix)
+	}
+	s := r.st.Load()
+	idx := map[string]int{}
+	for i, name := range s.Resources() {
+		idx[name] = i
+	}
+	demand := make([]gang.Demand, len(mix))
+	for k, m := range mix {
+		var v res.Vec
+		v[idx["gpu"]] = int64(m.pod.gpus)
+		if r.cpu {
+			v[idx["cpu"]] = m.pod.cpu
+		}
+		if r.mem {
+			v[idx["memory"]] = m.pod.mem
+		}
+		// Every node is of the one flavor, index 0.
+		demand[k] = gang.Demand{Count: m.count, GPUs: int(m.pod.gpus), Res: v, Flavors: 1}
+	}
+	return gang.MeasureDemand(s.State(), demand)
 }

@@ -150,7 +150,8 @@ type run struct {
 	// free (a completion) and which jobs arrived.
 	freed   bool
 	arrived []int32
-	seen    []outcome // the decisions of this instant
+	seen    []outcome    // the decisions of this instant
+	mix     []shapeCount // the trace's pods by shape: FGD's target workload
 
 	// busyGPUSec and windowLost count from the first arrival to the last,
 	// where the cluster is in its steady state; lostGPUSec counts all.

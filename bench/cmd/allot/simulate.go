@@ -253,12 +253,12 @@ func writePackReport(dir string, tr *trace.Trace, rs []*sim.PackResult) error {
 // printTable prints one row per policy: the four health numbers first.
 func printTable(w io.Writer, rs []*sim.Result, walls []time.Duration) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tutil\tuseful\twait p50/p90/p99 (s)\tpreempt/100\tlost GPU-h\tfrag nodes\tfrag GPUs\tfrag>10%\tjobs/h\tJCT mean (s)\tJCT p99 (s)\tdone\trejected\tdecisions\tdecisions/s\t")
+	fmt.Fprintln(tw, "policy\tutil\tuseful\twait p50/p90/p99 (s)\tpreempt/100\tlost GPU-h\tfrag nodes\tfrag GPUs\tfrag>10%\tfrag mix\tjobs/h\tJCT mean (s)\tJCT p99 (s)\tdone\trejected\tdecisions\tdecisions/s\t")
 	for i, r := range rs {
 		all := allWaits(r)
-		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%s\t%.2f\t%.1f\t%.1f%%\t%.1f%%\t%.1f%%\t%.2f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t\n",
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%s\t%.2f\t%.1f\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t%.2f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t\n",
 			r.Policy, 100*r.Utilization, 100*r.UsefulUtilization, all, r.PreemptionRate, r.LostGPUHours,
-			100*r.FragNodeShare, 100*r.FragStrandedShare, 100*r.FragAbove10, r.Throughput, r.JCTMean, r.JCTP99,
+			100*r.FragNodeShare, 100*r.FragStrandedShare, 100*r.FragAbove10, 100*r.FragMix, r.Throughput, r.JCTMean, r.JCTP99,
 			r.Completed, r.Rejected, r.Decisions, float64(r.Decisions)/walls[i].Seconds())
 	}
 	tw.Flush()
@@ -312,10 +312,10 @@ func writeReport(dir string, tr *trace.Trace, rs []*sim.Result) error {
 		return err
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-	rows := [][]string{{"policy", "utilization", "useful_utilization", "preemption_rate", "lost_gpu_hours", "frag_node_share", "frag_stranded_share", "frag_above_10", "throughput", "jct_mean", "jct_p99", "completed", "rejected", "decisions"}}
+	rows := [][]string{{"policy", "utilization", "useful_utilization", "preemption_rate", "lost_gpu_hours", "frag_node_share", "frag_stranded_share", "frag_above_10", "frag_mix", "throughput", "jct_mean", "jct_p99", "completed", "rejected", "decisions"}}
 	for _, r := range rs {
 		rows = append(rows, []string{r.Policy, f(r.Utilization), f(r.UsefulUtilization), f(r.PreemptionRate), f(r.LostGPUHours),
-			f(r.FragNodeShare), f(r.FragStrandedShare), f(r.FragAbove10), f(r.Throughput), f(r.JCTMean), f(r.JCTP99),
+			f(r.FragNodeShare), f(r.FragStrandedShare), f(r.FragAbove10), f(r.FragMix), f(r.Throughput), f(r.JCTMean), f(r.JCTP99),
 			strconv.Itoa(r.Completed), strconv.Itoa(r.Rejected), strconv.Itoa(r.Decisions)})
 	}
 	if err := writeCSV(filepath.Join(dir, "results.csv"), rows); err != nil {
