@@ -36,10 +36,10 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    the cluster shape (openb brings its own nodes)
   -queue-depth N   a scheduling loop stops after N workloads it cannot
                    admit, as Slurm's default_queue_depth (default 100; 0: all)
-  -node-mtbf S     nodes fail at random, S simulated seconds apart on
-                   average per node (default 0: never); a failure stops
-                   the jobs on the node, which lose their work since the
-                   last checkpoint and wait again
+  -node-mtbf S     nodes fail at random while jobs arrive, S simulated
+                   seconds apart on average per node (default 0: never);
+                   a failure stops the jobs on the node, which lose their
+                   work since the last checkpoint and wait again
   -repair-time S   a failed node's mean time to repair (default 3600)
   -failure-seed N  seed of the failures (default 1)
   -out DIR         also write report.json, results.csv, series.csv and the
