@@ -262,6 +262,19 @@ func pendingBefore(a, b *Workload) bool {
 func (s *Snapshot) shareAfter(w *Workload) fairness.Share {
 	q := s.queueIdx[w.Queue]
 	extra := make([]int64, s.rtree.FRs())
+	s.firstFlavorCharges(w, func(f int32, need res.Vec) {
+		for r := range s.resources {
+			extra[s.rtree.FR(int(f), r)] += need[r]
+		}
+	})
+	return fairness.DominantShare(s.rtree, s.usage, q, extra, s.limits[q].weight)
+}
+
+// firstFlavorCharges hands over, for each pod set of pending workload w,
+// the first flavor of w's queue the pod set allows and what the pod set
+// charges there; pod sets whose resources do not resolve are left out.
+func (s *Snapshot) firstFlavorCharges(w *Workload, add func(f int32, need res.Vec)) {
+	q := s.queueIdx[w.Queue]
 	for _, ps := range w.PodSets {
 		per, err := s.vector(ps.PerPod, "perPod")
 		if err != nil {
@@ -272,16 +285,12 @@ func (s *Snapshot) shareAfter(w *Workload) fairness.Share {
 			continue
 		}
 		for _, fq := range s.quota.Queues[q].Flavors {
-			if len(ps.Flavors) > 0 && !slices.Contains(ps.Flavors, s.flavors[fq.Flavor].Name) {
-				continue
+			if len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, s.flavors[fq.Flavor].Name) {
+				add(fq.Flavor, charge.Scale(int64(ps.Count)))
+				break
 			}
-			for r := range s.resources {
-				extra[s.rtree.FR(int(fq.Flavor), r)] += charge[r] * int64(ps.Count)
-			}
-			break
 		}
 	}
-	return fairness.DominantShare(s.rtree, s.usage, q, extra, s.limits[q].weight)
 }
 
 // Order lists the pending workloads in the order the scheduling loop
@@ -391,20 +400,5 @@ func pendingBeforeAcross(a, b *Workload) bool {
 // queue's first allowed flavor.
 func (s *Snapshot) accountIn(u quota.Usage, w *Workload) {
 	q := s.queueIdx[w.Queue]
-	for _, ps := range w.PodSets {
-		per, err := s.vector(ps.PerPod, "perPod")
-		if err != nil {
-			continue
-		}
-		charge, err := s.podCharge(per, ps.Tokens, "tokens")
-		if err != nil {
-			continue
-		}
-		for _, fq := range s.quota.Queues[q].Flavors {
-			if len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, s.flavors[fq.Flavor].Name) {
-				s.rtree.AddVec(u, q, int(fq.Flavor), charge.Scale(int64(ps.Count)), 1)
-				break
-			}
-		}
-	}
+	s.firstFlavorCharges(w, func(f int32, need res.Vec) { s.rtree.AddVec(u, q, int(f), need, 1) })
 }
