@@ -224,7 +224,7 @@ func (dc *decider) run() {
 		dc.conclude(StageHold, QueueHeld, m)
 		return
 	}
-	if ahead := s.strictAhead(dc.q, r); ahead != nil {
+	if ahead := s.strictAhead(dc.q, r, dc.d.work); ahead != nil {
 		m := dc.mark()
 		dc.w("queue ")
 		dc.wq(r.Queue)
@@ -1109,12 +1109,13 @@ func (dc *decider) mainResource() int {
 // the queue when it comes before r in the queue's order (higher priority,
 // earlier submission, then ID); nil when none does or the queue is not
 // strict.
-func (s *Snapshot) strictAhead(q int32, r *Request) *Workload {
+func (s *Snapshot) strictAhead(q int32, r *Request, work *workspace) *Workload {
 	if !s.limits[q].strict {
 		return nil
 	}
 	me := (*Workload)(r)
-	head := s.queueHead(r.Queue, nil, func(w *Workload) bool { return w.ID == r.ID })
+	work.line = lineStart(r.Queue)
+	head := s.queueHead(r.Queue, &work.line, func(w *Workload) bool { return w.ID == r.ID })
 	if head == nil || !pendingBefore(head, me) {
 		return nil
 	}

@@ -154,8 +154,10 @@ type workspace struct {
 	// those workloads' pod sets.
 	search gang.Placer
 	ahead  []gang.PodSet
-	// pivot looks a request's ID up among the running workloads.
+	// pivot looks a request's ID up among the running workloads, line the
+	// start of its queue among the pending ones.
 	pivot running
+	line  Workload
 	asg   []gang.Assignment
 	gsets []gang.PodSet
 }

@@ -197,7 +197,7 @@ func boolFirst(a bool) int {
 // cycle finds each queue's head with one seek, never scanning the pending
 // workloads.
 type queueLines struct {
-	start   []*Workload // sorts before each queue's first workload
+	start   []Workload // sorts before each queue's first workload
 	after   []*Workload
 	skipped map[string]bool
 	skip    func(*Workload) bool
@@ -205,7 +205,7 @@ type queueLines struct {
 }
 
 func newLines(s *Snapshot) *queueLines {
-	l := &queueLines{start: make([]*Workload, len(s.queues)), after: make([]*Workload, len(s.queues)), skipped: map[string]bool{}}
+	l := &queueLines{start: make([]Workload, len(s.queues)), after: make([]*Workload, len(s.queues)), skipped: map[string]bool{}}
 	for q := range s.queues {
 		l.start[q] = lineStart(s.queues[q].Name)
 	}
@@ -223,7 +223,7 @@ func (l *queueLines) heads(s *Snapshot, blocked map[int32]bool) []*Workload {
 		}
 		at := l.after[q]
 		if at == nil {
-			at = l.start[q]
+			at = &l.start[q]
 		}
 		if w := s.queueHead(s.queues[q].Name, at, l.skip); w != nil {
 			l.out = append(l.out, w)

@@ -195,3 +195,23 @@ func TestScheduleFuncSeesWhatScheduleReturns(t *testing.T) {
 		t.Fatalf("%d admitted; the stores differ", admitted)
 	}
 }
+
+// TestStrictFIFODecideDoesNotAllocate: finding the workload ahead in a
+// StrictFIFO queue is a seek from a pivot in the decision's workspace.
+func TestStrictFIFODecideDoesNotAllocate(t *testing.T) {
+	b := indexBuilder()
+	b.Pending = []allot.Workload{{ID: "p", Queue: "strict", SubmittedAt: 1, PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}}}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := allot.Request{ID: "r", Queue: "strict", SubmittedAt: 1, PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}}
+	var d allot.Decision
+	allot.DecideInto(s, r, &d)
+	if d.Reason != allot.HigherPriorityPending || !strings.Contains(d.Message, `"p" waits ahead`) {
+		t.Fatalf("%v %s", d.Reason, d.Message)
+	}
+	if n := testing.AllocsPerRun(100, func() { allot.DecideInto(s, r, &d) }); n != 0 {
+		t.Fatalf("%v allocations per decision", n)
+	}
+}

@@ -157,17 +157,14 @@ func lineBefore(a, b *Workload) bool {
 }
 
 // lineStart sorts before every workload of queue q.
-func lineStart(q string) *Workload {
-	return &Workload{Queue: q, Priority: math.MaxInt32, SubmittedAt: math.MinInt64}
+func lineStart(q string) Workload {
+	return Workload{Queue: q, Priority: math.MaxInt32, SubmittedAt: math.MinInt64}
 }
 
-// queueHead is the first pending workload of queue q after the cursor
-// (from the start when after is nil) that skip does not leave out; nil
+// queueHead is the first pending workload of queue q from the cursor after
+// on (lineStart for the queue's start) that skip does not leave out; nil
 // when none is left.
 func (s *Snapshot) queueHead(q string, after *Workload, skip func(*Workload) bool) *Workload {
-	if after == nil {
-		after = lineStart(q)
-	}
 	var head *Workload
 	s.byQueue.Ascend(after, func(w *Workload) bool {
 		if w.Queue != q {
