@@ -72,7 +72,7 @@ const maxSyntheticDuration = 60 * 86400
 
 // classScales are the factors the base durations of each size class are
 // multiplied by (before the cap).
-var classScales, _ = calibrateScales()
+var classScales = calibrateScales()
 
 // baseDuration maps a quantile u in [0, 1) to a base duration in seconds.
 func baseDuration(u float64) float64 {
@@ -114,7 +114,7 @@ func cappedMean(scale, limit float64) float64 {
 // its mean GPU count (from phillyGPUCounts), the class's mean duration
 // must be mean1 × (share / share1) × (p1 / (p × g)); the factor reaching
 // that mean under the cap is found by bisection.
-func calibrateScales() (scales, means [NumSizeClasses]float64) {
+func calibrateScales() (scales [NumSizeClasses]float64) {
 	var jobs, gpus [NumSizeClasses]float64
 	var total float64
 	for g, n := range phillyGPUCounts {
@@ -124,7 +124,7 @@ func calibrateScales() (scales, means [NumSizeClasses]float64) {
 		total += float64(n)
 	}
 	mean1 := cappedMean(1, maxSyntheticDuration)
-	scales[0], means[0] = 1, mean1
+	scales[0] = 1
 	for c := 1; c < len(scales); c++ {
 		p, g := jobs[c]/total, gpus[c]/jobs[c]
 		target := mean1 * (phillyGPUTimeShares[c] / phillyGPUTimeShares[0]) * (jobs[0] / total) / (p * g)
@@ -138,9 +138,8 @@ func calibrateScales() (scales, means [NumSizeClasses]float64) {
 			}
 		}
 		scales[c] = math.Sqrt(lo * hi)
-		means[c] = cappedMean(scales[c], maxSyntheticDuration)
 	}
-	return scales, means
+	return scales
 }
 
 // SyntheticPriorityClass is one priority class of a synthetic workload.
