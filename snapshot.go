@@ -58,20 +58,20 @@ type Snapshot struct {
 	usage    quota.Usage
 	runCount []int32
 
-	running *btree.BTreeG[*running]
+	running sharedTree[*running]
 	// holders[n] lists, sorted, the admitted workloads with a pod on node n.
 	holders cow.Slice[[]string]
-	pending *btree.BTreeG[*Workload]
+	pending sharedTree[*Workload]
 	// queued holds the pending workloads in priority order (higher
 	// priority, then earlier submission, then ID), across queues.
-	queued *btree.BTreeG[*Workload]
+	queued sharedTree[*Workload]
 	// byQueue holds them by queue name, then in each queue's order, so a
 	// queue's head is one seek away.
-	byQueue *btree.BTreeG[*Workload]
+	byQueue sharedTree[*Workload]
 	// shapes counts the pending pods by shape (gang.Demand without its
 	// count, which holds the pods of that shape), kept in step with the
 	// pending workloads so that Fragmentation does not scan them.
-	shapes *btree.BTreeG[gang.Demand]
+	shapes sharedTree[gang.Demand]
 
 	// evictions is append-only: a published snapshot sees its prefix.
 	evictions []Eviction
@@ -117,12 +117,54 @@ type podAlloc struct {
 
 var treeOpts = btree.Options{NoLocks: true, Degree: 16}
 
+// sharedTree is a btree that versions share until one of them writes it:
+// share hands the same tree to a new version and marks both sides, and a
+// side's first write makes it its own copy (btree Copy, which copies no
+// node) before writing. A publish that leaves a tree alone costs it
+// nothing. Reads go straight to the embedded tree; Set and Delete, the only
+// writes used, shadow the tree's own.
+type sharedTree[T any] struct {
+	*btree.BTreeG[T]
+	shared bool
+}
+
+func newTree[T any](less func(a, b T) bool) sharedTree[T] {
+	return sharedTree[T]{BTreeG: btree.NewBTreeGOptions(less, treeOpts)}
+}
+
+// share returns the tree for another version; from now on neither side
+// writes it in place.
+func (t *sharedTree[T]) share() sharedTree[T] {
+	t.shared = true
+	return *t
+}
+
+// own makes the tree this side's own before a write. Copy changes only
+// the shared tree's copy-on-write mark, which readers never look at.
+func (t *sharedTree[T]) own() {
+	if t.shared {
+		t.BTreeG, t.shared = t.BTreeG.Copy(), false
+	}
+}
+
+// Set inserts or replaces v.
+func (t *sharedTree[T]) Set(v T) (T, bool) {
+	t.own()
+	return t.BTreeG.Set(v)
+}
+
+// Delete removes the item equal to key.
+func (t *sharedTree[T]) Delete(key T) (T, bool) {
+	t.own()
+	return t.BTreeG.Delete(key)
+}
+
 func (s *Snapshot) initTrees() {
-	s.running = btree.NewBTreeGOptions(func(a, b *running) bool { return a.w.ID < b.w.ID }, treeOpts)
-	s.pending = btree.NewBTreeGOptions(func(a, b *Workload) bool { return a.ID < b.ID }, treeOpts)
-	s.queued = btree.NewBTreeGOptions(pendingBefore, treeOpts)
-	s.byQueue = btree.NewBTreeGOptions(lineBefore, treeOpts)
-	s.shapes = btree.NewBTreeGOptions(shapeBefore, treeOpts)
+	s.running = newTree(func(a, b *running) bool { return a.w.ID < b.w.ID })
+	s.pending = newTree(func(a, b *Workload) bool { return a.ID < b.ID })
+	s.queued = newTree(pendingBefore)
+	s.byQueue = newTree(lineBefore)
+	s.shapes = newTree(shapeBefore)
 }
 
 // enqueue and dequeue keep the pending indexes and shape counts in step.
@@ -222,7 +264,7 @@ func (s *Snapshot) countShapes(w *Workload, sign int64) {
 
 // recountShapes rebuilds the shape counts after the queues' flavors change.
 func (s *Snapshot) recountShapes() {
-	s.shapes = btree.NewBTreeGOptions(shapeBefore, treeOpts)
+	s.shapes = newTree(shapeBefore)
 	s.pending.Scan(func(w *Workload) bool {
 		s.countShapes(w, 1)
 		return true

@@ -45,12 +45,12 @@ func (s *Snapshot) fork() *Snapshot {
 	child, parent := cow.NewOwner(), cow.NewOwner()
 	c.state = s.state.CloneAs(child, parent)
 	c.usage = s.usage.Clone()
-	c.running = s.running.Copy()
+	c.running = s.running.share()
 	c.holders = s.holders.CloneAs(child, parent)
-	c.pending = s.pending.Copy()
-	c.queued = s.queued.Copy()
-	c.byQueue = s.byQueue.Copy()
-	c.shapes = s.shapes.Copy()
+	c.pending = s.pending.share()
+	c.queued = s.queued.share()
+	c.byQueue = s.byQueue.share()
+	c.shapes = s.shapes.share()
 	// The per-queue rows are shared: whichever side writes one clones it
 	// first (own). Only a store's master is ever written.
 	c.shared = allRows

@@ -180,7 +180,7 @@ func (s *State) Fork() *State {
 }
 
 // CloneAs is Clone with the copy-on-write owners given (see cow.CloneAs).
-func (s *State) CloneAs(child, parent *cow.Owner) *State {
+func (s *State) CloneAs(child, parent cow.Owner) *State {
 	c := &State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,
 		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
 		cooling: s.cooling, free: slices.Clone(s.free)}

@@ -4,6 +4,8 @@
 // costs a few small copies, never the whole cluster.
 package cow
 
+import "sync/atomic"
+
 const (
 	pageBits = 3 // elements per page: 8
 	dirBits  = 5 // pages per directory: 32
@@ -14,22 +16,25 @@ const (
 )
 
 // Owner identifies the one Slice that may write a page or directory in
-// place. Several Slices of one version may share an Owner (CloneAs). It has
-// a size so that every Owner has its own address.
-type Owner struct{ _ byte }
+// place. Several Slices of one version may share an Owner (CloneAs). It is
+// a number rather than a pointer so that a page of pointer-free elements
+// holds no pointer at all: the collector neither scans it nor puts write
+// barriers on its copies.
+type Owner uint64
 
-type token = Owner
+// owners hands out every Owner once, process-wide; zero is never handed out.
+var owners atomic.Uint64
 
 // NewOwner returns a fresh owner for CloneAs.
-func NewOwner() *Owner { return new(Owner) }
+func NewOwner() Owner { return Owner(owners.Add(1)) }
 
 type page[T any] struct {
-	owner *token
+	owner Owner
 	v     [pageSize]T
 }
 
 type dir[T any] struct {
-	owner *token
+	owner Owner
 	p     [dirSize]*page[T]
 }
 
@@ -38,13 +43,13 @@ type dir[T any] struct {
 // by any number of goroutines.
 type Slice[T any] struct {
 	dirs  []*dir[T]
-	owner *token
+	owner Owner
 	n     int
 }
 
 // Make returns a Slice of n zero values.
 func Make[T any](n int) Slice[T] {
-	s := Slice[T]{owner: new(token), n: n}
+	s := Slice[T]{owner: NewOwner(), n: n}
 	pages := (n + pageSize - 1) >> pageBits
 	s.dirs = make([]*dir[T], (pages+dirSize-1)>>dirBits)
 	for d := range s.dirs {
@@ -81,13 +86,13 @@ func (s *Slice[T]) Span(i, n int) []T {
 
 // Clone returns a new version sharing every page. Afterwards neither version
 // writes a shared page in place: each copies what it writes.
-func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(new(Owner), new(Owner)) }
+func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(NewOwner(), NewOwner()) }
 
 // Fork returns a private version for a caller that will write it, without
 // touching s: s itself must never be written again (it is a published,
 // read-only version), so it needs no new owner.
 func (s *Slice[T]) Fork() Slice[T] {
-	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: new(Owner), n: s.n}
+	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: NewOwner(), n: s.n}
 	copy(c.dirs, s.dirs)
 	return c
 }
@@ -95,7 +100,7 @@ func (s *Slice[T]) Fork() Slice[T] {
 // CloneAs is Clone with the owners given: child for the new version, parent
 // for s from now on. Each must be new (from NewOwner) and used only by
 // Slices of one version, so that versions never share an owner.
-func (s *Slice[T]) CloneAs(child, parent *Owner) Slice[T] {
+func (s *Slice[T]) CloneAs(child, parent Owner) Slice[T] {
 	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: child, n: s.n}
 	copy(c.dirs, s.dirs)
 	s.owner = parent
