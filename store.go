@@ -12,6 +12,7 @@ import (
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
+	"github.com/allot-sched/allot/topology"
 )
 
 // Store holds the current snapshot and turns events into new versions.
@@ -41,9 +42,11 @@ func (st *Store) Load() *Snapshot { return st.cur.Load() }
 // fork returns a copy that shares structure with s; writing either never
 // changes what the other shows.
 func (s *Snapshot) fork() *Snapshot {
-	c := *s
+	v := &version{Snapshot: *s}
+	c := &v.Snapshot
 	child, parent := cow.NewOwner(), cow.NewOwner()
-	c.state = s.state.CloneAs(child, parent)
+	s.state.CloneInto(&v.state, child, parent)
+	c.state = &v.state
 	c.usage = s.usage.Clone()
 	c.running = s.running.share()
 	c.holders = s.holders.CloneAs(child, parent)
@@ -54,8 +57,16 @@ func (s *Snapshot) fork() *Snapshot {
 	// The per-queue rows are shared: whichever side writes one clones it
 	// first (own). Only a store's master is ever written.
 	c.shared = allRows
-	c.bf = new(backfillCache)
-	return &c
+	c.bf = &v.bf
+	return c
+}
+
+// version is one allocation for what each publish makes anew: the
+// snapshot's header, its topology state's and its empty backfill cache.
+type version struct {
+	Snapshot
+	state topology.State
+	bf    backfillCache
 }
 
 // publish makes the master's state the next version.

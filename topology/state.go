@@ -181,10 +181,17 @@ func (s *State) Fork() *State {
 
 // CloneAs is Clone with the copy-on-write owners given (see cow.CloneAs).
 func (s *State) CloneAs(child, parent cow.Owner) *State {
-	c := &State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,
+	c := new(State)
+	s.CloneInto(c, child, parent)
+	return c
+}
+
+// CloneInto is CloneAs writing the new version into c, for a caller that
+// allocates it together with other things.
+func (s *State) CloneInto(c *State, child, parent cow.Owner) {
+	*c = State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,
 		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
 		cooling: s.cooling, free: slices.Clone(s.free)}
-	return c
 }
 
 // Rebuild recomputes every counter from the per-node state.

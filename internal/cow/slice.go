@@ -4,7 +4,10 @@
 // costs a few small copies, never the whole cluster.
 package cow
 
-import "sync/atomic"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 const (
 	pageBits = 3 // elements per page: 8
@@ -45,6 +48,10 @@ type Slice[T any] struct {
 	dirs  []*dir[T]
 	owner Owner
 	n     int
+	// sharedDirs is set while dirs itself is shared with another version:
+	// the first write copies it. A version that writes nothing here costs
+	// nothing.
+	sharedDirs bool
 }
 
 // Make returns a Slice of n zero values.
@@ -92,19 +99,15 @@ func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(NewOwner(), NewOwner()) }
 // touching s: s itself must never be written again (it is a published,
 // read-only version), so it needs no new owner.
 func (s *Slice[T]) Fork() Slice[T] {
-	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: NewOwner(), n: s.n}
-	copy(c.dirs, s.dirs)
-	return c
+	return Slice[T]{dirs: s.dirs, owner: NewOwner(), n: s.n, sharedDirs: true}
 }
 
 // CloneAs is Clone with the owners given: child for the new version, parent
 // for s from now on. Each must be new (from NewOwner) and used only by
 // Slices of one version, so that versions never share an owner.
 func (s *Slice[T]) CloneAs(child, parent Owner) Slice[T] {
-	c := Slice[T]{dirs: make([]*dir[T], len(s.dirs)), owner: child, n: s.n}
-	copy(c.dirs, s.dirs)
-	s.owner = parent
-	return c
+	s.owner, s.sharedDirs = parent, true
+	return Slice[T]{dirs: s.dirs, owner: child, n: s.n, sharedDirs: true}
 }
 
 // Mut returns a writable pointer to element i, copying its page (and the
@@ -122,6 +125,9 @@ func (s *Slice[T]) MutSpan(i, n int) []T {
 }
 
 func (s *Slice[T]) mutPage(i int) *page[T] {
+	if s.sharedDirs {
+		s.dirs, s.sharedDirs = slices.Clone(s.dirs), false
+	}
 	di := i >> (pageBits + dirBits)
 	d := s.dirs[di]
 	if d.owner != s.owner {
