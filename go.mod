@@ -2,7 +2,4 @@ module github.com/allot-sched/allot
 
 go 1.26
 
-require (
-	github.com/google/gofuzz v1.2.0
-	github.com/tidwall/btree v1.8.2
-)
+require github.com/google/gofuzz v1.2.0

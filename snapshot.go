@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/tidwall/btree"
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
@@ -58,20 +57,20 @@ type Snapshot struct {
 	usage    quota.Usage
 	runCount []int32
 
-	running sharedTree[*running]
+	running cow.Tree[*running]
 	// holders[n] lists, sorted, the admitted workloads with a pod on node n.
 	holders cow.Slice[[]string]
-	pending sharedTree[*Workload]
+	pending cow.Tree[*Workload]
 	// queued holds the pending workloads in priority order (higher
 	// priority, then earlier submission, then ID), across queues.
-	queued sharedTree[*Workload]
+	queued cow.Tree[*Workload]
 	// byQueue holds them by queue name, then in each queue's order, so a
 	// queue's head is one seek away.
-	byQueue sharedTree[*Workload]
+	byQueue cow.Tree[*Workload]
 	// shapes counts the pending pods by shape (gang.Demand without its
 	// count, which holds the pods of that shape), kept in step with the
 	// pending workloads so that Fragmentation does not scan them.
-	shapes sharedTree[gang.Demand]
+	shapes cow.Tree[gang.Demand]
 
 	// evictions is append-only: a published snapshot sees its prefix.
 	evictions []Eviction
@@ -115,56 +114,12 @@ type podAlloc struct {
 	gpus uint64
 }
 
-var treeOpts = btree.Options{NoLocks: true, Degree: 16}
-
-// sharedTree is a btree that versions share until one of them writes it:
-// share hands the same tree to a new version and marks both sides, and a
-// side's first write makes it its own copy (btree Copy, which copies no
-// node) before writing. A publish that leaves a tree alone costs it
-// nothing. Reads go straight to the embedded tree; Set and Delete, the only
-// writes used, shadow the tree's own.
-type sharedTree[T any] struct {
-	*btree.BTreeG[T]
-	shared bool
-}
-
-func newTree[T any](less func(a, b T) bool) sharedTree[T] {
-	return sharedTree[T]{BTreeG: btree.NewBTreeGOptions(less, treeOpts)}
-}
-
-// share returns the tree for another version; from now on neither side
-// writes it in place.
-func (t *sharedTree[T]) share() sharedTree[T] {
-	t.shared = true
-	return *t
-}
-
-// own makes the tree this side's own before a write. Copy changes only
-// the shared tree's copy-on-write mark, which readers never look at.
-func (t *sharedTree[T]) own() {
-	if t.shared {
-		t.BTreeG, t.shared = t.BTreeG.Copy(), false
-	}
-}
-
-// Set inserts or replaces v.
-func (t *sharedTree[T]) Set(v T) (T, bool) {
-	t.own()
-	return t.BTreeG.Set(v)
-}
-
-// Delete removes the item equal to key.
-func (t *sharedTree[T]) Delete(key T) (T, bool) {
-	t.own()
-	return t.BTreeG.Delete(key)
-}
-
 func (s *Snapshot) initTrees() {
-	s.running = newTree(func(a, b *running) bool { return a.w.ID < b.w.ID })
-	s.pending = newTree(func(a, b *Workload) bool { return a.ID < b.ID })
-	s.queued = newTree(pendingBefore)
-	s.byQueue = newTree(lineBefore)
-	s.shapes = newTree(shapeBefore)
+	s.running = cow.NewTree(func(a, b *running) bool { return a.w.ID < b.w.ID })
+	s.pending = cow.NewTree(func(a, b *Workload) bool { return a.ID < b.ID })
+	s.queued = cow.NewTree(pendingBefore)
+	s.byQueue = cow.NewTree(lineBefore)
+	s.shapes = cow.NewTree(shapeBefore)
 }
 
 // enqueue and dequeue keep the pending indexes and shape counts in step.
@@ -264,7 +219,7 @@ func (s *Snapshot) countShapes(w *Workload, sign int64) {
 
 // recountShapes rebuilds the shape counts after the queues' flavors change.
 func (s *Snapshot) recountShapes() {
-	s.shapes = newTree(shapeBefore)
+	s.shapes = cow.NewTree(shapeBefore)
 	s.pending.Scan(func(w *Workload) bool {
 		s.countShapes(w, 1)
 		return true
@@ -516,7 +471,9 @@ func (s *Snapshot) levelName(l int) string { return s.topo.LevelName(l) }
 func (s *Snapshot) Fragmentation() gang.Fragmentation {
 	// Pending pods of one shape count as one demand, so the measure costs
 	// nodes × shapes, not nodes × pending pod sets.
-	return gang.MeasureDemand(s.state, s.shapes.Items())
+	shapes := make([]gang.Demand, 0, s.shapes.Len())
+	s.shapes.Scan(func(d gang.Demand) bool { shapes = append(shapes, d); return true })
+	return gang.MeasureDemand(s.state, shapes)
 }
 
 // Debt is a queue's fairness debt now: the preemptions it suffered, decayed

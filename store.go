@@ -19,10 +19,10 @@ import (
 //
 // Load is wait-free: readers get the published snapshot from an
 // atomic.Pointer and never block. Writers (Commit and Apply) are serialised;
-// each keeps working on a private master copy and publishes a copy-on-write
-// fork of it (btree Copy, shared pages of per-node and per-domain state, the
-// free-GPU bitset's words copied), never a full rebuild. A published snapshot
-// is never written again.
+// each keeps working on a private master copy and publishes a fork of it
+// that shares every B-tree node and every page of per-node and per-domain
+// state (free-GPU bitset words included) until the master writes one, never
+// a full rebuild. A published snapshot is never written again.
 type Store struct {
 	mu     sync.Mutex
 	cur    atomic.Pointer[Snapshot]
@@ -48,12 +48,12 @@ func (s *Snapshot) fork() *Snapshot {
 	s.state.CloneInto(&v.state, child, parent)
 	c.state = &v.state
 	c.usage = s.usage.Clone()
-	c.running = s.running.share()
+	c.running = s.running.Clone()
 	c.holders = s.holders.CloneAs(child, parent)
-	c.pending = s.pending.share()
-	c.queued = s.queued.share()
-	c.byQueue = s.byQueue.share()
-	c.shapes = s.shapes.share()
+	c.pending = s.pending.Clone()
+	c.queued = s.queued.Clone()
+	c.byQueue = s.byQueue.Clone()
+	c.shapes = s.shapes.Clone()
 	// The per-queue rows are shared: whichever side writes one clones it
 	// first (own). Only a store's master is ever written.
 	c.shared = allRows

@@ -1,0 +1,175 @@
+package cow
+
+import (
+	"slices"
+	"testing"
+)
+
+// checkTree verifies the B-tree's shape: every node but the root holds
+// treeMin to treeMax items, items ascend, every leaf is at the same depth,
+// and the count matches.
+func checkTree(t *testing.T, tr *Tree[int]) []int {
+	t.Helper()
+	var out []int
+	leafDepth := -1
+	var walk func(n *tnode[int], depth int, root bool)
+	walk = func(n *tnode[int], depth int, root bool) {
+		if n.n > treeMax || (!root && n.n < treeMin) || (root && n.n == 0) {
+			t.Fatalf("node of %d items (root %t)", n.n, root)
+		}
+		for i := 0; i <= n.n; i++ {
+			if n.leaf() {
+				if leafDepth < 0 {
+					leafDepth = depth
+				} else if leafDepth != depth {
+					t.Fatalf("leaves at depths %d and %d", leafDepth, depth)
+				}
+			} else {
+				if n.kids[i] == nil {
+					t.Fatalf("internal node misses child %d", i)
+				}
+				walk(n.kids[i], depth+1, false)
+			}
+			if i < n.n {
+				out = append(out, n.items[i])
+			}
+		}
+		for i := n.n + 1; i <= treeMax; i++ {
+			if n.kids[i] != nil {
+				t.Fatalf("child %d beyond %d items", i, n.n)
+			}
+		}
+	}
+	if tr.root != nil {
+		walk(tr.root, 0, true)
+	}
+	if !slices.IsSorted(out) || len(slices.Compact(slices.Clone(out))) != len(out) {
+		t.Fatal("items out of order or repeated")
+	}
+	if len(out) != tr.Len() {
+		t.Fatalf("Len %d, %d items", tr.Len(), len(out))
+	}
+	return out
+}
+
+func TestTreeAgainstSortedSlice(t *testing.T) {
+	// Random inserts, replacements and deletes, with versions cloned along
+	// the way: every version must hold exactly what a sorted slice taken
+	// at the same moment holds, and keep the B-tree's shape.
+	type version struct {
+		tr   Tree[int]
+		want []int
+	}
+	less := func(a, b int) bool { return a < b }
+	cur := version{NewTree(less), nil}
+	var old []version
+	x := uint64(7)
+	for step := 0; step < 60000; step++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		// Keys from a range that grows and shrinks, so the tree grows,
+		// empties and regrows.
+		span := 1 + int(2000-int64(step%20000)/10)
+		k := int(x % uint64(span))
+		i, found := slices.BinarySearch(cur.want, k)
+		switch op := x >> 60; {
+		case op == 0 && step%7 == 0:
+			old = append(old, version{cur.tr.Clone(), slices.Clone(cur.want)})
+			if len(old) > 40 {
+				old = old[1:]
+			}
+		case op < 9 || step%20000 < 9000:
+			prev, replaced := cur.tr.Set(k)
+			if replaced != found || (found && prev != k) {
+				t.Fatalf("step %d: Set(%d) replaced %t, want %t", step, k, replaced, found)
+			}
+			if !found {
+				cur.want = slices.Insert(cur.want, i, k)
+			}
+		default:
+			got, ok := cur.tr.Delete(k)
+			if ok != found || (ok && got != k) {
+				t.Fatalf("step %d: Delete(%d) = %d, %t; want found %t", step, k, got, ok, found)
+			}
+			if found {
+				cur.want = slices.Delete(cur.want, i, i+1)
+			}
+		}
+		if g, ok := cur.tr.Get(k); ok != slices.Contains(cur.want, k) || (ok && g != k) {
+			t.Fatalf("step %d: Get(%d) = %d, %t", step, k, g, ok)
+		}
+		if step%997 == 0 {
+			if got := checkTree(t, &cur.tr); !slices.Equal(got, cur.want) {
+				t.Fatalf("step %d: tree holds %v, want %v", step, got, cur.want)
+			}
+		}
+	}
+	for k, v := range append(old, cur) {
+		if got := checkTree(t, &v.tr); !slices.Equal(got, v.want) {
+			t.Fatalf("version %d changed: %d items, want %d", k, len(got), len(v.want))
+		}
+		// Ascend from every key and between keys.
+		for _, p := range []int{-1, 0, 5, 333, 1999, 5000} {
+			var got []int
+			v.tr.Ascend(p, func(x int) bool { got = append(got, x); return true })
+			i, _ := slices.BinarySearch(v.want, p)
+			if !slices.Equal(got, v.want[i:]) {
+				t.Fatalf("version %d: Ascend(%d) gave %d items, want %d", k, p, len(got), len(v.want)-i)
+			}
+		}
+	}
+}
+
+func TestTreeStopsEarly(t *testing.T) {
+	tr := NewTree(func(a, b int) bool { return a < b })
+	for i := range 1000 {
+		tr.Set(i)
+	}
+	var seen []int
+	tr.Scan(func(x int) bool { seen = append(seen, x); return x < 500 })
+	if len(seen) != 501 || seen[500] != 500 {
+		t.Fatalf("Scan went on after false: %d items", len(seen))
+	}
+	seen = seen[:0]
+	tr.Ascend(250, func(x int) bool { seen = append(seen, x); return x < 260 })
+	if !slices.Equal(seen, []int{250, 251, 252, 253, 254, 255, 256, 257, 258, 259, 260}) {
+		t.Fatalf("Ascend(250) gave %v", seen)
+	}
+}
+
+func TestTreeWritesCopyOnlyTheirPath(t *testing.T) {
+	a := NewTree(func(a, b int) bool { return a < b })
+	for i := range 4000 {
+		a.Set(i)
+	}
+	b := a.Clone()
+	b.Set(4000)
+	if a.root == b.root || a.root.kids[0] != b.root.kids[0] {
+		t.Fatal("a write copied a node off its path, or none on it")
+	}
+	if _, ok := a.Get(4000); ok {
+		t.Fatal("writing the clone changed the original")
+	}
+	r := b.root
+	b.Delete(12345) // absent: nothing to copy
+	if b.root != r {
+		t.Fatal("deleting an absent item copied the root")
+	}
+}
+
+func BenchmarkTreeCloneAndSet(b *testing.B) {
+	tr := NewTree(func(a, b int) bool { return a < b })
+	for i := range 4096 {
+		tr.Set(2 * i)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c := tr.Clone()
+		c.Set(2*(i%4096) + 1)
+		c.Delete(2*(i%4096) + 1)
+		tr = c
+		i++
+	}
+}
