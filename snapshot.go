@@ -3,7 +3,7 @@ package allot
 import (
 	"math"
 	"slices"
-
+	"strings"
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
@@ -101,6 +101,14 @@ type running struct {
 	sets  []runSet // per pod set
 	pods  []podAlloc
 	gpus  int64
+	// one holds, for a workload of one pod set or one pod, what sets, pods
+	// and w.PodSets would otherwise allocate apart. Items are never
+	// changed, so a copy may keep pointing here.
+	one struct {
+		ps  [1]PodSet
+		set [1]runSet
+		pod [1]podAlloc
+	}
 }
 
 type runSet struct {
@@ -122,6 +130,15 @@ func (s *Snapshot) initTrees() {
 	s.shapes = cow.NewTree(shapeBefore)
 }
 
+// runningByID and pendingByID look a workload up by ID.
+func (s *Snapshot) runningByID(id string) (*running, bool) {
+	return s.running.Find(func(r *running) int { return strings.Compare(r.w.ID, id) })
+}
+
+func (s *Snapshot) pendingByID(id string) (*Workload, bool) {
+	return s.pending.Find(func(w *Workload) int { return strings.Compare(w.ID, id) })
+}
+
 // enqueue and dequeue keep the pending indexes and shape counts in step.
 func (s *Snapshot) enqueue(w *Workload) {
 	if old, replaced := s.pending.Set(w); replaced {
@@ -133,7 +150,8 @@ func (s *Snapshot) enqueue(w *Workload) {
 }
 
 func (s *Snapshot) dequeue(id string) {
-	if w, ok := s.pending.Delete(&Workload{ID: id}); ok {
+	if w, ok := s.pendingByID(id); ok {
+		s.pending.Delete(w)
 		s.unindex(w)
 	}
 }
@@ -334,7 +352,7 @@ func (s *Snapshot) PendingIDs() []string {
 
 // Running returns an admitted workload, its placement filled in.
 func (s *Snapshot) Running(id string) (Workload, bool) {
-	r, ok := s.running.Get(&running{w: Workload{ID: id}})
+	r, ok := s.runningByID(id)
 	if !ok {
 		return Workload{}, false
 	}
@@ -366,7 +384,7 @@ func (r *running) workload(s *Snapshot) Workload {
 
 // Pending returns a pending workload.
 func (s *Snapshot) Pending(id string) (Workload, bool) {
-	w, ok := s.pending.Get(&Workload{ID: id})
+	w, ok := s.pendingByID(id)
 	if !ok {
 		return Workload{}, false
 	}

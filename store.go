@@ -131,7 +131,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		m.debt = slices.Clone(debt)
 		m.shared &^= rowDebt
 		for _, v := range d.Victims {
-			vr, ok := m.running.Get(&running{w: Workload{ID: v.ID}})
+			vr, ok := m.runningByID(v.ID)
 			if !ok {
 				undo()
 				return nil, conflict("victim %q no longer runs", v.ID)
@@ -171,7 +171,7 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 	if req.ID != d.Workload || len(d.Flavors) != len(req.PodSets) {
 		return nil, fmt.Errorf("%w: the decision was not made by Decide", ErrInvalid)
 	}
-	if _, ok := s.running.Get(&running{w: Workload{ID: req.ID}}); ok {
+	if _, ok := s.runningByID(req.ID); ok {
 		return nil, conflict("workload is already admitted")
 	}
 	q, ok := s.queueIdx[req.Queue]
@@ -185,10 +185,15 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 	if qc.Hold {
 		return nil, conflict("queue %q is on hold", req.Queue)
 	}
-	w := Workload(req)
+	r := &running{w: Workload(req), queue: q}
+	w := &r.w
 	w.AdmittedAt = s.now
-	w.PodSets = slices.Clone(req.PodSets)
-	r := &running{w: w, queue: q, sets: make([]runSet, len(w.PodSets))}
+	if len(req.PodSets) == 1 {
+		r.one.ps[0] = req.PodSets[0]
+		w.PodSets, r.sets = r.one.ps[:], r.one.set[:]
+	} else {
+		w.PodSets, r.sets = slices.Clone(req.PodSets), make([]runSet, len(req.PodSets))
+	}
 	for i := range w.PodSets {
 		ps := &w.PodSets[i]
 		f, ok := s.flavorIdx[d.Flavors[i].Flavor]
@@ -241,7 +246,11 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 	for i := range r.w.PodSets {
 		total += int(r.w.PodSets[i].Count)
 	}
-	r.pods = make([]podAlloc, 0, total)
+	if total == 1 {
+		r.pods = r.one.pod[:0]
+	} else {
+		r.pods = make([]podAlloc, 0, total)
+	}
 	k := 0
 	for i := range r.w.PodSets {
 		ps := &r.w.PodSets[i]
@@ -314,7 +323,7 @@ func (r *running) setOf(pod int) int {
 
 // admitted finds an admitted workload for an event.
 func (s *Snapshot) admitted(id string) (*running, error) {
-	r, ok := s.running.Get(&running{w: Workload{ID: id}})
+	r, ok := s.runningByID(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, id)
 	}
@@ -563,10 +572,10 @@ type Submit struct{ Workload Workload }
 
 func (e Submit) apply(s *Snapshot) error {
 	id := e.Workload.ID
-	if _, ok := s.running.Get(&running{w: Workload{ID: id}}); ok {
+	if _, ok := s.runningByID(id); ok {
 		return fmt.Errorf("%w: %q is running", ErrDuplicateID, id)
 	}
-	if _, ok := s.pending.Get(&Workload{ID: id}); ok {
+	if _, ok := s.pendingByID(id); ok {
 		return fmt.Errorf("%w: %q is pending", ErrDuplicateID, id)
 	}
 	return s.addPending(e.Workload, "submit", map[string]string{})
@@ -577,7 +586,7 @@ func (e Submit) apply(s *Snapshot) error {
 type Withdraw struct{ ID string }
 
 func (e Withdraw) apply(s *Snapshot) error {
-	if _, ok := s.pending.Get(&Workload{ID: e.ID}); !ok {
+	if _, ok := s.pendingByID(e.ID); !ok {
 		return fmt.Errorf("%w: %q is not pending", ErrUnknownWorkload, e.ID)
 	}
 	s.dequeue(e.ID)

@@ -79,6 +79,29 @@ func (t *Tree[T]) Get(key T) (T, bool) {
 	return zero, false
 }
 
+// Find returns the item for which cmp returns 0, where cmp orders items
+// against a key (negative: the item comes before it) as the tree's order
+// does. It looks up by a key that is not an item, without making one.
+func (t *Tree[T]) Find(cmp func(T) int) (T, bool) {
+	for n := t.root; n != nil; {
+		lo, hi := 0, n.n
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if cmp(n.items[m]) < 0 {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < n.n && cmp(n.items[lo]) == 0 {
+			return n.items[lo], true
+		}
+		n = n.kids[lo]
+	}
+	var zero T
+	return zero, false
+}
+
 // Scan calls fn on every item in order until fn returns false.
 func (t *Tree[T]) Scan(fn func(T) bool) {
 	if t.root != nil {

@@ -99,6 +99,9 @@ func TestTreeAgainstSortedSlice(t *testing.T) {
 		if g, ok := cur.tr.Get(k); ok != slices.Contains(cur.want, k) || (ok && g != k) {
 			t.Fatalf("step %d: Get(%d) = %d, %t", step, k, g, ok)
 		}
+		if g, ok := cur.tr.Find(func(x int) int { return x - k }); ok != slices.Contains(cur.want, k) || (ok && g != k) {
+			t.Fatalf("step %d: Find(%d) = %d, %t", step, k, g, ok)
+		}
 		if step%997 == 0 {
 			if got := checkTree(t, &cur.tr); !slices.Equal(got, cur.want) {
 				t.Fatalf("step %d: tree holds %v, want %v", step, got, cur.want)
