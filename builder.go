@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/fairness"
-	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
@@ -69,7 +68,6 @@ func (b *Builder) Build() (*Snapshot, error) {
 		return nil, err
 	}
 	s.initTrees()
-	s.holders = cow.Make[[]string](len(s.topo.Nodes))
 	s.usage = s.rtree.NewUsage()
 	s.runCount = make([]int32, len(s.queues))
 	s.users = make([]userUsage, len(s.queues))
@@ -669,15 +667,6 @@ func (s *Snapshot) insertRunning(r *running) {
 	}
 	s.running.Set(r)
 	s.trackLimits(r, 1)
-	for _, pa := range r.pods {
-		if pa.node < 0 {
-			continue
-		}
-		h := s.holders.At(int(pa.node))
-		if i, found := slices.BinarySearch(h, r.w.ID); !found {
-			s.holders.Set(int(pa.node), slices.Insert(slices.Clip(h), i, r.w.ID))
-		}
-	}
 	s.own(rowRunCount)
 	s.runCount[r.queue]++
 }
@@ -694,10 +683,6 @@ func (s *Snapshot) removeRunning(r *running) {
 				continue
 			}
 			s.state.Release(pa.node, pa.gpus, r.sets[i].perPod, 1)
-			h := s.holders.At(int(pa.node))
-			if j, found := slices.BinarySearch(h, r.w.ID); found {
-				s.holders.Set(int(pa.node), slices.Delete(slices.Clone(h), j, j+1))
-			}
 		}
 	}
 	s.running.Delete(r)

@@ -58,8 +58,6 @@ type Snapshot struct {
 	runCount []int32
 
 	running cow.Tree[*running]
-	// holders[n] lists, sorted, the admitted workloads with a pod on node n.
-	holders cow.Slice[[]string]
 	pending cow.Tree[*Workload]
 	// queued holds the pending workloads in priority order (higher
 	// priority, then earlier submission, then ID), across queues.
@@ -407,13 +405,25 @@ func (s *Snapshot) RunningCount(queue string) int {
 	return int(s.runCount[q])
 }
 
-// RunningOn lists the workloads with a pod on a node, sorted.
+// RunningOn lists the workloads with a pod on a node, sorted. It scans the
+// admitted workloads: it serves rare events (a node failing), and a
+// per-node index would cost every admission and finish its upkeep.
 func (s *Snapshot) RunningOn(node string) []string {
 	n, ok := s.topo.NodeIndex(node)
 	if !ok {
 		return nil
 	}
-	return slices.Clone(s.holders.At(int(n)))
+	var out []string
+	s.running.Scan(func(r *running) bool {
+		for _, pa := range r.pods {
+			if pa.node == n {
+				out = append(out, r.w.ID)
+				break
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // FreeGPUs counts the free GPUs of the cluster, on every node.

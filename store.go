@@ -48,12 +48,11 @@ func (s *Snapshot) fork() *Snapshot {
 	s.state.CloneInto(&v.state, child, parent)
 	c.state = &v.state
 	c.usage = s.usage.Clone()
-	c.running = s.running.Clone()
-	c.holders = s.holders.CloneAs(child, parent)
-	c.pending = s.pending.Clone()
-	c.queued = s.queued.Clone()
-	c.byQueue = s.byQueue.Clone()
-	c.shapes = s.shapes.Clone()
+	c.running = s.running.CloneAs(child, parent)
+	c.pending = s.pending.CloneAs(child, parent)
+	c.queued = s.queued.CloneAs(child, parent)
+	c.byQueue = s.byQueue.CloneAs(child, parent)
+	c.shapes = s.shapes.CloneAs(child, parent)
 	// The per-queue rows are shared: whichever side writes one clones it
 	// first (own). Only a store's master is ever written.
 	c.shared = allRows

@@ -37,9 +37,13 @@ func (t *Tree[T]) Len() int { return t.n }
 
 // Clone returns a new version sharing every node. Afterwards neither
 // version writes a shared node in place.
-func (t *Tree[T]) Clone() Tree[T] {
+func (t *Tree[T]) Clone() Tree[T] { return t.CloneAs(NewOwner(), NewOwner()) }
+
+// CloneAs is Clone with the owners given, as Slice.CloneAs: the trees and
+// slices of one version may share them.
+func (t *Tree[T]) CloneAs(child, parent Owner) Tree[T] {
 	c := *t
-	c.owner, t.owner = NewOwner(), NewOwner()
+	c.owner, t.owner = child, parent
 	return c
 }
 
