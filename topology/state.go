@@ -461,14 +461,17 @@ func (s *State) Flush() {
 		slices.Sort(s.dirty)
 		s.dirty = slices.Compact(s.dirty)
 		level := s.T.Domains[s.dirty[len(s.dirty)-1]].Level
-		next := s.dirty[:0:0]
+		// The parents to look at next overwrite the list in place: the
+		// k-th is written after the k-th domain is read.
+		k := 0
 		for _, d := range s.dirty {
 			// A parent's aggregates follow from its children's: when a
 			// child's did not change, the parent's need no look.
 			if s.recomputeAgg(d) && level > 0 {
-				next = append(next, s.T.Domains[d].Parent)
+				s.dirty[k] = s.T.Domains[d].Parent
+				k++
 			}
 		}
-		s.dirty = next
+		s.dirty = s.dirty[:k]
 	}
 }
