@@ -42,7 +42,7 @@ func TestScaledAndMaxScale(t *testing.T) {
 	if got := scaled(7, 0.5); got != 3 {
 		t.Fatalf("7 × 0.5 rounds down, got %d", got)
 	}
-	s := &Snapshot{resIdx: map[string]int{"gpu": 0}, resources: []string{"gpu"}}
+	s := &Snapshot{fixed: &fixed{resIdx: map[string]int{"gpu": 0}, resources: []string{"gpu"}}}
 	// Two overlapping windows: 18-24 ×2 and 22-06 ×1.5 are both in force
 	// from 22:00 to 24:00 (×3); an SLA tier multiplies everything.
 	q := Queue{Name: "q", Windows: []Window{{From: "18:00", To: "24:00", Scale: 2}, {From: "22:00", To: "06:00", Scale: 1.5}},

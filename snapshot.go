@@ -22,21 +22,8 @@ type Snapshot struct {
 	version uint64
 	now     int64
 
-	resources []string
-	gpu       int // index of "gpu", -1 if undeclared
-	tokens    int // index of "tokens", -1 if undeclared
-	resIdx    map[string]int
-
-	flavors   []Flavor
-	flavorIdx map[string]int32
-	// nodeRes[f] has bit r set when some node of flavor f has resource r;
-	// other resources are quota-only on that flavor.
-	nodeRes []uint16
-
-	topo  *topology.Topology
+	*fixed
 	state *topology.State
-	// capacity is the empty cluster, every node usable: what could ever fit.
-	capacity *topology.State
 
 	quota    *quota.Tree
 	queueIdx map[string]int32
@@ -87,6 +74,25 @@ type Snapshot struct {
 	history     History
 	options     Options
 	fairSharing FairSharing
+}
+
+// fixed is what no event changes: the resources, the flavors and the
+// nodes. Every version a store publishes points at the same one.
+type fixed struct {
+	resources []string
+	gpu       int // index of "gpu", -1 if undeclared
+	tokens    int // index of "tokens", -1 if undeclared
+	resIdx    map[string]int
+
+	flavors   []Flavor
+	flavorIdx map[string]int32
+	// nodeRes[f] has bit r set when some node of flavor f has resource r;
+	// other resources are quota-only on that flavor.
+	nodeRes []uint16
+
+	topo *topology.Topology
+	// capacity is the empty cluster, every node usable: what could ever fit.
+	capacity *topology.State
 }
 
 // running is an admitted workload with its resolved placement. Items are
