@@ -548,7 +548,15 @@ func (s *Snapshot) addRunning(w Workload, p string, seen map[string]string) erro
 		return buildErr(ErrInvalid, p+".admittedAt", "%d is after now (%d)", w.AdmittedAt, s.now)
 	}
 	r := &running{w: w, queue: q}
-	r.w.PodSets = slices.Clone(w.PodSets)
+	if len(w.PodSets) == 1 {
+		r.one.ps[0] = w.PodSets[0]
+		r.w.PodSets, r.sets = r.one.ps[:], r.one.set[:0]
+		if w.PodSets[0].Count == 1 {
+			r.pods = r.one.pod[:0]
+		}
+	} else {
+		r.w.PodSets = slices.Clone(w.PodSets)
+	}
 	for i := range w.PodSets {
 		ps := &r.w.PodSets[i]
 		pp := fmt.Sprintf("%s.podSets[%d]", p, i)

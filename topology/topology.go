@@ -128,6 +128,23 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 		return strings.Compare(x.Name, y.Name)
 	})
 	t.Nodes = make([]Node, len(specs))
+	// Every node's name, labels, domains and GPU groups live in a few
+	// shared arrays rather than in small objects of their own, and equal
+	// label values are kept once: a large cluster is a few dozen objects
+	// for the collector to trace, not tens of thousands.
+	var names strings.Builder
+	for i := range specs {
+		names.WriteString(specs[i].Name)
+	}
+	arena := names.String()
+	labels := make([]string, 0, len(specs)*len(levels))
+	interned := make(map[string]string)
+	domains := make([]int32, len(specs)*(len(levels)+1))
+	groupArena := make([]uint64, 0, len(specs))
+	at := make([]int, len(specs)+1) // where each spec's name starts in arena
+	for i := range specs {
+		at[i+1] = at[i] + len(specs[i].Name)
+	}
 	base := int32(0)
 	for i, o := range order {
 		sp := &specs[o]
@@ -138,15 +155,29 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 		if gpus > MaxNodeGPUs {
 			return nil, fmt.Errorf("%w: node %q has %d", ErrTooManyGPUs, sp.Name, gpus)
 		}
-		groups, maxGroup, err := groupMasks(sp.Groups, int(gpus))
+		g0 := len(groupArena)
+		var maxGroup int32
+		var err error
+		groupArena, maxGroup, err = groupMasks(groupArena, sp.Groups, int(gpus))
 		if err != nil {
 			return nil, fmt.Errorf("%w: node %q: %v", ErrBadGroups, sp.Name, err)
 		}
-		t.Nodes[i] = Node{Name: sp.Name, Flavor: sp.Flavor, Labels: slices.Clone(sp.Labels), Capacity: sp.Capacity,
-			GPUs: int32(gpus), GPUBase: base, Groups: groups, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
-			Domains: make([]int32, len(levels)+1)}
+		l0 := len(labels)
+		for _, v := range sp.Labels {
+			if iv, ok := interned[v]; ok {
+				v = iv
+			} else {
+				interned[v] = v
+			}
+			labels = append(labels, v)
+		}
+		d0 := i * (len(levels) + 1)
+		name := arena[at[o]:at[o+1]]
+		t.Nodes[i] = Node{Name: name, Flavor: sp.Flavor, Labels: labels[l0:len(labels):len(labels)], Capacity: sp.Capacity,
+			GPUs: int32(gpus), GPUBase: base, Groups: groupArena[g0:len(groupArena):len(groupArena)], MaxGroup: maxGroup,
+			MaxPods: sp.MaxPods, Domains: domains[d0 : d0+len(levels)+1 : d0+len(levels)+1]}
 		base += int32(gpus)
-		t.byName[sp.Name] = int32(i)
+		t.byName[name] = int32(i)
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
@@ -163,12 +194,11 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 	return t, nil
 }
 
-func groupMasks(sizes []int, gpus int) ([]uint64, int32, error) {
+func groupMasks(out []uint64, sizes []int, gpus int) ([]uint64, int32, error) {
 	if len(sizes) == 0 {
-		return []uint64{maskOf(0, gpus)}, int32(gpus), nil
+		return append(out, maskOf(0, gpus)), int32(gpus), nil
 	}
 	sum, maxG := 0, 0
-	out := make([]uint64, 0, len(sizes))
 	for _, s := range sizes {
 		if s <= 0 {
 			return nil, 0, fmt.Errorf("group of %d GPUs", s)
