@@ -54,6 +54,9 @@ type State struct {
 	// free[f] is the free amount of every resource over flavor f's usable
 	// nodes.
 	free []res.Vec
+	// freeBuf holds free when there are few flavors, so that a new version
+	// copies it along with the state instead of allocating it apart.
+	freeBuf [2]res.Vec
 	// cooling lists nodes whose cooldown ends after now, sorted.
 	cooling []int32
 	// dirty lists domains whose aggregates need recomputing (writer only).
@@ -175,8 +178,10 @@ func (s *State) Clone() *State { return s.CloneAs(cow.NewOwner(), cow.NewOwner()
 // writing to it, so that many goroutines may fork one state at once (to
 // simulate evictions, say). s must never be written again.
 func (s *State) Fork() *State {
-	return &State{T: s.T, now: s.now, gpus: s.gpus.Fork(), freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
-		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling, free: slices.Clone(s.free)}
+	c := &State{T: s.T, now: s.now, gpus: s.gpus.Fork(), freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
+		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling}
+	c.setFree(s.free)
+	return c
 }
 
 // CloneAs is Clone with the copy-on-write owners given (see cow.CloneAs).
@@ -191,7 +196,18 @@ func (s *State) CloneAs(child, parent cow.Owner) *State {
 func (s *State) CloneInto(c *State, child, parent cow.Owner) {
 	*c = State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,
 		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
-		cooling: s.cooling, free: slices.Clone(s.free)}
+		cooling: s.cooling}
+	c.setFree(s.free)
+}
+
+// setFree makes s.free a copy of free, in freeBuf when it fits there.
+func (s *State) setFree(free []res.Vec) {
+	if len(free) <= len(s.freeBuf) {
+		s.free = s.freeBuf[:len(free)]
+		copy(s.free, free)
+		return
+	}
+	s.free = slices.Clone(free)
 }
 
 // Rebuild recomputes every counter from the per-node state.
@@ -203,7 +219,7 @@ func (s *State) Rebuild() {
 		}
 	}
 	s.cooling = nil
-	s.free = make([]res.Vec, len(s.T.Flavors))
+	s.setFree(make([]res.Vec, len(s.T.Flavors)))
 	for n := range s.T.Nodes {
 		ns := s.nodes.Ptr(n)
 		if ns.CooldownUntil > s.now {
