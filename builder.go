@@ -198,7 +198,15 @@ func (s *Snapshot) buildFlavors(fs []Flavor) error {
 
 // vector converts a resource map, refusing unknown names and bad values.
 func (s *Snapshot) vector(m Resources, path string) (res.Vec, error) {
+	v, _, err := s.vectorKeys(m, path)
+	return v, err
+}
+
+// vectorKeys is vector also reporting which resources m names (bit r for
+// resource r), zero quantities included, so that m can be rebuilt exactly.
+func (s *Snapshot) vectorKeys(m Resources, path string) (res.Vec, uint16, error) {
 	var v res.Vec
+	var keys uint16
 	found := 0
 	for i, name := range s.resources {
 		q, ok := m[name]
@@ -206,19 +214,31 @@ func (s *Snapshot) vector(m Resources, path string) (res.Vec, error) {
 			continue
 		}
 		found++
+		keys |= 1 << i
 		if q < 0 || q > maxQuantity {
-			return v, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, 2^56]", q)
+			return v, keys, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, 2^56]", q)
 		}
 		v[i] = q
 	}
 	if found != len(m) {
 		for _, name := range sortedKeys(m) {
 			if _, ok := s.resIdx[name]; !ok {
-				return v, buildErr(ErrUnknownResource, path+"."+name, "resource %q is not declared", name)
+				return v, keys, buildErr(ErrUnknownResource, path+"."+name, "resource %q is not declared", name)
 			}
 		}
 	}
-	return v, nil
+	return v, keys, nil
+}
+
+// resourceMap rebuilds the map a vector was read from by vectorKeys.
+func (s *Snapshot) resourceMap(v res.Vec, keys uint16) Resources {
+	m := make(Resources, bits.OnesCount16(keys))
+	for r, name := range s.resources {
+		if keys&(1<<r) != 0 {
+			m[name] = v[r]
+		}
+	}
+	return m
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -567,7 +587,7 @@ func (s *Snapshot) addRunning(w Workload, p string, seen map[string]string) erro
 		if !ok {
 			return buildErr(ErrUnknownFlavor, pp+".flavor", "workload %q pod set %q names flavor %q", w.ID, ps.Name, ps.Flavor)
 		}
-		per, err := s.vector(ps.PerPod, pp+".perPod")
+		per, keys, err := s.vectorKeys(ps.PerPod, pp+".perPod")
 		if err != nil {
 			return err
 		}
@@ -576,7 +596,8 @@ func (s *Snapshot) addRunning(w Workload, p string, seen map[string]string) erro
 			return err
 		}
 		book := s.placementRes(f, per)
-		r.sets = append(r.sets, runSet{flavor: f, need: charge.Scale(int64(ps.Count)), perPod: book})
+		r.sets = append(r.sets, runSet{flavor: f, need: charge.Scale(int64(ps.Count)), perPod: book, per: per, keys: keys})
+		ps.PerPod = nil // kept as per and keys
 		if len(ps.Nodes) == 0 {
 			for range ps.Count {
 				r.pods = append(r.pods, podAlloc{node: -1})

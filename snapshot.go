@@ -119,6 +119,12 @@ type runSet struct {
 	flavor int32
 	need   res.Vec // what the pod set charges to quota
 	perPod res.Vec // what one pod books on its node
+	// per and keys are the pod set's perPod as given (the running
+	// workload keeps no map: thousands of small maps cost the garbage
+	// collector more than all the rest of a snapshot); resourceMap
+	// rebuilds it.
+	per  res.Vec
+	keys uint16
 }
 
 type podAlloc struct {
@@ -370,6 +376,7 @@ func (r *running) workload(s *Snapshot) Workload {
 	k := 0
 	for i := range w.PodSets {
 		ps := &w.PodSets[i]
+		ps.PerPod = s.resourceMap(r.sets[i].per, r.sets[i].keys)
 		if r.pods[k].node < 0 {
 			k += int(ps.Count)
 			continue

@@ -200,7 +200,7 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 			return nil, fmt.Errorf("%w: pod set %q has no flavor in the decision", ErrInvalid, ps.Name)
 		}
 		ps.Flavor = s.flavors[f].Name
-		per, err := s.vector(ps.PerPod, "perPod")
+		per, keys, err := s.vectorKeys(ps.PerPod, "perPod")
 		if err != nil {
 			return nil, err
 		}
@@ -208,7 +208,8 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 		if err != nil {
 			return nil, err
 		}
-		r.sets[i] = runSet{flavor: f, need: charge.Scale(int64(ps.Count)), perPod: s.placementRes(f, per)}
+		r.sets[i] = runSet{flavor: f, need: charge.Scale(int64(ps.Count)), perPod: s.placementRes(f, per), per: per, keys: keys}
+		ps.PerPod = nil // kept as per and keys
 	}
 	// Quota, flavor by flavor: the pod sets on one flavor together.
 	for i := range r.sets {
@@ -379,6 +380,7 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 	w.PodSets = slices.Clone(w.PodSets)
 	for i := range w.PodSets {
 		w.PodSets[i].Flavor, w.PodSets[i].Nodes, w.PodSets[i].GPUIndices = "", nil, nil
+		w.PodSets[i].PerPod = s.resourceMap(r.sets[i].per, r.sets[i].keys)
 	}
 	s.enqueue(&w)
 	s.evictions = append(s.evictions, e)
