@@ -89,7 +89,7 @@ type Topology struct {
 	// entries.
 	G         int
 	TotalGPUs int
-	byName    map[string]int32
+	byName    nameIndex
 	// islands[n] counts the nodes before node n with more than one GPU
 	// island (see Islands).
 	islands []int32
@@ -105,7 +105,7 @@ func (t *Topology) Islands(d int32) bool {
 // New sorts the nodes by flavor and path and builds the domain trees.
 // flavors is the number of flavors; nodes name their flavor by index.
 func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, error) {
-	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: make(map[string]int32, len(specs))}
+	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: newNameIndex(len(specs))}
 	order := make([]int, len(specs))
 	for i := range order {
 		order[i] = i
@@ -177,7 +177,7 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 			GPUs: int32(gpus), GPUBase: base, Groups: groupArena[g0:len(groupArena):len(groupArena)], MaxGroup: maxGroup,
 			MaxPods: sp.MaxPods, Domains: domains[d0 : d0+len(levels)+1 : d0+len(levels)+1]}
 		base += int32(gpus)
-		t.byName[name] = int32(i)
+		t.byName.add(t.Nodes, int32(i))
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
@@ -297,9 +297,61 @@ func (t *Topology) DomainsWithin(f int32, l int, first, end int32) (int32, int32
 }
 
 // NodeIndex finds a node by name.
-func (t *Topology) NodeIndex(name string) (int32, bool) {
-	i, ok := t.byName[name]
-	return i, ok
+func (t *Topology) NodeIndex(name string) (int32, bool) { return t.byName.find(t.Nodes, name) }
+
+// nameIndex finds a node by name: an open-addressing table of node indices
+// (-1 for an empty slot) keyed by an FNV-1a hash of the name, probed
+// linearly, at most half full. Unlike a map of strings it holds no
+// pointer, so the garbage collector never walks it.
+type nameIndex struct {
+	slots []int32
+	mask  uint32
+}
+
+func newNameIndex(n int) nameIndex {
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	x := nameIndex{slots: make([]int32, size), mask: uint32(size - 1)}
+	for i := range x.slots {
+		x.slots[i] = -1
+	}
+	return x
+}
+
+func hashName(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
+}
+
+// add indexes node i; names are unique (the builder checks).
+func (x *nameIndex) add(nodes []Node, i int32) {
+	for h := hashName(nodes[i].Name) & x.mask; ; h = (h + 1) & x.mask {
+		if x.slots[h] < 0 {
+			x.slots[h] = i
+			return
+		}
+	}
+}
+
+func (x *nameIndex) find(nodes []Node, name string) (int32, bool) {
+	if len(x.slots) == 0 {
+		return 0, false
+	}
+	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
+		i := x.slots[h]
+		if i < 0 {
+			return 0, false
+		}
+		if nodes[i].Name == name {
+			return i, true
+		}
+	}
 }
 
 // LevelIndex returns the tree level of a level name: 1 for the broadest
