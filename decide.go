@@ -977,7 +977,7 @@ func (dc *decider) admit() {
 			ps := &r.PodSets[i]
 			for p := int32(0); p < ps.Count; p++ {
 				a := d.work.asg[from+p]
-				d.Placement = append(d.Placement, PodPlacement{PodSet: ps.Name, Pod: p, Node: s.topo.Nodes[a.Node].Name, GPUs: GPUSet(a.GPUs)})
+				d.Placement = append(d.Placement, PodPlacement{PodSet: ps.Name, Pod: p, Node: s.topo.NodeName(a.Node), GPUs: GPUSet(a.GPUs)})
 			}
 		}
 	}
@@ -1061,7 +1061,7 @@ func (dc *decider) describePlacement(pods int64) span {
 			nodes++
 			last = a.Node
 		}
-		for shared > 0 && s.topo.Nodes[a.Node].Domains[shared] != s.topo.Nodes[first].Domains[shared] {
+		for shared > 0 && s.topo.NodeDomains(a.Node)[shared] != s.topo.NodeDomains(first)[shared] {
 			shared--
 		}
 	}
@@ -1074,14 +1074,14 @@ func (dc *decider) describePlacement(pods int64) span {
 	dc.wi(int64(nodes))
 	if nodes == 1 {
 		dc.w(" node ")
-		dc.w(s.topo.Nodes[first].Name)
+		dc.w(s.topo.NodeName(first))
 	} else {
 		dc.w(" nodes")
 		if shared > 0 {
 			dc.w(" in ")
 			dc.w(s.topo.Levels[shared-1])
 			dc.w(" ")
-			dc.w(s.topo.Domains[s.topo.Nodes[first].Domains[shared]].Path)
+			dc.w(s.topo.Domains[s.topo.NodeDomains(first)[shared]].Path)
 		}
 	}
 	return dc.since(m)

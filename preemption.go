@@ -721,7 +721,7 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 			for k := int32(0); k < ps.Count; k++ {
 				a := asg[at]
 				at++
-				d.Placement = append(d.Placement, PodPlacement{PodSet: ps.Name, Pod: k, Node: s.topo.Nodes[a.Node].Name, GPUs: GPUSet(a.GPUs)})
+				d.Placement = append(d.Placement, PodPlacement{PodSet: ps.Name, Pod: k, Node: s.topo.NodeName(a.Node), GPUs: GPUSet(a.GPUs)})
 			}
 		}
 	}

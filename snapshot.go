@@ -386,7 +386,7 @@ func (r *running) workload(s *Snapshot) Workload {
 		for p := range ps.Count {
 			pa := r.pods[k]
 			k++
-			ps.Nodes[p] = s.topo.Nodes[pa.node].Name
+			ps.Nodes[p] = s.topo.NodeName(pa.node)
 			ps.GPUIndices[p] = GPUSet(pa.gpus).Indices()
 		}
 	}
@@ -453,7 +453,7 @@ func (s *Snapshot) NodeLabel(node, level string) (string, bool) {
 	}
 	for i, l := range s.topo.Levels {
 		if l == level {
-			return s.topo.Nodes[n].Labels[i], true
+			return s.topo.NodeLabel(n, i), true
 		}
 	}
 	return "", false

@@ -77,7 +77,7 @@ func podsPerNode(st *topology.State, asg []gang.Assignment) string {
 	slices.Sort(order)
 	parts := make([]string, len(order))
 	for i, n := range order {
-		parts[i] = fmt.Sprintf("%s:%d", st.T.Nodes[n].Name, counts[n])
+		parts[i] = fmt.Sprintf("%s:%d", st.T.NodeName(int32(n)), counts[n])
 	}
 	return strings.Join(parts, " ")
 }
@@ -533,7 +533,7 @@ func TestPlaceLargerThanEveryIsland(t *testing.T) {
 	p.Reset(st)
 	asg, fail, ok := p.Place([]gang.PodSet{ps}, nil)
 	if !ok {
-		t.Fatalf("not placed: %+v (State.Fits(rack, 4) = %d)", fail, st.Fits(st.T.Nodes[0].Domains[1], 4))
+		t.Fatalf("not placed: %+v (State.Fits(rack, 4) = %d)", fail, st.Fits(st.T.NodeDomains(0)[1], 4))
 	}
 	if err := checkAssignments(st, &ps, asg); err != nil {
 		t.Fatal(err)
@@ -587,7 +587,7 @@ func TestUnconstrainedSeesIslands(t *testing.T) {
 	if !ok || len(asg) != 1 {
 		t.Fatalf("not placed: %+v", fail)
 	}
-	if name := st.T.Nodes[asg[0].Node].Name; name != "n0" {
+	if name := st.T.NodeName(asg[0].Node); name != "n0" {
 		t.Fatalf("placed on %s, want n0 (least free, first in path order)", name)
 	}
 }

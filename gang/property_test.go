@@ -132,7 +132,7 @@ func genPropCase(t *testing.T, seed uint64) propCase {
 	for i := range topo.Nodes {
 		node, ns := &topo.Nodes[i], st.Node(int32(i))
 		fmt.Fprintf(&desc, "  %s %v gpus=%d groups=%v free=%0*b cpu=%d pods=%d/%d cordoned=%v down=%v cooldown=%d\n",
-			node.Name, node.Labels, node.GPUs, node.Groups, node.GPUs, st.FreeMask(int32(i)), ns.Free[resCPU],
+			topo.NodeName(int32(i)), nodeLabels(topo, int32(i)), node.GPUs, node.Groups(nil), node.GPUs, st.FreeMask(int32(i)), ns.Free[resCPU],
 			ns.Pods, node.MaxPods, ns.Cordoned, ns.Down, ns.CooldownUntil)
 	}
 
@@ -203,7 +203,7 @@ func islandOK(node *topology.Node, mask uint64, g int) bool {
 	if g > int(node.MaxGroup) {
 		return true
 	}
-	for _, gm := range node.Groups {
+	for _, gm := range node.Groups(nil) {
 		if mask&^gm == 0 {
 			return true
 		}
@@ -275,9 +275,18 @@ func (r *refPlacer) nodeMax(n int32) int64 {
 // name at the node level).
 func domainOf(t *topology.Topology, n int32, l int) string {
 	if l >= t.NodeLevel() {
-		return "node:" + t.Nodes[n].Name
+		return "node:" + t.NodeName(n)
 	}
-	return strings.Join(t.Nodes[n].Labels[:l], "/")
+	return strings.Join(nodeLabels(t, n)[:l], "/")
+}
+
+// nodeLabels is node n's label value at every level, broad to narrow.
+func nodeLabels(t *topology.Topology, n int32) []string {
+	out := make([]string, len(t.Levels))
+	for l := range out {
+		out[l] = t.NodeLabel(n, l)
+	}
+	return out
 }
 
 // sliceSize is the size of the slice layer at tree level l, 1 for none.
@@ -393,28 +402,28 @@ func checkAssignments(st *topology.State, ps *gang.PodSet, asg []gang.Assignment
 		if a.Node < 0 || int(a.Node) >= len(t.Nodes) {
 			return fmt.Errorf("pod %d: node %d out of range", i, a.Node)
 		}
-		node, ns := &t.Nodes[a.Node], st.Node(a.Node)
+		node, ns, name := &t.Nodes[a.Node], st.Node(a.Node), t.NodeName(a.Node)
 		if !ns.Usable(st.Now()) {
-			return fmt.Errorf("pod %d on %s: node not usable", i, node.Name)
+			return fmt.Errorf("pod %d on %s: node not usable", i, name)
 		}
 		if got := bits.OnesCount64(a.GPUs); got != ps.GPUs {
-			return fmt.Errorf("pod %d on %s: %d GPUs, wants %d", i, node.Name, got, ps.GPUs)
+			return fmt.Errorf("pod %d on %s: %d GPUs, wants %d", i, name, got, ps.GPUs)
 		}
 		if a.GPUs&^st.FreeMask(a.Node) != 0 {
-			return fmt.Errorf("pod %d on %s: GPUs %b not free (free %b)", i, node.Name, a.GPUs, st.FreeMask(a.Node))
+			return fmt.Errorf("pod %d on %s: GPUs %b not free (free %b)", i, name, a.GPUs, st.FreeMask(a.Node))
 		}
 		if a.GPUs&used[a.Node] != 0 {
-			return fmt.Errorf("pod %d on %s: GPUs %b used twice", i, node.Name, a.GPUs&used[a.Node])
+			return fmt.Errorf("pod %d on %s: GPUs %b used twice", i, name, a.GPUs&used[a.Node])
 		}
 		if ps.GPUs > 0 && !islandOK(node, a.GPUs, ps.GPUs) {
-			return fmt.Errorf("pod %d on %s: GPUs %b straddle islands %v", i, node.Name, a.GPUs, node.Groups)
+			return fmt.Errorf("pod %d on %s: GPUs %b straddle islands %v", i, name, a.GPUs, node.Groups(nil))
 		}
 		used[a.Node] |= a.GPUs
 		pods[a.Node]++
 		if ps.Mode == gang.Required {
 			d := domainOf(t, a.Node, ps.Level)
 			if domain != "" && d != domain {
-				return fmt.Errorf("pod %d on %s: domain %s, earlier pods in %s (required level %d)", i, node.Name, d, domain, ps.Level)
+				return fmt.Errorf("pod %d on %s: domain %s, earlier pods in %s (required level %d)", i, name, d, domain, ps.Level)
 			}
 			domain = d
 		}
@@ -432,13 +441,13 @@ func checkAssignments(st *topology.State, ps *gang.PodSet, asg []gang.Assignment
 	for n, c := range pods {
 		node, ns := &t.Nodes[n], st.Node(n)
 		if c*ps.Res[resCPU] > ns.Free[resCPU] {
-			return fmt.Errorf("node %s: %d pods × %d cpu > %d free", node.Name, c, ps.Res[resCPU], ns.Free[resCPU])
+			return fmt.Errorf("node %s: %d pods × %d cpu > %d free", t.NodeName(n), c, ps.Res[resCPU], ns.Free[resCPU])
 		}
 		if node.MaxPods > 0 && int64(ns.Pods)+c > int64(node.MaxPods) {
-			return fmt.Errorf("node %s: %d+%d pods > max %d", node.Name, ns.Pods, c, node.MaxPods)
+			return fmt.Errorf("node %s: %d+%d pods > max %d", t.NodeName(n), ns.Pods, c, node.MaxPods)
 		}
 		if ps.Policy == gang.Spread && c > 1 {
-			return fmt.Errorf("node %s: %d pods of a spread pod set", node.Name, c)
+			return fmt.Errorf("node %s: %d pods of a spread pod set", t.NodeName(n), c)
 		}
 	}
 	return nil

@@ -303,7 +303,7 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 	if last == 0 {
 		return
 	}
-	for _, d := range node.Domains {
+	for _, d := range s.T.NodeDomains(n) {
 		base := int(d) * G
 		if span := s.fits.MutSpan(base, last); span != nil {
 			for g, v := range delta[:last] {
@@ -365,7 +365,7 @@ func (s *State) change(n int32, fn func(ns *NodeState)) {
 	fn(s.nodes.Mut(int(n)))
 	after := s.contribOf(n)
 	s.applyDelta(n, &before, &after)
-	s.dirty = append(s.dirty, s.T.Nodes[n].Domains[len(s.T.Levels)])
+	s.dirty = append(s.dirty, s.T.NodeDomains(n)[len(s.T.Levels)])
 }
 
 // Allocate books GPUs (a node-local mask) and resources r (GPU count
@@ -460,7 +460,7 @@ func (s *State) SetNow(now int64) {
 	s.cooling = kept
 	for _, n := range ended {
 		s.addFits(n, 1)
-		s.dirty = append(s.dirty, s.T.Nodes[n].Domains[len(s.T.Levels)])
+		s.dirty = append(s.dirty, s.T.NodeDomains(n)[len(s.T.Levels)])
 	}
 }
 

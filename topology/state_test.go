@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -133,8 +134,8 @@ func TestDomainsAreContiguous(t *testing.T) {
 	top := testTopology(t, rng)
 	for d, dom := range top.Domains {
 		for n := dom.First; n < dom.End; n++ {
-			if top.Nodes[n].Domains[dom.Level] != int32(d) {
-				t.Fatalf("node %d inside domain %d says domain %d", n, d, top.Nodes[n].Domains[dom.Level])
+			if top.NodeDomains(int32(n))[dom.Level] != int32(d) {
+				t.Fatalf("node %d inside domain %d says domain %d", n, d, top.NodeDomains(int32(n))[dom.Level])
 			}
 		}
 		if dom.Level > 0 {
@@ -152,7 +153,18 @@ func TestDomainsAreContiguous(t *testing.T) {
 }
 
 func TestGPUIslands(t *testing.T) {
-	n := Node{GPUs: 8, Groups: []uint64{0x0f, 0xf0}, MaxGroup: 4}
+	starts, islands, maxGroup, err := islandStarts([]int{4, 4}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := Node{GPUs: 8, Islands: islands, islandStarts: starts, MaxGroup: maxGroup}
+	if got := n.Groups(nil); !slices.Equal(got, []uint64{0x0f, 0xf0}) || islands != 2 || maxGroup != 4 {
+		t.Fatalf("islands of 4+4: %x (%d, largest %d)", got, islands, maxGroup)
+	}
+	odd, _, _, _ := islandStarts([]int{1, 2, 5}, 8)
+	if got := (&Node{GPUs: 8, islandStarts: odd}).Groups(nil); !slices.Equal(got, []uint64{0b1, 0b110, 0b1111_1000}) {
+		t.Fatalf("islands of 1+2+5: %b", got)
+	}
 	cases := []struct {
 		free      uint64
 		g         int

@@ -32,23 +32,25 @@ type NodeSpec struct {
 	MaxPods int32
 }
 
-// Node is a node of the built topology.
+// Node is a node of the built topology. It holds no pointer: its name,
+// labels and domains sit in the topology's shared arrays (NodeName,
+// NodeLabel, NodeDomains), so that the collector need not walk tens of
+// thousands of nodes on every cycle.
 type Node struct {
-	Name     string
 	Flavor   int32
-	Labels   []string
 	Capacity res.Vec
 	GPUs     int32
 	// GPUBase is the cluster-wide index of the node's first GPU.
 	GPUBase int32
-	// Groups are node-local GPU masks, one per island; always at least one.
-	Groups []uint64
+	// Islands counts the node's GPU islands (NVLink/NUMA groups): always
+	// at least one. Islands are contiguous GPU ranges; bit i of
+	// islandStarts is set where one starts.
+	Islands      int32
+	islandStarts uint64
 	// MaxGroup is the size of the largest island.
 	MaxGroup int32
 	MaxPods  int32
-	// Domains is the node's domain index (into Topology.Domains) at each
-	// level of its flavor's tree, level 0 (the flavor root) first.
-	Domains []int32
+	name     [2]int32 // the name's bounds in Topology.names
 }
 
 // Domain is a set of nodes sharing a topology path prefix: a contiguous node
@@ -90,6 +92,13 @@ type Topology struct {
 	G         int
 	TotalGPUs int
 	byName    nameIndex
+	// names holds every node's name back to back; domains holds each
+	// node's domain at every level (Levels+1 per node); labels each node's
+	// label value at every level, as an index into labelValues.
+	names       string
+	domains     []int32
+	labels      []int32
+	labelValues []string
 	// islands[n] counts the nodes before node n with more than one GPU
 	// island (see Islands).
 	islands []int32
@@ -128,23 +137,19 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 		return strings.Compare(x.Name, y.Name)
 	})
 	t.Nodes = make([]Node, len(specs))
-	// Every node's name, labels, domains and GPU groups live in a few
-	// shared arrays rather than in small objects of their own, and equal
-	// label values are kept once: a large cluster is a few dozen objects
-	// for the collector to trace, not tens of thousands.
+	// Every node's name, labels and domains live in a few shared arrays
+	// rather than in small objects of their own, and each distinct label
+	// value is kept once: a large cluster is a few objects for the
+	// collector, none of them a long array of pointers.
 	var names strings.Builder
-	for i := range specs {
-		names.WriteString(specs[i].Name)
+	for _, o := range order {
+		names.WriteString(specs[o].Name)
 	}
-	arena := names.String()
-	labels := make([]string, 0, len(specs)*len(levels))
-	interned := make(map[string]string)
-	domains := make([]int32, len(specs)*(len(levels)+1))
-	groupArena := make([]uint64, 0, len(specs))
-	at := make([]int, len(specs)+1) // where each spec's name starts in arena
-	for i := range specs {
-		at[i+1] = at[i] + len(specs[i].Name)
-	}
+	t.names = names.String()
+	t.labels = make([]int32, 0, len(specs)*len(levels))
+	labelIDs := make(map[string]int32)
+	t.domains = make([]int32, len(specs)*(len(levels)+1))
+	at := int32(0)
 	base := int32(0)
 	for i, o := range order {
 		sp := &specs[o]
@@ -155,29 +160,25 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 		if gpus > MaxNodeGPUs {
 			return nil, fmt.Errorf("%w: node %q has %d", ErrTooManyGPUs, sp.Name, gpus)
 		}
-		g0 := len(groupArena)
-		var maxGroup int32
-		var err error
-		groupArena, maxGroup, err = groupMasks(groupArena, sp.Groups, int(gpus))
+		starts, islands, maxGroup, err := islandStarts(sp.Groups, int(gpus))
 		if err != nil {
 			return nil, fmt.Errorf("%w: node %q: %v", ErrBadGroups, sp.Name, err)
 		}
-		l0 := len(labels)
 		for _, v := range sp.Labels {
-			if iv, ok := interned[v]; ok {
-				v = iv
-			} else {
-				interned[v] = v
+			id, ok := labelIDs[v]
+			if !ok {
+				id = int32(len(t.labelValues))
+				labelIDs[v] = id
+				t.labelValues = append(t.labelValues, v)
 			}
-			labels = append(labels, v)
+			t.labels = append(t.labels, id)
 		}
-		d0 := i * (len(levels) + 1)
-		name := arena[at[o]:at[o+1]]
-		t.Nodes[i] = Node{Name: name, Flavor: sp.Flavor, Labels: labels[l0:len(labels):len(labels)], Capacity: sp.Capacity,
-			GPUs: int32(gpus), GPUBase: base, Groups: groupArena[g0:len(groupArena):len(groupArena)], MaxGroup: maxGroup,
-			MaxPods: sp.MaxPods, Domains: domains[d0 : d0+len(levels)+1 : d0+len(levels)+1]}
+		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: sp.Capacity, GPUs: int32(gpus), GPUBase: base,
+			Islands: islands, islandStarts: starts, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
+			name: [2]int32{at, at + int32(len(sp.Name))}}
+		at += int32(len(sp.Name))
 		base += int32(gpus)
-		t.byName.add(t.Nodes, int32(i))
+		t.byName.add(t, int32(i))
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
@@ -186,7 +187,7 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 	t.islands = make([]int32, len(t.Nodes)+1)
 	for i := range t.Nodes {
 		t.islands[i+1] = t.islands[i]
-		if len(t.Nodes[i].Groups) > 1 {
+		if t.Nodes[i].Islands > 1 {
 			t.islands[i+1]++
 		}
 	}
@@ -194,23 +195,76 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 	return t, nil
 }
 
-func groupMasks(out []uint64, sizes []int, gpus int) ([]uint64, int32, error) {
+// islandStarts checks a node's island sizes and returns where each island
+// starts (bit i for GPU i), how many there are and the largest.
+func islandStarts(sizes []int, gpus int) (uint64, int32, int32, error) {
 	if len(sizes) == 0 {
-		return append(out, maskOf(0, gpus)), int32(gpus), nil
+		return 1, 1, int32(gpus), nil
 	}
+	var starts uint64
 	sum, maxG := 0, 0
 	for _, s := range sizes {
 		if s <= 0 {
-			return nil, 0, fmt.Errorf("group of %d GPUs", s)
+			return 0, 0, 0, fmt.Errorf("group of %d GPUs", s)
 		}
-		out = append(out, maskOf(sum, s))
+		if sum < MaxNodeGPUs {
+			starts |= 1 << sum
+		}
 		sum += s
 		maxG = max(maxG, s)
 	}
 	if sum != gpus {
-		return nil, 0, fmt.Errorf("groups sum to %d, the node has %d GPUs", sum, gpus)
+		return 0, 0, 0, fmt.Errorf("groups sum to %d, the node has %d GPUs", sum, gpus)
 	}
-	return out, int32(maxG), nil
+	return starts, int32(len(sizes)), int32(maxG), nil
+}
+
+// NodeName is node n's name.
+func (t *Topology) NodeName(n int32) string {
+	b := t.Nodes[n].name
+	return t.names[b[0]:b[1]]
+}
+
+// NodeLabel is node n's label value at level l (0 for the broadest).
+func (t *Topology) NodeLabel(n int32, l int) string {
+	return t.labelValues[t.labels[int(n)*len(t.Levels)+l]]
+}
+
+// NodeDomains is node n's domain index (into Domains) at each level of
+// its flavor's tree, level 0 (the flavor root) first. Read-only.
+func (t *Topology) NodeDomains(n int32) []int32 {
+	k := len(t.Levels) + 1
+	i := int(n) * k
+	return t.domains[i : i+k : i+k]
+}
+
+// sameLabels reports whether nodes a and b have the same labels on the
+// broadest l levels.
+func (t *Topology) sameLabels(a, b int32, l int) bool {
+	L := len(t.Levels)
+	return slices.Equal(t.labels[int(a)*L:int(a)*L+l], t.labels[int(b)*L:int(b)*L+l])
+}
+
+// labelPath joins node n's broadest l label values with "/".
+func (t *Topology) labelPath(n int32, l int) string {
+	var b strings.Builder
+	for i := range l {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(t.NodeLabel(n, i))
+	}
+	return b.String()
+}
+
+// Groups appends the node's island masks, in GPU order, to dst.
+func (n *Node) Groups(dst []uint64) []uint64 {
+	for starts := n.islandStarts; starts != 0; {
+		var gm uint64
+		gm, starts = n.nextIsland(starts)
+		dst = append(dst, gm)
+	}
+	return dst
 }
 
 func maskOf(from, n int) uint64 {
@@ -240,20 +294,20 @@ func (t *Topology) buildDomains(flavors int) {
 		t.Domains = append(t.Domains, Domain{Path: "", Level: 0, Flavor: int32(f), First: first, End: end, Parent: -1})
 		ft.Levels[0] = [2]int32{root, root + 1}
 		for n := first; n < end; n++ {
-			t.Nodes[n].Domains[0] = root
+			t.NodeDomains(n)[0] = root
 		}
 		for l := 1; l <= L; l++ {
 			start := int32(len(t.Domains))
 			for n := first; n < end; {
 				m := n + 1
-				for m < end && slices.Equal(t.Nodes[m].Labels[:l], t.Nodes[n].Labels[:l]) {
+				for m < end && t.sameLabels(m, n, l) {
 					m++
 				}
 				id := int32(len(t.Domains))
-				t.Domains = append(t.Domains, Domain{Name: t.Nodes[n].Labels[l-1], Path: strings.Join(t.Nodes[n].Labels[:l], "/"),
-					Level: int32(l), Flavor: int32(f), First: n, End: m, Parent: t.Nodes[n].Domains[l-1]})
+				t.Domains = append(t.Domains, Domain{Name: t.NodeLabel(n, l-1), Path: t.labelPath(n, l),
+					Level: int32(l), Flavor: int32(f), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
 				for k := n; k < m; k++ {
-					t.Nodes[k].Domains[l] = id
+					t.NodeDomains(k)[l] = id
 				}
 				n = m
 			}
@@ -297,7 +351,7 @@ func (t *Topology) DomainsWithin(f int32, l int, first, end int32) (int32, int32
 }
 
 // NodeIndex finds a node by name.
-func (t *Topology) NodeIndex(name string) (int32, bool) { return t.byName.find(t.Nodes, name) }
+func (t *Topology) NodeIndex(name string) (int32, bool) { return t.byName.find(t, name) }
 
 // nameIndex finds a node by name: an open-addressing table of node indices
 // (-1 for an empty slot) keyed by an FNV-1a hash of the name, probed
@@ -330,8 +384,8 @@ func hashName(s string) uint32 {
 }
 
 // add indexes node i; names are unique (the builder checks).
-func (x *nameIndex) add(nodes []Node, i int32) {
-	for h := hashName(nodes[i].Name) & x.mask; ; h = (h + 1) & x.mask {
+func (x *nameIndex) add(t *Topology, i int32) {
+	for h := hashName(t.NodeName(i)) & x.mask; ; h = (h + 1) & x.mask {
 		if x.slots[h] < 0 {
 			x.slots[h] = i
 			return
@@ -339,7 +393,7 @@ func (x *nameIndex) add(nodes []Node, i int32) {
 	}
 }
 
-func (x *nameIndex) find(nodes []Node, name string) (int32, bool) {
+func (x *nameIndex) find(t *Topology, name string) (int32, bool) {
 	if len(x.slots) == 0 {
 		return 0, false
 	}
@@ -348,7 +402,7 @@ func (x *nameIndex) find(nodes []Node, name string) (int32, bool) {
 		if i < 0 {
 			return 0, false
 		}
-		if nodes[i].Name == name {
+		if t.NodeName(i) == name {
 			return i, true
 		}
 	}
@@ -391,14 +445,28 @@ func (n *Node) GPUFits(mask uint64, g int) int {
 	if g <= 0 {
 		return 0
 	}
-	if len(n.Groups) == 1 || g > int(n.MaxGroup) {
+	if n.Islands == 1 || g > int(n.MaxGroup) {
 		return bits.OnesCount64(mask) / g
 	}
 	c := 0
-	for _, gm := range n.Groups {
+	for starts := n.islandStarts; starts != 0; {
+		var gm uint64
+		gm, starts = n.nextIsland(starts)
 		c += bits.OnesCount64(mask&gm) / g
 	}
 	return c
+}
+
+// nextIsland returns the mask of the first island in starts (a suffix of
+// islandStarts) and the starts after it.
+func (n *Node) nextIsland(starts uint64) (uint64, uint64) {
+	lo := bits.TrailingZeros64(starts)
+	starts &= starts - 1
+	hi := int(n.GPUs)
+	if starts != 0 {
+		hi = bits.TrailingZeros64(starts)
+	}
+	return maskOf(lo, hi-lo), starts
 }
 
 // TakeGPUs picks g free GPUs of mask for one pod: inside the island with the
@@ -410,18 +478,19 @@ func (n *Node) TakeGPUs(mask uint64, g int) uint64 {
 		return 0
 	}
 	from := mask
-	if len(n.Groups) > 1 && g <= int(n.MaxGroup) {
-		best, bestFree := -1, 65
-		for i, gm := range n.Groups {
-			f := bits.OnesCount64(mask & gm)
-			if f >= g && f < bestFree {
-				best, bestFree = i, f
+	if n.Islands > 1 && g <= int(n.MaxGroup) {
+		best, bestFree := uint64(0), 65
+		for starts := n.islandStarts; starts != 0; {
+			var gm uint64
+			gm, starts = n.nextIsland(starts)
+			if f := bits.OnesCount64(mask & gm); f >= g && f < bestFree {
+				best, bestFree = gm, f
 			}
 		}
-		if best < 0 {
+		if bestFree > 64 {
 			return 0
 		}
-		from = mask & n.Groups[best]
+		from = mask & best
 	}
 	if bits.OnesCount64(from) == g {
 		return from

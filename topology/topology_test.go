@@ -13,8 +13,8 @@ func TestNodeIndexFindsEveryNodeAndNoOther(t *testing.T) {
 	for trial := 0; trial < 20; trial++ {
 		top := testTopology(t, rng)
 		for i := range top.Nodes {
-			if n, ok := top.NodeIndex(top.Nodes[i].Name); !ok || n != int32(i) {
-				t.Fatalf("NodeIndex(%q) = %d, %t; want %d", top.Nodes[i].Name, n, ok, i)
+			if n, ok := top.NodeIndex(top.NodeName(int32(i))); !ok || n != int32(i) {
+				t.Fatalf("NodeIndex(%q) = %d, %t; want %d", top.NodeName(int32(i)), n, ok, i)
 			}
 		}
 		for _, name := range []string{"", "n", "n999", "N00", "n00 "} {
@@ -34,8 +34,8 @@ func TestNodeIndexFindsEveryNodeAndNoOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range top.Nodes {
-		if n, ok := top.NodeIndex(top.Nodes[i].Name); !ok || n != int32(i) {
-			t.Fatalf("NodeIndex(%q) = %d, %t; want %d", top.Nodes[i].Name, n, ok, i)
+		if n, ok := top.NodeIndex(top.NodeName(int32(i))); !ok || n != int32(i) {
+			t.Fatalf("NodeIndex(%q) = %d, %t; want %d", top.NodeName(int32(i)), n, ok, i)
 		}
 	}
 	if _, ok := top.NodeIndex("gpu-node-5000"); ok {
