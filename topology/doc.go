@@ -5,11 +5,15 @@
 // sorted by flavor and topology path, so every domain is a contiguous range of
 // nodes and every node a contiguous range of cluster-wide GPU indices. Each
 // flavor has its own tree whose level 0 is a single root domain covering all of
-// the flavor's nodes.
+// the flavor's nodes. A Node holds no pointer: names, labels and domains live
+// in a few arrays shared by all nodes (NodeName, NodeLabel, NodeDomains) and a
+// node's GPU islands are the bits where each starts, so that a cluster of tens
+// of thousands of nodes is a handful of objects for the garbage collector.
 //
 // A State is the free capacity at one moment: one cluster-wide bitset of free
-// GPUs (its words in copy-on-write pages), per-node free resources, pods and node condition, and per-domain
-// counters kept up to date incrementally: for every domain and every GPU count
+// GPUs (its words in copy-on-write pages), per-node free resources, pods and
+// node condition, and per-domain counters kept up to date incrementally: for
+// every domain and every GPU count
 // g, how many pods of g GPUs its available nodes can hold (GPU groups
 // respected), plus the smallest free amount of every other resource over its
 // nodes with free GPUs. The counters let placement read any domain's capacity

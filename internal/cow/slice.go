@@ -1,7 +1,11 @@
-// Package cow holds a copy-on-write array in two levels of pages: a new
-// version shares every page with the old one and copies only the pages it
-// writes (and the directory above each), so publishing the next snapshot
-// costs a few small copies, never the whole cluster.
+// Package cow holds the copy-on-write structures a snapshot is made of: Slice,
+// a fixed-length array in two levels of pages, and Tree, an ordered set in a
+// B-tree. A new version shares everything with the old one and copies only
+// what it writes (a page and the directory above it, a tree node and the
+// path above it), so publishing the next snapshot costs a few small copies,
+// never the whole cluster. Ownership is a number (Owner) rather than a
+// pointer, so that pages of pointer-free elements hold no pointer at all
+// and the garbage collector neither scans them nor guards their copies.
 package cow
 
 import (
