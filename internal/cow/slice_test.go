@@ -43,9 +43,7 @@ func TestPropertyAgainstPlainSlices(t *testing.T) {
 	var old []version
 	x := uint64(1)
 	for step := 0; step < 20000; step++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
+		x = xorshift(x)
 		i, v := int(x%uint64(n)), int(x>>40)
 		switch x % 50 {
 		case 0:
@@ -73,4 +71,12 @@ func BenchmarkCloneAndWrite(b *testing.B) {
 		c.Mut(5000)[0]++
 		s = c
 	}
+}
+
+// xorshift is the tests' deterministic random step.
+func xorshift(x uint64) uint64 {
+	x ^= x << 13
+	x ^= x >> 7
+	x ^= x << 17
+	return x
 }

@@ -65,9 +65,7 @@ func TestTreeAgainstSortedSlice(t *testing.T) {
 	var old []version
 	x := uint64(7)
 	for step := 0; step < 60000; step++ {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
+		x = xorshift(x)
 		// Keys from a range that grows and shrinks, so the tree grows,
 		// empties and regrows.
 		span := 1 + int(2000-int64(step%20000)/10)
