@@ -29,11 +29,29 @@ type Store struct {
 	master *Snapshot
 }
 
-// NewStore starts a store at snapshot s. s itself stays valid and unchanged.
+// NewStore starts a store at snapshot s. s itself stays valid and unchanged,
+// and any number of goroutines may start stores from one snapshot at once.
 func NewStore(s *Snapshot) *Store {
-	st := &Store{master: s.fork()}
+	st := &Store{master: s.private()}
 	st.cur.Store(s)
 	return st
+}
+
+// private returns a writable copy of s that shares its structure without
+// writing to s: s, published, is never written again.
+func (s *Snapshot) private() *Snapshot {
+	v := &version{Snapshot: *s}
+	c := &v.Snapshot
+	s.state.ForkInto(&v.state)
+	c.state = &v.state
+	c.usage = s.usage.Clone()
+	c.running, c.pending, c.queued, c.byQueue, c.shapes = s.running.Fork(), s.pending.Fork(), s.queued.Fork(), s.byQueue.Fork(), s.shapes.Fork()
+	// Evictions are appended to: another copy of s must not append into
+	// the same array.
+	c.evictions = slices.Clip(s.evictions)
+	c.shared = allRows
+	c.bf = &v.bf
+	return c
 }
 
 // Load returns the current snapshot.

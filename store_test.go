@@ -296,3 +296,72 @@ func TestCommitPreemption(t *testing.T) {
 		t.Fatal("an older snapshot saw a later eviction")
 	}
 }
+
+// TestStoresFromOneSnapshot starts stores from one published snapshot on
+// many goroutines at once, each admitting and evicting its own workloads.
+// Run with -race: starting a store writes nothing to the snapshot, the
+// stores never see each other's changes, and the snapshot is unchanged.
+func TestStoresFromOneSnapshot(t *testing.T) {
+	seed := allot.NewStore(rackCluster(t))
+	// Three evictions leave the eviction list with room to spare, so a
+	// store appending to it in place would write into the others' arrays.
+	for i := 0; i < 3; i++ {
+		id := fmt.Sprintf("old%d", i)
+		if _, err := seed.Commit(allot.Decide(seed.Load(), gangReq(id, 1, 8, "rack"))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := seed.Apply(allot.Evict{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := seed.Commit(allot.Decide(seed.Load(), gangReq("kept", 2, 8, "rack"))); err != nil {
+		t.Fatal(err)
+	}
+	base := seed.Load()
+	wantIDs, wantFree, wantEvictions := fmt.Sprint(base.RunningIDs()), base.FreeGPUs(), fmt.Sprint(base.Evictions())
+
+	const stores = 6
+	var wg sync.WaitGroup
+	errs := make(chan error, stores)
+	for g := 0; g < stores; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			st := allot.NewStore(base)
+			for i := 0; i < 20; i++ {
+				id := fmt.Sprintf("s%d-w%d", g, i)
+				d := allot.Decide(st.Load(), gangReq(id, 1+(g+i)%2, 8, "rack"))
+				if d.Verdict != allot.VerdictAdmit {
+					continue
+				}
+				if _, err := st.Commit(d); err != nil {
+					errs <- fmt.Errorf("store %d: commit %s: %v", g, id, err)
+					return
+				}
+				if _, err := st.Apply(allot.Evict{ID: id}); err != nil {
+					errs <- fmt.Errorf("store %d: evict %s: %v", g, id, err)
+					return
+				}
+			}
+			s := st.Load()
+			if got := fmt.Sprint(s.RunningIDs()); got != wantIDs {
+				errs <- fmt.Errorf("store %d runs %s, want only %s", g, got, wantIDs)
+			}
+			ev := s.Evictions()
+			for _, e := range ev[3:] {
+				if want := fmt.Sprintf("s%d-", g); len(e.ID) < len(want) || e.ID[:len(want)] != want {
+					errs <- fmt.Errorf("store %d sees eviction %q of another store", g, e.ID)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := fmt.Sprint(base.RunningIDs()); got != wantIDs || base.FreeGPUs() != wantFree || fmt.Sprint(base.Evictions()) != wantEvictions {
+		t.Fatalf("the snapshot changed: runs %s, %d GPUs free, evictions %s", got, base.FreeGPUs(), fmt.Sprint(base.Evictions()))
+	}
+}

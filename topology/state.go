@@ -178,10 +178,16 @@ func (s *State) Clone() *State { return s.CloneAs(cow.NewOwner(), cow.NewOwner()
 // writing to it, so that many goroutines may fork one state at once (to
 // simulate evictions, say). s must never be written again.
 func (s *State) Fork() *State {
-	c := &State{T: s.T, now: s.now, gpus: s.gpus.Fork(), freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
+	c := new(State)
+	s.ForkInto(c)
+	return c
+}
+
+// ForkInto is Fork writing the private copy into c.
+func (s *State) ForkInto(c *State) {
+	*c = State{T: s.T, now: s.now, gpus: s.gpus.Fork(), freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
 		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling}
 	c.setFree(s.free)
-	return c
 }
 
 // CloneAs is Clone with the copy-on-write owners given (see cow.CloneAs).
