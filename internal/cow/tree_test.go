@@ -174,3 +174,46 @@ func BenchmarkTreeCloneAndSet(b *testing.B) {
 		i++
 	}
 }
+
+// FuzzTree runs a byte string as tree operations (two bytes each: an
+// operation and a key) on a tree and its clones, checking every version
+// against a plain sorted slice and the B-tree's shape at the end.
+func FuzzTree(f *testing.F) {
+	f.Add([]byte{0, 5, 0, 9, 1, 5, 2, 0, 0, 7})
+	f.Add(make([]byte, 400))
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		type version struct {
+			tr   Tree[int]
+			want []int
+		}
+		cur := version{NewTree(func(a, b int) bool { return a < b }), nil}
+		var old []version
+		for i := 0; i+1 < len(ops); i += 2 {
+			k := int(ops[i+1])
+			j, found := slices.BinarySearch(cur.want, k)
+			switch ops[i] % 4 {
+			case 0, 1:
+				if _, replaced := cur.tr.Set(k); replaced != found {
+					t.Fatalf("Set(%d) replaced %t, held %t", k, replaced, found)
+				}
+				if !found {
+					cur.want = slices.Insert(cur.want, j, k)
+				}
+			case 2:
+				if _, ok := cur.tr.Delete(k); ok != found {
+					t.Fatalf("Delete(%d) = %t, held %t", k, ok, found)
+				}
+				if found {
+					cur.want = slices.Delete(cur.want, j, j+1)
+				}
+			case 3:
+				old = append(old, version{cur.tr.Clone(), slices.Clone(cur.want)})
+			}
+		}
+		for _, v := range append(old, cur) {
+			if got := checkTree(t, &v.tr); !slices.Equal(got, v.want) {
+				t.Fatalf("tree holds %v, want %v", got, v.want)
+			}
+		}
+	})
+}
