@@ -79,7 +79,7 @@ func (s *Snapshot) fork() *Snapshot {
 }
 
 // version is one allocation for what each publish makes anew: the
-// snapshot's header, its topology state's and its empty backfill cache.
+// snapshot's header, its topology state and its empty backfill cache.
 type version struct {
 	Snapshot
 	state topology.State
