@@ -407,21 +407,18 @@ func (dc *decider) assign() bool {
 		// Kueue's whenCanBorrow: TryNextFlavor passes over flavors that
 		// need borrowing while a later one may fit within nominal quota;
 		// the second pass takes the first of them that still fits.
-		var deferred [16]int
-		nd := 0
+		var deferredBuf [16]int // more flavors than this grow it
+		deferred := deferredBuf[:0]
 		for pass := 0; pass < 2; pass++ {
 			for k := range dc.qc.Flavors {
 				fq := &dc.qc.Flavors[k]
 				f := fq.Flavor
-				if !dc.allowed(members, f) || pass == 1 && !slices.Contains(deferred[:nd], k) {
+				if !dc.allowed(members, f) || pass == 1 && !slices.Contains(deferred, k) {
 					continue
 				}
 				a := dc.try(members, fq, pass == 1 || !dc.qc.TryNextWhenBorrowing)
 				if a.deferred {
-					if nd < len(deferred) {
-						deferred[nd] = k
-						nd++
-					}
+					deferred = append(deferred, k)
 					continue
 				}
 				if a.reason == 0 {
@@ -447,7 +444,7 @@ func (dc *decider) assign() bool {
 					dc.d.Trail = dc.d.Trail[:len(dc.d.Trail)-1]
 				}
 			}
-			if nd == 0 {
+			if len(deferred) == 0 {
 				break
 			}
 		}

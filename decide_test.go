@@ -2,6 +2,7 @@ package allot_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -200,5 +201,43 @@ func TestDecideRefusesARunningID(t *testing.T) {
 	}
 	if d := allot.Decide(s, allot.Request{ID: "v", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}}); d.Verdict != allot.VerdictAdmit {
 		t.Fatalf("another ID: %v %s", d.Reason, d.Message)
+	}
+}
+
+// TestTryNextFlavorRemembersEveryDeferredFlavor: with whenCanBorrow
+// TryNextFlavor, every flavor that fits only by borrowing waits for the
+// second pass, however many there are. Here 20 flavors all need borrowing
+// and only the last has a node the request fits on.
+func TestTryNextFlavorRemembersEveryDeferredFlavor(t *testing.T) {
+	const flavors = 20
+	b := &allot.Builder{
+		Resources: []string{"gpu"},
+		Levels:    []string{"rack"},
+		Cohorts:   []allot.Cohort{{Name: "co"}},
+	}
+	var mine, lent []allot.FlavorQuota
+	for f := 0; f < flavors; f++ {
+		name := fmt.Sprintf("f%02d", f)
+		b.Flavors = append(b.Flavors, allot.Flavor{Name: name})
+		gpus := int64(2) // too small for the request
+		if f == flavors-1 {
+			gpus = 8
+		}
+		b.Nodes = append(b.Nodes, allot.Node{Name: "n-" + name, Flavor: name, Labels: map[string]string{"rack": "r" + name},
+			Capacity: allot.Resources{"gpu": gpus}})
+		mine = append(mine, allot.FlavorQuota{Flavor: name, Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 0}}})
+		lent = append(lent, allot.FlavorQuota{Flavor: name, Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}})
+	}
+	b.Queues = []allot.Queue{
+		{Name: "q", Cohort: "co", Quota: mine, FlavorFungibility: allot.FlavorFungibility{WhenCanBorrow: "TryNextFlavor"}},
+		{Name: "lender", Cohort: "co", Quota: lent},
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := allot.Decide(s, allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{{Name: "w", Count: 1, PerPod: allot.Resources{"gpu": 4}}}})
+	if d.Verdict != allot.VerdictAdmit || len(d.Flavors) != 1 || d.Flavors[0].Flavor != fmt.Sprintf("f%02d", flavors-1) || len(d.Borrowing) == 0 {
+		t.Fatalf("want admission on the last flavor, borrowing; got %v %v %+v borrowing=%v: %s", d.Verdict, d.Reason, d.Flavors, d.Borrowing, d.Message)
 	}
 }

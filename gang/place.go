@@ -105,7 +105,10 @@ type Placer struct {
 	cands, next []cand
 	tmp         []cand
 	ps          *PodSet
-	units       [10]int64
+	// units[l] is the pods one domain of level l must take in whole
+	// multiples of (the size of the innermost slice at or below l), for
+	// every level down to the nodes'.
+	units []int64
 	// ones counts the one-pod nodes collectNodes has seen; it stops once
 	// they reach stopAt (when set).
 	ones, stopAt int64
@@ -311,7 +314,10 @@ func (p *Placer) domainsAt(f int32, l int, scope int32) (int32, int32) {
 func (p *Placer) setPodSet(ps *PodSet) {
 	p.ps = ps
 	nl := p.t.NodeLevel()
-	for l := 0; l <= nl && l < len(p.units); l++ {
+	if len(p.units) < nl+1 {
+		p.units = make([]int64, nl+1)
+	}
+	for l := 0; l <= nl; l++ {
 		u := int64(1)
 		for _, s := range ps.Slices {
 			if s.Level >= l {

@@ -591,3 +591,45 @@ func TestUnconstrainedSeesIslands(t *testing.T) {
 		t.Fatalf("placed on %s, want n0 (least free, first in path order)", name)
 	}
 }
+
+// TestSlicesOnDeepTopologies: slice sizes hold at every level however many
+// levels the topology has; a slice of two pods at the node level of a
+// ten-level tree keeps both pods on one node.
+func TestSlicesOnDeepTopologies(t *testing.T) {
+	levels := make([]string, 10)
+	for i := range levels {
+		levels[i] = fmt.Sprintf("l%d", i)
+	}
+	var nodes []tnode
+	for i := 0; i < 4; i++ {
+		labels := make([]string, len(levels))
+		for l := range labels {
+			labels[l] = fmt.Sprintf("v%d", i/2)
+		}
+		nodes = append(nodes, tnode{name: fmt.Sprintf("n%d", i), labels: labels, gpus: 8})
+	}
+	st := tcluster(t, levels, nodes)
+	slice := []gang.SliceSpec{{Level: st.T.NodeLevel(), Size: 2}}
+	var p gang.Placer
+	p.Reset(st)
+	ps := gang.PodSet{Count: 4, GPUs: 1, Res: res.Vec{resGPU: 1}, Mode: gang.Preferred, Level: 1, Policy: gang.Pack, Slices: slice}
+	asg, fail, ok := p.Place([]gang.PodSet{ps}, nil)
+	if !ok {
+		t.Fatalf("not placed: %+v", fail)
+	}
+	if err := checkAssignments(st, &ps, asg); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(asg); i += 2 {
+		if asg[i].Node != asg[i+1].Node {
+			t.Fatalf("slice of pods %d..%d on nodes %d and %d", i, i+1, asg[i].Node, asg[i+1].Node)
+		}
+	}
+	// Spread allows one pod a node, a node-level slice asks two: never.
+	p.Reset(st)
+	spread := ps
+	spread.Policy = gang.Spread
+	if asg, _, ok := p.Place([]gang.PodSet{spread}, nil); ok {
+		t.Fatalf("spread pods in node slices of two placed: %v", asg)
+	}
+}
