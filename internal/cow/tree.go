@@ -14,8 +14,8 @@ type Tree[T any] struct {
 }
 
 const (
-	treeMax = 15          // items in a node at most
-	treeMin = treeMax / 2 // items in a node other than the root at least
+	treeMax = 14                // items in a node at most: a node is 256 bytes
+	treeMin = (treeMax - 1) / 2 // items in a node other than the root at least
 )
 
 type tnode[T any] struct {
