@@ -183,9 +183,7 @@ func (dc *decider) run() {
 	}
 	// A workload that already runs cannot be admitted again; Commit would
 	// refuse it, so say so now.
-	pivot := &dc.d.work.pivot
-	pivot.w.ID = r.ID
-	if _, running := s.running.Get(pivot); running {
+	if _, running := s.runningByID(r.ID); running {
 		m := dc.mark()
 		dc.w("id: workload ")
 		dc.wq(r.ID)

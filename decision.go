@@ -154,9 +154,8 @@ type workspace struct {
 	// those workloads' pod sets.
 	search gang.Placer
 	ahead  []gang.PodSet
-	// pivot looks a request's ID up among the running workloads, line the
-	// start of its queue among the pending ones.
-	pivot running
+	// line looks up the start of a request's queue among the pending
+	// workloads.
 	line  Workload
 	asg   []gang.Assignment
 	gsets []gang.PodSet
