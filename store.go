@@ -40,42 +40,44 @@ func NewStore(s *Snapshot) *Store {
 // private returns a writable copy of s that shares its structure without
 // writing to s: s, published, is never written again.
 func (s *Snapshot) private() *Snapshot {
-	v := &version{Snapshot: *s}
-	c := &v.Snapshot
+	c, v := s.newVersion()
 	s.state.ForkInto(&v.state)
-	c.state = &v.state
-	c.usage = s.usage.Clone()
 	c.running, c.pending, c.queued, c.byQueue, c.shapes = s.running.Fork(), s.pending.Fork(), s.queued.Fork(), s.byQueue.Fork(), s.shapes.Fork()
 	// Evictions are appended to: another copy of s must not append into
 	// the same array.
 	c.evictions = slices.Clip(s.evictions)
-	c.shared = allRows
-	c.bf = &v.bf
 	return c
 }
 
 // Load returns the current snapshot.
 func (st *Store) Load() *Snapshot { return st.cur.Load() }
 
-// fork returns a copy that shares structure with s; writing either never
-// changes what the other shows.
+// fork returns the next version of the master s: both share structure
+// from now on, and writing s never changes what the version shows.
 func (s *Snapshot) fork() *Snapshot {
-	v := &version{Snapshot: *s}
-	c := &v.Snapshot
+	c, v := s.newVersion()
 	child, parent := cow.NewOwner(), cow.NewOwner()
 	s.state.CloneInto(&v.state, child, parent)
-	c.state = &v.state
-	c.usage = s.usage.Clone()
 	c.running = s.running.CloneAs(child, parent)
 	c.pending = s.pending.CloneAs(child, parent)
 	c.queued = s.queued.CloneAs(child, parent)
 	c.byQueue = s.byQueue.CloneAs(child, parent)
 	c.shapes = s.shapes.CloneAs(child, parent)
+	return c
+}
+
+// newVersion copies s's header into a new version and leaves its state
+// and trees for the caller to fill in (fork, private).
+func (s *Snapshot) newVersion() (*Snapshot, *version) {
+	v := &version{Snapshot: *s}
+	c := &v.Snapshot
+	c.state = &v.state
+	c.usage = s.usage.Clone()
 	// The per-queue rows are shared: whichever side writes one clones it
 	// first (own). Only a store's master is ever written.
 	c.shared = allRows
 	c.bf = &v.bf
-	return c
+	return c, v
 }
 
 // version is one allocation for what each publish makes anew: the

@@ -172,7 +172,11 @@ func (s *State) FreeGPUs() int64 { return s.freeGPUs }
 
 // Clone returns the next version for a writer: it shares pages with s and
 // copies the free-GPU bitset's words.
-func (s *State) Clone() *State { return s.CloneAs(cow.NewOwner(), cow.NewOwner()) }
+func (s *State) Clone() *State {
+	c := new(State)
+	s.CloneInto(c, cow.NewOwner(), cow.NewOwner())
+	return c
+}
 
 // Fork returns a private, writable copy of a published state without
 // writing to it, so that many goroutines may fork one state at once (to
@@ -190,14 +194,8 @@ func (s *State) ForkInto(c *State) {
 	c.setFree(s.free)
 }
 
-// CloneAs is Clone with the copy-on-write owners given (see cow.CloneAs).
-func (s *State) CloneAs(child, parent cow.Owner) *State {
-	c := new(State)
-	s.CloneInto(c, child, parent)
-	return c
-}
-
-// CloneInto is CloneAs writing the new version into c, for a caller that
+// CloneInto is Clone with the copy-on-write owners given (see
+// cow.CloneAs), writing the new version into c, for a caller that
 // allocates it together with other things.
 func (s *State) CloneInto(c *State, child, parent cow.Owner) {
 	*c = State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,
