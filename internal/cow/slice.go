@@ -62,11 +62,20 @@ type Slice[T any] struct {
 func Make[T any](n int) Slice[T] {
 	s := Slice[T]{owner: NewOwner(), n: n}
 	pages := (n + pageSize - 1) >> pageBits
-	s.dirs = make([]*dir[T], (pages+dirSize-1)>>dirBits)
-	for d := range s.dirs {
-		s.dirs[d] = &dir[T]{owner: s.owner}
+	// Pages and directories come in one allocation each: a snapshot of
+	// ten thousand nodes is then a handful of objects for the collector
+	// to mark, not thousands. A copied page is allocated on its own, and
+	// the originals stay alive together while any of them is shared.
+	ds := make([]dir[T], (pages+dirSize-1)>>dirBits)
+	ps := make([]page[T], pages)
+	s.dirs = make([]*dir[T], len(ds))
+	for d := range ds {
+		ds[d].owner = s.owner
+		s.dirs[d] = &ds[d]
 		for p := 0; p < dirSize && d*dirSize+p < pages; p++ {
-			s.dirs[d].p[p] = &page[T]{owner: s.owner}
+			pg := &ps[d*dirSize+p]
+			pg.owner = s.owner
+			ds[d].p[p] = pg
 		}
 	}
 	return s
