@@ -1,25 +1,32 @@
 // Package cow holds the copy-on-write structures a snapshot is made of: Slice,
-// a fixed-length array in two levels of pages, and Tree, an ordered set in a
-// B-tree. A new version shares everything with the old one and copies only
-// what it writes (a page and the directory above it, a tree node and the
-// path above it), so publishing the next snapshot costs a few small copies,
-// never the whole cluster. Ownership is a number (Owner) rather than a
+// a fixed-length array in pages under a trie of small directories, and
+// Tree, an ordered set in a B-tree. A new version shares everything with
+// the old one and copies only what it writes (a page and the directories
+// above it, a tree node and the path above it), so publishing the next
+// snapshot costs a few small copies, never the whole cluster. Ownership is a number (Owner) rather than a
 // pointer, so that pages of pointer-free elements hold no pointer at all
 // and the garbage collector neither scans them nor guards their copies.
 package cow
 
 import (
-	"slices"
 	"sync/atomic"
+	"unsafe"
 )
 
 const (
 	pageBits = 3 // elements per page: 8
-	dirBits  = 5 // pages per directory: 32
+	dirBits  = 3 // pages per directory: 8
+	midBits  = 3 // directories per middle directory: 8
 	pageSize = 1 << pageBits
 	dirSize  = 1 << dirBits
+	midSize  = 1 << midBits
 	pageMask = pageSize - 1
 	dirMask  = dirSize - 1
+	midMask  = midSize - 1
+	// shifts from an element's index to its directory's and its middle
+	// directory's
+	dirShift = pageBits + dirBits
+	midShift = dirShift + midBits
 )
 
 // Owner identifies the one Slice that may write a page or directory in
@@ -45,38 +52,132 @@ type dir[T any] struct {
 	p     [dirSize]*page[T]
 }
 
-// Slice is a fixed-length array of T. The zero value is empty. A Slice is
-// not safe for concurrent writes; a Slice that no longer changes may be read
-// by any number of goroutines.
+type mid[T any] struct {
+	owner Owner
+	d     [midSize]*dir[T]
+}
+
+// Slice is a fixed-length array of T in a trie: a list of middle
+// directories, each of eight directories, each of eight pages of eight
+// elements. A write copies the page and the two directories above it, a
+// few hundred bytes with the list, where two levels of wider directories
+// copied twice as much. A Slice is not safe for concurrent writes; a Slice
+// that no longer changes may be read by any number of goroutines. The zero
+// value is empty.
 type Slice[T any] struct {
-	dirs  []*dir[T]
+	mids  []*mid[T]
 	owner Owner
 	n     int
-	// sharedDirs is set while dirs itself is shared with another version:
+	// sharedMids is set while mids itself is shared with another version:
 	// the first write copies it. A version that writes nothing here costs
 	// nothing.
-	sharedDirs bool
+	sharedMids bool
+	// spare is where a writer that publishes again and again (the parent
+	// of CloneAs: a store's master) takes its copies from; nil elsewhere.
+	spare *spare[T]
+}
+
+// spare holds copies allocated ahead, several to an allocation, for a
+// writer that copies a page, two directories and the list at nearly every
+// version: a store's commit then makes one allocation where it made four.
+// The copies are handed out once each, so versions never share one; a
+// block lives while any copy in it is in some version, which sizing blocks
+// to about a kilobyte keeps cheap.
+type spare[T any] struct {
+	pages []page[T]
+	dirs  []dir[T]
+	mids  []mid[T]
+	lists []*mid[T]
+}
+
+const (
+	spareBytes = 1024 // the size of a block of spare pages
+	spareDirs  = 12   // directories (and middle directories) to a block
+	spareLists = 4    // lists to a block
+)
+
+// page, dir, mid and list return a copy of from owned by o; a nil spare
+// allocates each apart.
+func (sp *spare[T]) page(from *page[T], o Owner) *page[T] {
+	var p *page[T]
+	switch n := spareBytes / int(unsafe.Sizeof(page[T]{})); {
+	case sp == nil || n <= 1:
+		p = new(page[T])
+	default:
+		if len(sp.pages) == 0 {
+			sp.pages = make([]page[T], n)
+		}
+		p, sp.pages = &sp.pages[0], sp.pages[1:]
+	}
+	p.v, p.owner = from.v, o
+	return p
+}
+
+func (sp *spare[T]) dir(from *dir[T], o Owner) *dir[T] {
+	var d *dir[T]
+	if sp == nil {
+		d = new(dir[T])
+	} else {
+		if len(sp.dirs) == 0 {
+			sp.dirs = make([]dir[T], spareDirs)
+		}
+		d, sp.dirs = &sp.dirs[0], sp.dirs[1:]
+	}
+	d.p, d.owner = from.p, o
+	return d
+}
+
+func (sp *spare[T]) mid(from *mid[T], o Owner) *mid[T] {
+	var m *mid[T]
+	if sp == nil {
+		m = new(mid[T])
+	} else {
+		if len(sp.mids) == 0 {
+			sp.mids = make([]mid[T], spareDirs)
+		}
+		m, sp.mids = &sp.mids[0], sp.mids[1:]
+	}
+	m.d, m.owner = from.d, o
+	return m
+}
+
+func (sp *spare[T]) list(from []*mid[T]) []*mid[T] {
+	n := len(from)
+	if sp == nil {
+		return append(make([]*mid[T], 0, n), from...)
+	}
+	if len(sp.lists) < n {
+		sp.lists = make([]*mid[T], n*spareLists)
+	}
+	l := sp.lists[:n:n]
+	sp.lists = sp.lists[n:]
+	copy(l, from)
+	return l
 }
 
 // Make returns a Slice of n zero values.
 func Make[T any](n int) Slice[T] {
 	s := Slice[T]{owner: NewOwner(), n: n}
-	pages := (n + pageSize - 1) >> pageBits
-	// Pages and directories come in one allocation each: a snapshot of
-	// ten thousand nodes is then a handful of objects for the collector
-	// to mark, not thousands. A copied page is allocated on its own, and
-	// the originals stay alive together while any of them is shared.
-	ds := make([]dir[T], (pages+dirSize-1)>>dirBits)
-	ps := make([]page[T], pages)
-	s.dirs = make([]*dir[T], len(ds))
-	for d := range ds {
-		ds[d].owner = s.owner
-		s.dirs[d] = &ds[d]
-		for p := 0; p < dirSize && d*dirSize+p < pages; p++ {
-			pg := &ps[d*dirSize+p]
-			pg.owner = s.owner
-			ds[d].p[p] = pg
-		}
+	np := (n + pageSize - 1) >> pageBits
+	nd := (np + dirSize - 1) >> dirBits
+	nm := (nd + midSize - 1) >> midBits
+	// Each level comes in one allocation: a snapshot of ten thousand
+	// nodes is then a handful of objects for the collector to mark, not
+	// thousands. A copy is made apart, and the originals stay alive
+	// together while any of them is shared.
+	pages, dirs, mids := make([]page[T], np), make([]dir[T], nd), make([]mid[T], nm)
+	s.mids = make([]*mid[T], nm)
+	for i := range pages {
+		pages[i].owner = s.owner
+		dirs[i>>dirBits].p[i&dirMask] = &pages[i]
+	}
+	for i := range dirs {
+		dirs[i].owner = s.owner
+		mids[i>>midBits].d[i&midMask] = &dirs[i]
+	}
+	for i := range mids {
+		mids[i].owner = s.owner
+		s.mids[i] = &mids[i]
 	}
 	return s
 }
@@ -84,24 +185,24 @@ func Make[T any](n int) Slice[T] {
 // Len is the number of elements.
 func (s *Slice[T]) Len() int { return s.n }
 
-// At returns element i.
-func (s *Slice[T]) At(i int) T {
-	return s.dirs[i>>(pageBits+dirBits)].p[(i>>pageBits)&dirMask].v[i&pageMask]
+// pageOf returns, read-only, the page holding element i.
+func (s *Slice[T]) pageOf(i int) *page[T] {
+	return s.mids[i>>midShift].d[(i>>dirShift)&midMask].p[(i>>pageBits)&dirMask]
 }
+
+// At returns element i.
+func (s *Slice[T]) At(i int) T { return s.pageOf(i).v[i&pageMask] }
 
 // Ptr returns a read-only pointer to element i; callers must not write
 // through it.
-func (s *Slice[T]) Ptr(i int) *T {
-	return &s.dirs[i>>(pageBits+dirBits)].p[(i>>pageBits)&dirMask].v[i&pageMask]
-}
+func (s *Slice[T]) Ptr(i int) *T { return &s.pageOf(i).v[i&pageMask] }
 
 // Span returns, read-only, the elements from i to the end of i's page (at
 // most n of them), so that a caller walking a range pays one page lookup per
 // page instead of one per element.
 func (s *Slice[T]) Span(i, n int) []T {
-	p := s.dirs[i>>(pageBits+dirBits)].p[(i>>pageBits)&dirMask]
 	j := i & pageMask
-	return p.v[j:min(pageSize, j+n)]
+	return s.pageOf(i).v[j:min(pageSize, j+n)]
 }
 
 // Clone returns a new version sharing every page. Afterwards neither version
@@ -112,19 +213,24 @@ func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(NewOwner(), NewOwner()) }
 // touching s: s itself must never be written again (it is a published,
 // read-only version), so it needs no new owner.
 func (s *Slice[T]) Fork() Slice[T] {
-	return Slice[T]{dirs: s.dirs, owner: NewOwner(), n: s.n, sharedDirs: true}
+	return Slice[T]{mids: s.mids, owner: NewOwner(), n: s.n, sharedMids: true}
 }
 
 // CloneAs is Clone with the owners given: child for the new version, parent
 // for s from now on. Each must be new (from NewOwner) and used only by
-// Slices of one version, so that versions never share an owner.
+// Slices of one version, so that versions never share an owner. s, the
+// parent, is taken to be a writer that will clone again: it keeps spare
+// copies from now on.
 func (s *Slice[T]) CloneAs(child, parent Owner) Slice[T] {
-	s.owner, s.sharedDirs = parent, true
-	return Slice[T]{dirs: s.dirs, owner: child, n: s.n, sharedDirs: true}
+	s.owner, s.sharedMids = parent, true
+	if s.spare == nil {
+		s.spare = new(spare[T])
+	}
+	return Slice[T]{mids: s.mids, owner: child, n: s.n, sharedMids: true}
 }
 
 // Mut returns a writable pointer to element i, copying its page (and the
-// page's directory) first if they are shared.
+// page's directories) first if they are shared.
 func (s *Slice[T]) Mut(i int) *T { return &s.mutPage(i).v[i&pageMask] }
 
 // MutSpan returns writable elements [i, i+n) when they share one page, and
@@ -138,23 +244,25 @@ func (s *Slice[T]) MutSpan(i, n int) []T {
 }
 
 func (s *Slice[T]) mutPage(i int) *page[T] {
-	if s.sharedDirs {
-		s.dirs, s.sharedDirs = slices.Clone(s.dirs), false
+	sp := s.spare
+	if s.sharedMids {
+		s.mids, s.sharedMids = sp.list(s.mids), false
 	}
-	di := i >> (pageBits + dirBits)
-	d := s.dirs[di]
+	m := s.mids[i>>midShift]
+	if m.owner != s.owner {
+		m = sp.mid(m, s.owner)
+		s.mids[i>>midShift] = m
+	}
+	di := (i >> dirShift) & midMask
+	d := m.d[di]
 	if d.owner != s.owner {
-		cp := *d
-		cp.owner = s.owner
-		d = &cp
-		s.dirs[di] = d
+		d = sp.dir(d, s.owner)
+		m.d[di] = d
 	}
 	pi := (i >> pageBits) & dirMask
 	p := d.p[pi]
 	if p.owner != s.owner {
-		cp := *p
-		cp.owner = s.owner
-		p = &cp
+		p = sp.page(p, s.owner)
 		d.p[pi] = p
 	}
 	return p

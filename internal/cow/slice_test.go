@@ -16,7 +16,7 @@ func TestCloneSharesUntilWrite(t *testing.T) {
 	if b.At(5) != -5 || b.At(4999) != -4999 || b.At(6) != 6 {
 		t.Fatalf("clone lost a write: %d %d %d", b.At(5), b.At(4999), b.At(6))
 	}
-	if a.dirs[0].p[1] != b.dirs[0].p[1] || a.dirs[2] != b.dirs[2] {
+	if a.mids[0].d[0].p[1] != b.mids[0].d[0].p[1] || a.mids[0].d[1] != b.mids[0].d[1] || a.mids[2] != b.mids[2] {
 		t.Fatal("an unwritten page or directory was copied")
 	}
 	// The original, once cloned, copies too.
@@ -47,8 +47,17 @@ func TestPropertyAgainstPlainSlices(t *testing.T) {
 		i, v := int(x%uint64(n)), int(x>>40)
 		switch x % 50 {
 		case 0:
+			// Keep the clone and go on writing the original, as a store's
+			// master does (it writes from its spare copies)...
+			old = append(old, version{cur.s.Clone(), append([]int(nil), cur.want...)})
+		case 1:
+			// ...or keep the original and go on writing the clone.
 			old = append(old, version{cur.s.Clone(), append([]int(nil), cur.want...)})
 			old[len(old)-1], cur = cur, old[len(old)-1]
+		case 2:
+			// A fork of a version that is never written again.
+			old = append(old, cur)
+			cur = version{cur.s.Fork(), append([]int(nil), cur.want...)}
 		default:
 			cur.s.Set(i, v)
 			cur.want[i] = v
