@@ -50,8 +50,8 @@ type Builder struct {
 
 // Build validates the description and returns the snapshot.
 func (b *Builder) Build() (*Snapshot, error) {
-	s := &Snapshot{fixed: new(fixed), version: b.Version, now: b.Now, history: b.History, options: b.Options, fairSharing: b.FairSharing,
-		cohorts: slices.Clone(b.Cohorts), queues: slices.Clone(b.Queues)}
+	s := &Snapshot{fixed: new(fixed), version: b.Version, now: b.Now, config: &config{history: b.History, options: b.Options,
+		fairSharing: b.FairSharing, cohorts: slices.Clone(b.Cohorts), queues: slices.Clone(b.Queues)}}
 	if err := b.checkOptions(); err != nil {
 		return nil, err
 	}

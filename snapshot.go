@@ -23,24 +23,21 @@ type Snapshot struct {
 	now     int64
 
 	*fixed
+	// config is the queues' and cohorts' configuration: only SetQueue and
+	// SetCohort change it, each on a copy (ownConfig), so that versions
+	// share it.
+	*config
 	state *topology.State
 
-	quota    *quota.Tree
-	queueIdx map[string]int32
-	queues   []Queue // the configuration as given
 	// limits are each queue's caps, windows and tier at the snapshot's
 	// time; users and never hold what the caps bound: per-user usage, and
 	// the usage of never-preemptible work, per queue.
 	limits []queueLimits
-	// cohortWeight is each cohort's fair-sharing weight, by cohort index.
-	cohortWeight []float64
-	users        []userUsage
-	never        []res.Vec
-	// rtree is the cohort tree's quantities (Kueue's resource nodes: queue
-	// q is node q, cohorts follow) and usage its usage per node and
-	// flavor-resource, kept incrementally. Usage rows are never written in
-	// place, so a fork copies only the row pointers.
-	rtree    *quota.ResourceTree
+	users  []userUsage
+	never  []res.Vec
+	// usage is the usage of every node of the cohort tree (config.rtree)
+	// per flavor-resource, kept incrementally. Usage rows are never
+	// written in place, so a fork copies only the row pointers.
 	usage    quota.Usage
 	runCount []int32
 
@@ -69,11 +66,30 @@ type Snapshot struct {
 	// shared marks the per-queue rows this snapshot shares with another
 	// version; own clones them before a write.
 	shared uint8
+}
 
+// config is the configuration of queues and cohorts, shared by every
+// version until SetQueue or SetCohort changes it.
+type config struct {
+	quota    *quota.Tree
+	queueIdx map[string]int32
+	queues   []Queue // the configuration as given
+	// cohortWeight is each cohort's fair-sharing weight, by cohort index.
+	cohortWeight []float64
+	// rtree is the cohort tree's quantities (Kueue's resource nodes: queue
+	// q is node q, cohorts follow).
+	rtree       *quota.ResourceTree
 	cohorts     []Cohort
 	history     History
 	options     Options
 	fairSharing FairSharing
+}
+
+// ownConfig gives s a configuration of its own to change: versions share
+// theirs.
+func (s *Snapshot) ownConfig() {
+	c := *s.config
+	s.config = &c
 }
 
 // fixed is what no event changes: the resources, the flavors and the

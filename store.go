@@ -528,6 +528,7 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 // it). Queues keep their indices; new ones come last.
 func (s *Snapshot) requota(queues []Queue) error {
 	next := *s
+	next.ownConfig() // buildQueues writes it
 	if err := next.buildQueues(s.cohorts, queues); err != nil {
 		return err
 	}
@@ -539,7 +540,8 @@ func (s *Snapshot) requota(queues []Queue) error {
 			}
 		}
 	}
-	s.quota, s.queueIdx, s.queues, s.limits, s.rtree, s.usage = next.quota, next.queueIdx, queues, next.limits, next.rtree, u
+	next.queues = queues
+	s.config, s.limits, s.usage = next.config, next.limits, u
 	s.recountShapes() // a pending pod set may land on other flavors now
 	return nil
 }
@@ -579,10 +581,11 @@ func (e SetCohort) apply(s *Snapshot) error {
 	} else {
 		cohorts = append(cohorts, e.Cohort)
 	}
-	old := s.cohorts
+	old := s.config
+	s.ownConfig()
 	s.cohorts = cohorts
 	if err := s.requota(s.queues); err != nil {
-		s.cohorts = old
+		s.config = old
 		return err
 	}
 	return nil

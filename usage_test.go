@@ -3,6 +3,7 @@ package allot_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/allot-sched/allot"
@@ -108,10 +109,19 @@ func TestQueueConfigChangeKeepsUsage(t *testing.T) {
 	if d := allot.Decide(st.Load(), req("second", 4)); d.Reason != allot.QuotaExhausted {
 		t.Fatalf("before the change: %v %s", d.Reason, d.Message)
 	}
+	before := st.Load()
 	q := b.Queues[3]
 	q.Quota = []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}}}
 	if _, err := st.Apply(allot.SetQueue{Queue: q}); err != nil {
 		t.Fatal(err)
+	}
+	// Versions share the configuration: the change must not reach one
+	// published before it.
+	if d := allot.Decide(before, req("second", 4)); d.Reason != allot.QuotaExhausted {
+		t.Fatalf("the version before the change: %v %s", d.Reason, d.Message)
+	}
+	if got, _ := before.Queue("d"); !reflect.DeepEqual(got, b.Queues[3]) {
+		t.Fatalf("the version before the change shows queue %+v", got)
 	}
 	if got := st.Load().Usage("d", "default", "gpu"); got != 4 {
 		t.Fatalf("usage after the change: %d", got)
@@ -120,10 +130,18 @@ func TestQueueConfigChangeKeepsUsage(t *testing.T) {
 		t.Fatalf("after the change: %v %s", d.Reason, d.Message)
 	}
 	// A cohort change too: org gives up its own quota.
+	mid := st.Load()
 	if _, err := st.Apply(allot.SetCohort{Cohort: allot.Cohort{Name: "org"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Apply(allot.SetCohort{Cohort: allot.Cohort{Name: "loop", Parent: "loop"}}); err == nil {
 		t.Fatal("a cohort that is its own parent was accepted")
+	}
+	// Neither the change nor the refused one reached the earlier version.
+	if got, want := mid.Cohorts(), b.Cohorts; !reflect.DeepEqual(got, want) {
+		t.Fatalf("cohorts of the version before the change: %+v, want %+v", got, want)
+	}
+	if _, err := st.Apply(allot.SetQueue{Queue: q}); err != nil {
+		t.Fatalf("the store's configuration broke after a refused change: %v", err)
 	}
 }
