@@ -35,10 +35,15 @@ const maxBackfillTest = 64
 // workloads are found in priority order, so every decision sees the same
 // reservations ahead of it, whichever was decided first.
 type backfillCache struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// plan is nil until a decision first needs it: every version carries
+	// a cache, few are asked for it.
+	plan *backfillPlan
+}
+
+type backfillPlan struct {
 	ahead []*Workload // the first maxBackfillTest pending, in order
-	built bool
-	next  int // ahead[:next] have been examined
+	next  int         // ahead[:next] have been examined
 	rs    []reservation
 	ends  []leaving
 }
@@ -52,19 +57,20 @@ type backfillCache struct {
 // placement fit. A workload that could never be planned gets no
 // reservation.
 func (s *Snapshot) reservationsBefore(r *Request, work *workspace) []reservation {
-	c := s.bf
-	if c == nil {
-		c = new(backfillCache)
+	bf := s.bf
+	if bf == nil {
+		bf = new(backfillCache)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.built {
-		c.ahead = make([]*Workload, 0, maxBackfillTest)
+	bf.mu.Lock()
+	defer bf.mu.Unlock()
+	c := bf.plan
+	if c == nil {
+		c = &backfillPlan{ahead: make([]*Workload, 0, maxBackfillTest)}
 		s.queued.Scan(func(w *Workload) bool {
 			c.ahead = append(c.ahead, w)
 			return len(c.ahead) < maxBackfillTest
 		})
-		c.built = true
+		bf.plan = c
 	}
 	depth := max(1, s.options.BackfillDepth)
 	rq := (*Workload)(r)

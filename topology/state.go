@@ -63,7 +63,7 @@ type State struct {
 	dirty []int32
 	// levelMax, on a capacity state only, is for each flavor, level and GPU
 	// count the most pods of g GPUs any one domain of the level holds.
-	levelMax [][][]int32
+	levelMax *[][][]int32
 }
 
 // NewState returns a state at time now with every node free and usable.
@@ -88,9 +88,10 @@ func NewState(t *Topology, now int64) *State {
 // fit. It never changes, and it knows each level's largest domain.
 func NewCapacity(t *Topology) *State {
 	s := NewState(t, 0)
-	s.levelMax = make([][][]int32, len(t.Flavors))
+	lm := make([][][]int32, len(t.Flavors))
+	s.levelMax = &lm
 	for f, ft := range t.Flavors {
-		s.levelMax[f] = make([][]int32, len(ft.Levels)+1)
+		lm[f] = make([][]int32, len(ft.Levels)+1)
 		for l, rng := range ft.Levels {
 			m := make([]int32, t.G)
 			for d := rng[0]; d < rng[1]; d++ {
@@ -98,7 +99,7 @@ func NewCapacity(t *Topology) *State {
 					m[g-1] = max(m[g-1], s.Fits(d, g))
 				}
 			}
-			s.levelMax[f][l] = m
+			lm[f][l] = m
 		}
 		// Nodes: the most pods of g GPUs one node holds.
 		m := make([]int32, t.G)
@@ -108,7 +109,7 @@ func NewCapacity(t *Topology) *State {
 				m[g-1] = max(m[g-1], int32(node.GPUFits(maskBits(int(node.GPUs)), g)))
 			}
 		}
-		s.levelMax[f][len(ft.Levels)] = m
+		lm[f][len(ft.Levels)] = m
 	}
 	return s
 }
@@ -117,10 +118,10 @@ func NewCapacity(t *Topology) *State {
 // (1 ≤ g ≤ G) that one domain of tree level l of flavor f holds, GPUs
 // alone considered; ok is false on any other state.
 func (s *State) LevelMax(f int32, l, g int) (int32, bool) {
-	if s.levelMax == nil || g < 1 || g > s.T.G || l >= len(s.levelMax[f]) {
+	if s.levelMax == nil || g < 1 || g > s.T.G || l >= len((*s.levelMax)[f]) {
 		return 0, false
 	}
-	return s.levelMax[f][l][g-1], true
+	return (*s.levelMax)[f][l][g-1], true
 }
 
 // Now is the state's time: nodes whose cooldown ends later are not usable.

@@ -67,7 +67,6 @@ type mid[T any] struct {
 type Slice[T any] struct {
 	mids  []*mid[T]
 	owner Owner
-	n     int
 	// sharedMids is set while mids itself is shared with another version:
 	// the first write copies it. A version that writes nothing here costs
 	// nothing.
@@ -157,7 +156,7 @@ func (sp *spare[T]) list(from []*mid[T]) []*mid[T] {
 
 // Make returns a Slice of n zero values.
 func Make[T any](n int) Slice[T] {
-	s := Slice[T]{owner: NewOwner(), n: n}
+	s := Slice[T]{owner: NewOwner()}
 	np := (n + pageSize - 1) >> pageBits
 	nd := (np + dirSize - 1) >> dirBits
 	nm := (nd + midSize - 1) >> midBits
@@ -181,9 +180,6 @@ func Make[T any](n int) Slice[T] {
 	}
 	return s
 }
-
-// Len is the number of elements.
-func (s *Slice[T]) Len() int { return s.n }
 
 // pageOf returns, read-only, the page holding element i.
 func (s *Slice[T]) pageOf(i int) *page[T] {
@@ -213,7 +209,7 @@ func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(NewOwner(), NewOwner()) }
 // touching s: s itself must never be written again (it is a published,
 // read-only version), so it needs no new owner.
 func (s *Slice[T]) Fork() Slice[T] {
-	return Slice[T]{mids: s.mids, owner: NewOwner(), n: s.n, sharedMids: true}
+	return Slice[T]{mids: s.mids, owner: NewOwner(), sharedMids: true}
 }
 
 // CloneAs is Clone with the owners given: child for the new version, parent
@@ -226,7 +222,7 @@ func (s *Slice[T]) CloneAs(child, parent Owner) Slice[T] {
 	if s.spare == nil {
 		s.spare = new(spare[T])
 	}
-	return Slice[T]{mids: s.mids, owner: child, n: s.n, sharedMids: true}
+	return Slice[T]{mids: s.mids, owner: child, sharedMids: true}
 }
 
 // Mut returns a writable pointer to element i, copying its page (and the
