@@ -597,12 +597,12 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 		if err != nil {
 			return err
 		}
-		charge, err := s.podCharge(per, ps.Tokens, pp)
+		tokens, err := s.podTokens(per, ps.Tokens, pp)
 		if err != nil {
 			return err
 		}
 		book := s.placementRes(f, per)
-		r.sets = append(r.sets, runSet{flavor: f, need: charge.Scale(int64(ps.Count)), perPod: book, per: per, keys: keys})
+		r.sets = append(r.sets, runSet{flavor: f, per: per, keys: keys, tokens: tokens})
 		ps.PerPod = nil // kept as per and keys
 		if len(ps.Nodes) == 0 {
 			for range ps.Count {
@@ -692,10 +692,20 @@ func (s *Snapshot) podCharge(per res.Vec, t *Tokens, p string) (res.Vec, error) 
 	return per, nil
 }
 
+// podTokens is what one pod's token budget adds to the "tokens" resource,
+// checked as podCharge checks it.
+func (s *Snapshot) podTokens(per res.Vec, t *Tokens, p string) (int64, error) {
+	c, err := s.podCharge(per, t, p)
+	if err != nil || t == nil {
+		return 0, err
+	}
+	return c[s.tokens] - per[s.tokens], nil
+}
+
 // insertRunning books an admitted workload in the indexes and usage.
 func (s *Snapshot) insertRunning(r *running) {
 	for i := range r.sets {
-		s.addUsage(r.queue, r.sets[i].flavor, r.sets[i].need, 1)
+		s.addUsage(r.queue, r.sets[i].flavor, s.need(r, i), 1)
 	}
 	for _, pa := range r.pods {
 		r.gpus += int64(bits.OnesCount64(pa.gpus))
@@ -710,14 +720,14 @@ func (s *Snapshot) insertRunning(r *running) {
 func (s *Snapshot) removeRunning(r *running) {
 	k := 0
 	for i := range r.sets {
-		s.addUsage(r.queue, r.sets[i].flavor, r.sets[i].need, -1)
+		s.addUsage(r.queue, r.sets[i].flavor, s.need(r, i), -1)
 		for range r.w.PodSets[i].Count {
 			pa := r.pods[k]
 			k++
 			if pa.node < 0 {
 				continue
 			}
-			s.state.Release(pa.node, pa.gpus, r.sets[i].perPod, 1)
+			s.state.Release(pa.node, pa.gpus, s.book(r, i), 1)
 		}
 	}
 	s.running.Delete(r)

@@ -230,15 +230,6 @@ func (u userUsage) with(user string, v res.Vec, sign int64) userUsage {
 	return next
 }
 
-// total is what a workload charges to quota, summed over its pod sets.
-func (r *running) total() res.Vec {
-	var t res.Vec
-	for i := range r.sets {
-		t = t.Add(r.sets[i].need)
-	}
-	return t
-}
-
 // neverPreempted reports whether an admitted workload counts against its
 // queue's non-preemptible cap: class never, and on no spot flavor.
 func (s *Snapshot) neverPreempted(r *running) bool {
@@ -260,7 +251,7 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 	if l.userMask == 0 && l.neverMask == 0 {
 		return
 	}
-	t := r.total()
+	t := s.total(r)
 	s.own(rowUsers | rowNever)
 	if l.userMask != 0 {
 		s.users[r.queue] = s.users[r.queue].with(r.w.User, t, sign)

@@ -88,9 +88,9 @@ func (m *sim) move(r *running, sign int) {
 		for range r.w.PodSets[i].Count {
 			if pa := r.pods[k]; pa.node >= 0 {
 				if sign > 0 {
-					m.state.Release(pa.node, pa.gpus, r.sets[i].perPod, 1)
+					m.state.Release(pa.node, pa.gpus, m.s.book(r, i), 1)
 				} else {
-					m.state.Allocate(pa.node, pa.gpus, r.sets[i].perPod, 1)
+					m.state.Allocate(pa.node, pa.gpus, m.s.book(r, i), 1)
 				}
 			}
 			k++
@@ -103,7 +103,7 @@ func (m *sim) move(r *running, sign int) {
 // puts it back (-1), leaving its placement.
 func (m *sim) moveUsage(r *running, sign int) {
 	for i := range r.sets {
-		m.s.rtree.AddVec(m.usage, r.queue, int(r.sets[i].flavor), r.sets[i].need, -sign)
+		m.s.rtree.AddVec(m.usage, r.queue, int(r.sets[i].flavor), m.s.need(r, i), -sign)
 	}
 }
 
@@ -151,7 +151,7 @@ func (s *Snapshot) lostWork(r *running) int64 {
 // holds (charged to quota, on nodes or not), or without GPUs its largest
 // other quantity.
 func (s *Snapshot) lostSize(r *running) int64 {
-	t := r.total()
+	t := s.total(r)
 	if s.gpu >= 0 && t[s.gpu] > 0 {
 		return t[s.gpu]
 	}
@@ -553,7 +553,7 @@ func (p *preemption) usesNeeded(w *running) bool {
 	for i := range w.sets {
 		f := int(w.sets[i].flavor)
 		for _, fr := range p.frs {
-			if fr/R == f && w.sets[i].need[fr%R] > 0 {
+			if fr/R == f && p.s.need(w, i)[fr%R] > 0 {
 				return true
 			}
 		}

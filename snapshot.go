@@ -131,16 +131,45 @@ type running struct {
 	}
 }
 
+// runSet is what an admitted pod set asks for. What it charges to quota
+// (Snapshot.need) and what a pod books on its node (Snapshot.book) follow
+// from it: a record of 512 bytes, the size class below, is a fifth cheaper
+// to copy on every commit than one that kept them too.
 type runSet struct {
 	flavor int32
-	need   res.Vec // what the pod set charges to quota
-	perPod res.Vec // what one pod books on its node
 	// per and keys are the pod set's perPod as given (the running
 	// workload keeps no map: thousands of small maps cost the garbage
 	// collector more than all the rest of a snapshot); resourceMap
 	// rebuilds it.
-	per  res.Vec
 	keys uint16
+	per  res.Vec
+	// tokens is each pod's token budget, charged to the "tokens" resource.
+	tokens int64
+}
+
+// need is what pod set i of r charges to quota: its pods' resources and
+// token budgets.
+func (s *Snapshot) need(r *running, i int) res.Vec {
+	set := &r.sets[i]
+	c := set.per
+	if set.tokens != 0 {
+		c[s.tokens] += set.tokens
+	}
+	return c.Scale(int64(r.w.PodSets[i].Count))
+}
+
+// book is what one pod of pod set i of r books on its node.
+func (s *Snapshot) book(r *running, i int) res.Vec {
+	return s.placementRes(r.sets[i].flavor, r.sets[i].per)
+}
+
+// total is what r charges to quota, summed over its pod sets.
+func (s *Snapshot) total(r *running) res.Vec {
+	var t res.Vec
+	for i := range r.sets {
+		t = t.Add(s.need(r, i))
+	}
+	return t
 }
 
 type podAlloc struct {

@@ -175,7 +175,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	for i := range r.sets {
 		for range r.w.PodSets[i].Count {
 			if pa := r.pods[k]; pa.node >= 0 {
-				m.state.Allocate(pa.node, pa.gpus, r.sets[i].perPod, 1)
+				m.state.Allocate(pa.node, pa.gpus, m.book(r, i), 1)
 			}
 			k++
 		}
@@ -224,11 +224,11 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 		if err != nil {
 			return nil, err
 		}
-		charge, err := s.podCharge(per, ps.Tokens, "tokens")
+		tokens, err := s.podTokens(per, ps.Tokens, "tokens")
 		if err != nil {
 			return nil, err
 		}
-		r.sets[i] = runSet{flavor: f, need: charge.Scale(int64(ps.Count)), perPod: s.placementRes(f, per), per: per, keys: keys}
+		r.sets[i] = runSet{flavor: f, per: per, keys: keys, tokens: tokens}
 		ps.PerPod = nil // kept as per and keys
 	}
 	// Quota, flavor by flavor: the pod sets on one flavor together.
@@ -238,9 +238,9 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 			continue
 		}
 		var need res.Vec
-		for _, o := range r.sets[i:] {
-			if o.flavor == f {
-				need = need.Add(o.need)
+		for j := i; j < len(r.sets); j++ {
+			if r.sets[j].flavor == f {
+				need = need.Add(s.need(r, j))
 			}
 		}
 		fq, ok := qc.Quota(f)
@@ -275,6 +275,7 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 	for i := range r.w.PodSets {
 		ps := &r.w.PodSets[i]
 		set := &r.sets[i]
+		book := s.book(r, i)
 		if !s.flavorHasNodes(set.flavor) {
 			for range ps.Count {
 				r.pods = append(r.pods, podAlloc{node: -1})
@@ -296,8 +297,8 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 			if node.GPUs < 64 && mask>>node.GPUs != 0 {
 				return fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
 			}
-			if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != set.perPod[s.gpu] {
-				return fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), set.perPod[s.gpu])
+			if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
+				return fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
 			}
 			ns := s.state.Node(n)
 			if !ns.Usable(s.now) {
@@ -310,14 +311,14 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 			for j, prev := range r.pods {
 				if prev.node == n {
 					gpus |= prev.gpus
-					booked = booked.Add(r.sets[r.setOf(j)].perPod)
+					booked = booked.Add(s.book(r, r.setOf(j)))
 					pods++
 				}
 			}
 			if mask&^(s.state.FreeMask(n)&^gpus) != 0 {
 				return conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
 			}
-			booked = booked.Add(set.perPod)
+			booked = booked.Add(book)
 			if !booked.LessEq(ns.Free) {
 				return conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(ns.Free), s.fmtVec(booked))
 			}
@@ -417,7 +418,7 @@ func (s *Snapshot) unevict(r *running) {
 	for i := range r.sets {
 		for range r.w.PodSets[i].Count {
 			if pa := r.pods[k]; pa.node >= 0 {
-				s.state.Allocate(pa.node, pa.gpus, r.sets[i].perPod, 1)
+				s.state.Allocate(pa.node, pa.gpus, s.book(r, i), 1)
 			}
 			k++
 		}
