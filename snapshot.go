@@ -41,7 +41,9 @@ type Snapshot struct {
 	usage    quota.Usage
 	runCount []int32
 
-	running cow.Tree[*running]
+	// running holds the admitted workloads by ID, the latest few in the
+	// tree's buffer: a commit then copies the buffer, not a path.
+	running cow.Buffered[*running]
 	pending cow.Tree[*Workload]
 	// queued holds the pending workloads in priority order (higher
 	// priority, then earlier submission, then ID), across queues.
@@ -178,7 +180,7 @@ type podAlloc struct {
 }
 
 func (s *Snapshot) initTrees() {
-	s.running = cow.NewTree(func(a, b *running) bool { return a.w.ID < b.w.ID })
+	s.running = cow.NewBuffered(func(a, b *running) bool { return a.w.ID < b.w.ID })
 	s.pending = cow.NewTree(func(a, b *Workload) bool { return a.ID < b.ID })
 	s.queued = cow.NewTree(pendingBefore)
 	s.byQueue = cow.NewTree(lineBefore)
