@@ -44,17 +44,10 @@ type Snapshot struct {
 	// running holds the admitted workloads by ID, the latest few in the
 	// tree's buffer: a commit then copies the buffer, not a path.
 	running cow.Buffered[*running]
-	pending cow.Tree[*Workload]
-	// queued holds the pending workloads in priority order (higher
-	// priority, then earlier submission, then ID), across queues.
-	queued cow.Tree[*Workload]
-	// byQueue holds them by queue name, then in each queue's order, so a
-	// queue's head is one seek away.
-	byQueue cow.Tree[*Workload]
-	// shapes counts the pending pods by shape (gang.Demand without its
-	// count, which holds the pods of that shape), kept in step with the
-	// pending workloads so that Fragmentation does not scan them.
-	shapes cow.Tree[gang.Demand]
+	// pendingSet is shared between versions until one writes it
+	// (own(rowPending)): a commit that admits no pending workload copies
+	// none of its four trees.
+	*pendingSet
 
 	// evictions is append-only: a published snapshot sees its prefix.
 	evictions []Eviction
@@ -68,6 +61,22 @@ type Snapshot struct {
 	// shared marks the per-queue rows this snapshot shares with another
 	// version; own clones them before a write.
 	shared uint8
+}
+
+// pendingSet holds the pending workloads and what is kept in step with
+// them.
+type pendingSet struct {
+	pending cow.Tree[*Workload] // by ID
+	// queued holds the pending workloads in priority order (higher
+	// priority, then earlier submission, then ID), across queues.
+	queued cow.Tree[*Workload]
+	// byQueue holds them by queue name, then in each queue's order, so a
+	// queue's head is one seek away.
+	byQueue cow.Tree[*Workload]
+	// shapes counts the pending pods by shape (gang.Demand without its
+	// count, which holds the pods of that shape), kept in step with the
+	// pending workloads so that Fragmentation does not scan them.
+	shapes cow.Tree[gang.Demand]
 }
 
 // config is the configuration of queues and cohorts, shared by every
@@ -181,10 +190,12 @@ type podAlloc struct {
 
 func (s *Snapshot) initTrees() {
 	s.running = cow.NewBuffered(func(a, b *running) bool { return a.w.ID < b.w.ID })
-	s.pending = cow.NewTree(func(a, b *Workload) bool { return a.ID < b.ID })
-	s.queued = cow.NewTree(pendingBefore)
-	s.byQueue = cow.NewTree(lineBefore)
-	s.shapes = cow.NewTree(shapeBefore)
+	s.pendingSet = &pendingSet{
+		pending: cow.NewTree(func(a, b *Workload) bool { return a.ID < b.ID }),
+		queued:  cow.NewTree(pendingBefore),
+		byQueue: cow.NewTree(lineBefore),
+		shapes:  cow.NewTree(shapeBefore),
+	}
 }
 
 // runningByID and pendingByID look a workload up by ID.
@@ -198,6 +209,7 @@ func (s *Snapshot) pendingByID(id string) (*Workload, bool) {
 
 // enqueue and dequeue keep the pending indexes and shape counts in step.
 func (s *Snapshot) enqueue(w *Workload) {
+	s.own(rowPending)
 	if old, replaced := s.pending.Set(w); replaced {
 		s.unindex(old)
 	}
@@ -208,6 +220,7 @@ func (s *Snapshot) enqueue(w *Workload) {
 
 func (s *Snapshot) dequeue(id string) {
 	if w, ok := s.pendingByID(id); ok {
+		s.own(rowPending)
 		s.pending.Delete(w)
 		s.unindex(w)
 	}
@@ -294,6 +307,7 @@ func (s *Snapshot) countShapes(w *Workload, sign int64) {
 
 // recountShapes rebuilds the shape counts after the queues' flavors change.
 func (s *Snapshot) recountShapes() {
+	s.own(rowPending)
 	s.shapes = cow.NewTree(shapeBefore)
 	s.pending.Scan(func(w *Workload) bool {
 		s.countShapes(w, 1)
@@ -329,16 +343,18 @@ func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
 	return d, true
 }
 
-// The per-queue rows of a snapshot that a fork shares with its parent
-// (Snapshot.shared): running counts, per-user usage, non-preemptible
-// usage, fairness debt and historical usage.
+// The parts of a snapshot that a fork shares with its parent
+// (Snapshot.shared): the per-queue rows (running counts, per-user usage,
+// non-preemptible usage, fairness debt and historical usage) and the
+// pending set.
 const (
 	rowRunCount uint8 = 1 << iota
 	rowUsers
 	rowNever
 	rowDebt
 	rowUsed
-	allRows = rowRunCount | rowUsers | rowNever | rowDebt | rowUsed
+	rowPending
+	allRows = rowRunCount | rowUsers | rowNever | rowDebt | rowUsed | rowPending
 )
 
 // own clones the shared rows among rows before the snapshot writes them,
@@ -363,6 +379,12 @@ func (s *Snapshot) own(rows uint8) {
 	}
 	if todo&rowUsed != 0 {
 		s.used = slices.Clone(s.used)
+	}
+	if todo&rowPending != 0 {
+		// Fork gives the copy's trees owners of their own: nodes of the
+		// shared set are then copied before a write, never written.
+		p := &pendingSet{pending: s.pending.Fork(), queued: s.queued.Fork(), byQueue: s.byQueue.Fork(), shapes: s.shapes.Fork()}
+		s.pendingSet = p
 	}
 	s.shared &^= todo
 }

@@ -42,7 +42,7 @@ func NewStore(s *Snapshot) *Store {
 func (s *Snapshot) private() *Snapshot {
 	c, v := s.newVersion()
 	s.state.ForkInto(&v.state)
-	c.running, c.pending, c.queued, c.byQueue, c.shapes = s.running.Fork(), s.pending.Fork(), s.queued.Fork(), s.byQueue.Fork(), s.shapes.Fork()
+	c.running = s.running.Fork()
 	// Evictions are appended to: another copy of s must not append into
 	// the same array.
 	c.evictions = slices.Clip(s.evictions)
@@ -59,10 +59,6 @@ func (s *Snapshot) fork() *Snapshot {
 	child, parent := cow.NewOwner(), cow.NewOwner()
 	s.state.CloneInto(&v.state, child, parent)
 	c.running = s.running.CloneAs(child, parent)
-	c.pending = s.pending.CloneAs(child, parent)
-	c.queued = s.queued.CloneAs(child, parent)
-	c.byQueue = s.byQueue.CloneAs(child, parent)
-	c.shapes = s.shapes.CloneAs(child, parent)
 	return c
 }
 
@@ -73,8 +69,9 @@ func (s *Snapshot) newVersion() (*Snapshot, *version) {
 	c := &v.Snapshot
 	c.state = &v.state
 	c.usage = s.usage.Clone()
-	// The per-queue rows are shared: whichever side writes one clones it
-	// first (own). Only a store's master is ever written.
+	// The per-queue rows and the pending set are shared: whichever side
+	// writes one copies it first (own). Only a store's master is ever
+	// written.
 	c.shared = allRows
 	c.bf = &v.bf
 	return c, v

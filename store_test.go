@@ -3,6 +3,7 @@ package allot_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -363,5 +364,35 @@ func TestStoresFromOneSnapshot(t *testing.T) {
 	}
 	if got := fmt.Sprint(base.RunningIDs()); got != wantIDs || base.FreeGPUs() != wantFree || fmt.Sprint(base.Evictions()) != wantEvictions {
 		t.Fatalf("the snapshot changed: runs %s, %d GPUs free, evictions %s", got, base.FreeGPUs(), fmt.Sprint(base.Evictions()))
+	}
+}
+
+// TestPublishedPendingSetUnchanged: versions share the pending set until
+// one changes it; a submission or an admission from the queue must not
+// reach a version published before it.
+func TestPublishedPendingSetUnchanged(t *testing.T) {
+	st := allot.NewStore(rackCluster(t))
+	w := func(id string) allot.Workload { return allot.Workload(gangReq(id, 1, 8, "")) }
+	if _, err := st.Apply(allot.Submit{Workload: w("a")}); err != nil {
+		t.Fatal(err)
+	}
+	first := st.Load()
+	if _, err := st.Apply(allot.Submit{Workload: w("b")}); err != nil {
+		t.Fatal(err)
+	}
+	second := st.Load()
+	if _, err := st.Commit(allot.Decide(second, gangReq("a", 1, 8, ""))); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    *allot.Snapshot
+		want []string
+	}{{first, []string{"a"}}, {second, []string{"a", "b"}}, {st.Load(), []string{"b"}}} {
+		if got := c.s.PendingIDs(); !slices.Equal(got, c.want) {
+			t.Fatalf("version %d holds %v pending, want %v", c.s.Version(), got, c.want)
+		}
+		if got := c.s.NumPending(); got != len(c.want) {
+			t.Fatalf("version %d counts %d pending, want %d", c.s.Version(), got, len(c.want))
+		}
 	}
 }
