@@ -702,7 +702,8 @@ func (s *Snapshot) podTokens(per res.Vec, t *Tokens, p string) (int64, error) {
 	return c[s.tokens] - per[s.tokens], nil
 }
 
-// insertRunning books an admitted workload in the indexes and usage.
+// insertRunning books an admitted workload in the indexes and usage. Every
+// caller has made sure that no workload of r's ID is running.
 func (s *Snapshot) insertRunning(r *running) {
 	for i := range r.sets {
 		s.addUsage(r.queue, r.sets[i].flavor, s.need(r, i), 1)
@@ -710,7 +711,7 @@ func (s *Snapshot) insertRunning(r *running) {
 	for _, pa := range r.pods {
 		r.gpus += int64(bits.OnesCount64(pa.gpus))
 	}
-	s.running.Set(r)
+	s.running.Insert(r)
 	s.trackLimits(r, 1)
 	s.own(rowRunCount)
 	s.runCount[r.queue]++

@@ -84,6 +84,8 @@ func (b *Buffered[T]) Find(cmp func(T) int) (T, bool) {
 }
 
 // Set inserts v, or replaces the item equal to it and returns that item.
+// A full buffer goes into the tree first (a flush): the buffer's items
+// and v.
 func (b *Buffered[T]) Set(v T) (T, bool) {
 	i, found := b.search(v)
 	if found {
@@ -98,23 +100,29 @@ func (b *Buffered[T]) Set(v T) (T, bool) {
 		b.Tree.Set(v)
 		return old, true
 	}
+	b.Insert(v)
+	var zero T
+	return zero, false
+}
+
+// Insert adds v, which the caller knows is not in the set (it looked it up,
+// or just removed it): unlike Set it does not look for v in the tree.
+// Inserting an item already in the set corrupts it.
+func (b *Buffered[T]) Insert(v T) {
+	i, _ := b.search(v)
 	if len(b.buf) == bufMax {
-		// Flush: the buffer's items and v go into the tree.
 		for _, x := range b.buf {
 			b.Tree.Set(x)
 		}
 		b.Tree.Set(v)
 		b.buf = nil
-		var zero T
-		return zero, false
+		return
 	}
 	nb := make([]T, len(b.buf)+1)
 	copy(nb, b.buf[:i])
 	nb[i] = v
 	copy(nb[i+1:], b.buf[i:])
 	b.buf = nb
-	var zero T
-	return zero, false
 }
 
 // Delete removes the item equal to key and returns it.

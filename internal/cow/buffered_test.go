@@ -76,6 +76,9 @@ func TestBufferedAgainstSortedSlice(t *testing.T) {
 			if len(old) > 40 {
 				old = old[1:]
 			}
+		case !found && step%2 == 0:
+			cur.b.Insert(k)
+			cur.want = slices.Insert(cur.want, i, k)
 		case op < 9 || step%20000 < 9000:
 			prev, replaced := cur.b.Set(k)
 			if replaced != found || (found && prev != k) {
