@@ -182,19 +182,25 @@ func FuzzTree(f *testing.F) {
 	f.Add([]byte{0, 5, 0, 9, 1, 5, 2, 0, 0, 7})
 	f.Add(make([]byte, 400))
 	f.Fuzz(func(t *testing.T, ops []byte) {
+		// The same operations on a tree and on a buffered tree.
 		type version struct {
 			tr   Tree[int]
+			b    Buffered[int]
 			want []int
 		}
-		cur := version{NewTree(func(a, b int) bool { return a < b }), nil}
+		less := func(a, b int) bool { return a < b }
+		cur := version{NewTree(less), NewBuffered(less), nil}
 		var old []version
 		for i := 0; i+1 < len(ops); i += 2 {
 			k := int(ops[i+1])
 			j, found := slices.BinarySearch(cur.want, k)
-			switch ops[i] % 4 {
+			switch ops[i] % 5 {
 			case 0, 1:
 				if _, replaced := cur.tr.Set(k); replaced != found {
 					t.Fatalf("Set(%d) replaced %t, held %t", k, replaced, found)
+				}
+				if _, replaced := cur.b.Set(k); replaced != found {
+					t.Fatalf("buffered Set(%d) replaced %t, held %t", k, replaced, found)
 				}
 				if !found {
 					cur.want = slices.Insert(cur.want, j, k)
@@ -203,17 +209,27 @@ func FuzzTree(f *testing.F) {
 				if _, ok := cur.tr.Delete(k); ok != found {
 					t.Fatalf("Delete(%d) = %t, held %t", k, ok, found)
 				}
+				if _, ok := cur.b.Delete(k); ok != found {
+					t.Fatalf("buffered Delete(%d) = %t, held %t", k, ok, found)
+				}
 				if found {
 					cur.want = slices.Delete(cur.want, j, j+1)
 				}
 			case 3:
-				old = append(old, version{cur.tr.Clone(), slices.Clone(cur.want)})
+				old = append(old, version{cur.tr.Clone(), cur.b.Clone(), slices.Clone(cur.want)})
+			case 4:
+				if !found {
+					cur.tr.Set(k)
+					cur.b.Insert(k)
+					cur.want = slices.Insert(cur.want, j, k)
+				}
 			}
 		}
 		for _, v := range append(old, cur) {
 			if got := checkTree(t, &v.tr); !slices.Equal(got, v.want) {
 				t.Fatalf("tree holds %v, want %v", got, v.want)
 			}
+			checkBuffered(t, &v.b, v.want)
 		}
 	})
 }
