@@ -268,8 +268,7 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 // recountLimits rebuilds the per-user and non-preemptible usage of every
 // queue from the admitted workloads (after a configuration change).
 func (s *Snapshot) recountLimits() {
-	s.users = make([]userUsage, len(s.queues))
-	s.never = make([]res.Vec, len(s.queues))
+	s.limitUsage = &limitUsage{users: make([]userUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
 	s.shared &^= rowUsers | rowNever
 	s.running.Scan(func(r *running) bool {
 		s.trackLimits(r, 1)

@@ -29,12 +29,9 @@ type Snapshot struct {
 	*config
 	state *topology.State
 
-	// limits are each queue's caps, windows and tier at the snapshot's
-	// time; users and never hold what the caps bound: per-user usage, and
-	// the usage of never-preemptible work, per queue.
-	limits []queueLimits
-	users  []userUsage
-	never  []res.Vec
+	// limitUsage is what the queues' limits (config.limits) bound; most
+	// queues set none, and versions share it.
+	*limitUsage
 	// usage is the usage of every node of the cohort tree (config.rtree)
 	// per flavor-resource, kept incrementally. Usage rows are never
 	// written in place, so a fork copies only the row pointers.
@@ -79,9 +76,19 @@ type pendingSet struct {
 	shapes cow.Tree[gang.Demand]
 }
 
+// limitUsage holds, per queue, the per-user usage and the usage of
+// never-preemptible work. It is written only after own(rowUsers|rowNever).
+type limitUsage struct {
+	users []userUsage
+	never []res.Vec
+}
+
 // config is the configuration of queues and cohorts, shared by every
 // version until SetQueue or SetCohort changes it.
 type config struct {
+	// limits are each queue's caps, windows and tier at the snapshot's
+	// time (a window opening or closing makes a new configuration).
+	limits   []queueLimits
 	quota    *quota.Tree
 	queueIdx map[string]int32
 	queues   []Queue // the configuration as given
@@ -368,11 +375,15 @@ func (s *Snapshot) own(rows uint8) {
 	if todo&rowRunCount != 0 {
 		s.runCount = slices.Clone(s.runCount)
 	}
-	if todo&rowUsers != 0 {
-		s.users = slices.Clone(s.users)
-	}
-	if todo&rowNever != 0 {
-		s.never = slices.Clone(s.never)
+	if todo&(rowUsers|rowNever) != 0 {
+		lu := *s.limitUsage
+		if todo&rowUsers != 0 {
+			lu.users = slices.Clone(lu.users)
+		}
+		if todo&rowNever != 0 {
+			lu.never = slices.Clone(lu.never)
+		}
+		s.limitUsage = &lu
 	}
 	if todo&rowDebt != 0 {
 		s.debt = slices.Clone(s.debt)

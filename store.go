@@ -539,7 +539,7 @@ func (s *Snapshot) requota(queues []Queue) error {
 		}
 	}
 	next.queues = queues
-	s.config, s.limits, s.usage = next.config, next.limits, u
+	s.config, s.usage = next.config, u
 	s.recountShapes() // a pending pod set may land on other flavors now
 	return nil
 }

@@ -57,10 +57,12 @@ type State struct {
 	// freeBuf holds free when there are few flavors, so that a new version
 	// copies it along with the state instead of allocating it apart.
 	freeBuf [2]res.Vec
-	// cooling lists nodes whose cooldown ends after now, sorted.
-	cooling []int32
-	// dirty lists domains whose aggregates need recomputing (writer only).
-	dirty []int32
+	// cooling lists nodes whose cooldown ends after now, sorted (nil for
+	// none); never written in place, so versions share it.
+	cooling *[]int32
+	// dirty lists domains whose aggregates need recomputing: a writer's,
+	// behind a pointer so that a published version does not carry it.
+	dirty *[]int32
 	// levelMax, on a capacity state only, is for each flavor, level and GPU
 	// count the most pods of g GPUs any one domain of the level holds.
 	levelMax *[][][]int32
@@ -223,15 +225,16 @@ func (s *State) Rebuild() {
 			s.fits.Set(d*G+g, 0)
 		}
 	}
-	s.cooling = nil
+	var cooling []int32
 	s.setFree(make([]res.Vec, len(s.T.Flavors)))
 	for n := range s.T.Nodes {
 		ns := s.nodes.Ptr(n)
 		if ns.CooldownUntil > s.now {
-			s.cooling = append(s.cooling, int32(n))
+			cooling = append(cooling, int32(n))
 		}
 		s.addFits(int32(n), 1)
 	}
+	s.setCooling(cooling)
 	// Aggregates bottom-up: narrowest level first.
 	for l := len(s.T.Levels); l >= 0; l-- {
 		for f := range s.T.Flavors {
@@ -241,7 +244,9 @@ func (s *State) Rebuild() {
 			}
 		}
 	}
-	s.dirty = s.dirty[:0]
+	if s.dirty != nil {
+		*s.dirty = (*s.dirty)[:0]
+	}
 }
 
 // contrib is what one node adds to its domains' counters.
@@ -370,7 +375,7 @@ func (s *State) change(n int32, fn func(ns *NodeState)) {
 	fn(s.nodes.Mut(int(n)))
 	after := s.contribOf(n)
 	s.applyDelta(n, &before, &after)
-	s.dirty = append(s.dirty, s.T.NodeDomains(n)[len(s.T.Levels)])
+	s.markDirty(n)
 }
 
 // Allocate books GPUs (a node-local mask) and resources r (GPU count
@@ -434,12 +439,12 @@ func (s *State) SetCondition(n int32, cordoned, down bool, cooldownUntil int64) 
 	s.change(n, func(ns *NodeState) {
 		ns.Cordoned, ns.Down, ns.CooldownUntil = cordoned, down, cooldownUntil
 	})
-	i, found := slices.BinarySearch(s.cooling, n)
+	i, found := slices.BinarySearch(s.Cooling(), n)
 	switch {
 	case cooldownUntil > s.now && !found:
-		s.cooling = slices.Insert(slices.Clone(s.cooling), i, n)
+		s.setCooling(slices.Insert(slices.Clone(s.Cooling()), i, n))
 	case cooldownUntil <= s.now && found:
-		s.cooling = slices.Delete(slices.Clone(s.cooling), i, i+1)
+		s.setCooling(slices.Delete(slices.Clone(s.Cooling()), i, i+1))
 	}
 }
 
@@ -447,7 +452,7 @@ func (s *State) SetCondition(n int32, cordoned, down bool, cooldownUntil int64) 
 // usable.
 func (s *State) SetNow(now int64) {
 	var ended []int32
-	for _, n := range s.cooling {
+	for _, n := range s.Cooling() {
 		if s.nodes.Ptr(int(n)).CooldownUntil <= now {
 			ended = append(ended, n)
 		}
@@ -456,43 +461,67 @@ func (s *State) SetNow(now int64) {
 	if len(ended) == 0 {
 		return
 	}
-	kept := make([]int32, 0, len(s.cooling)-len(ended))
-	for _, n := range s.cooling {
+	kept := make([]int32, 0, len(s.Cooling())-len(ended))
+	for _, n := range s.Cooling() {
 		if s.nodes.Ptr(int(n)).CooldownUntil > now {
 			kept = append(kept, n)
 		}
 	}
-	s.cooling = kept
+	s.setCooling(kept)
 	for _, n := range ended {
 		s.addFits(n, 1)
-		s.dirty = append(s.dirty, s.T.NodeDomains(n)[len(s.T.Levels)])
+		s.markDirty(n)
 	}
 }
 
 // Cooling lists the nodes still cooling down, sorted.
-func (s *State) Cooling() []int32 { return s.cooling }
+func (s *State) Cooling() []int32 {
+	if s.cooling == nil {
+		return nil
+	}
+	return *s.cooling
+}
+
+func (s *State) setCooling(nodes []int32) {
+	if len(nodes) == 0 {
+		s.cooling = nil
+		return
+	}
+	s.cooling = &nodes
+}
+
+// markDirty notes that the aggregates of node n's narrowest domain need
+// recomputing.
+func (s *State) markDirty(n int32) {
+	if s.dirty == nil {
+		s.dirty = new([]int32)
+	}
+	*s.dirty = append(*s.dirty, s.T.NodeDomains(n)[len(s.T.Levels)])
+}
 
 // Flush recomputes the aggregates of every domain a change touched, from the
 // narrowest level up. Call it before publishing.
 func (s *State) Flush() {
-	if len(s.dirty) == 0 {
+	if s.dirty == nil {
 		return
 	}
-	for len(s.dirty) > 0 {
-		slices.Sort(s.dirty)
-		s.dirty = slices.Compact(s.dirty)
-		level := s.T.Domains[s.dirty[len(s.dirty)-1]].Level
+	dirty := *s.dirty
+	for len(dirty) > 0 {
+		slices.Sort(dirty)
+		dirty = slices.Compact(dirty)
+		level := s.T.Domains[dirty[len(dirty)-1]].Level
 		// The parents to look at next overwrite the list in place: the
 		// k-th is written after the k-th domain is read.
 		k := 0
-		for _, d := range s.dirty {
+		for _, d := range dirty {
 			// A parent's aggregates follow from its children's: when a
 			// child's did not change, the parent's need no look.
 			if s.recomputeAgg(d) && level > 0 {
-				s.dirty[k] = s.T.Domains[d].Parent
+				dirty[k] = s.T.Domains[d].Parent
 				k++
 			}
 		}
-		s.dirty = s.dirty[:k]
+		dirty = dirty[:k]
 	}
+	*s.dirty = dirty // empty, its room kept
 }

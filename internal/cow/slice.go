@@ -39,6 +39,10 @@ type Owner uint64
 // owners hands out every Owner once, process-wide; zero is never handed out.
 var owners atomic.Uint64
 
+// sharedList is the bit of a Slice's owner that marks its list of middle
+// directories shared; no Owner handed out reaches it.
+const sharedList Owner = 1 << 63
+
 // NewOwner returns a fresh owner for CloneAs.
 func NewOwner() Owner { return Owner(owners.Add(1)) }
 
@@ -65,12 +69,11 @@ type mid[T any] struct {
 // that no longer changes may be read by any number of goroutines. The zero
 // value is empty.
 type Slice[T any] struct {
-	mids  []*mid[T]
+	mids []*mid[T]
+	// owner has sharedList set while mids itself is shared with another
+	// version: the first write copies it. A version that writes nothing
+	// here costs nothing.
 	owner Owner
-	// sharedMids is set while mids itself is shared with another version:
-	// the first write copies it. A version that writes nothing here costs
-	// nothing.
-	sharedMids bool
 	// spare is where a writer that publishes again and again (the parent
 	// of CloneAs: a store's master) takes its copies from; nil elsewhere.
 	spare *spare[T]
@@ -209,7 +212,7 @@ func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(NewOwner(), NewOwner()) }
 // touching s: s itself must never be written again (it is a published,
 // read-only version), so it needs no new owner.
 func (s *Slice[T]) Fork() Slice[T] {
-	return Slice[T]{mids: s.mids, owner: NewOwner(), sharedMids: true}
+	return Slice[T]{mids: s.mids, owner: NewOwner() | sharedList}
 }
 
 // CloneAs is Clone with the owners given: child for the new version, parent
@@ -218,11 +221,11 @@ func (s *Slice[T]) Fork() Slice[T] {
 // parent, is taken to be a writer that will clone again: it keeps spare
 // copies from now on.
 func (s *Slice[T]) CloneAs(child, parent Owner) Slice[T] {
-	s.owner, s.sharedMids = parent, true
+	s.owner = parent | sharedList
 	if s.spare == nil {
 		s.spare = new(spare[T])
 	}
-	return Slice[T]{mids: s.mids, owner: child, sharedMids: true}
+	return Slice[T]{mids: s.mids, owner: child | sharedList}
 }
 
 // Mut returns a writable pointer to element i, copying its page (and the
@@ -240,25 +243,26 @@ func (s *Slice[T]) MutSpan(i, n int) []T {
 }
 
 func (s *Slice[T]) mutPage(i int) *page[T] {
-	sp := s.spare
-	if s.sharedMids {
-		s.mids, s.sharedMids = sp.list(s.mids), false
+	sp, o := s.spare, s.owner
+	if o&sharedList != 0 {
+		o &^= sharedList
+		s.mids, s.owner = sp.list(s.mids), o
 	}
 	m := s.mids[i>>midShift]
-	if m.owner != s.owner {
-		m = sp.mid(m, s.owner)
+	if m.owner != o {
+		m = sp.mid(m, o)
 		s.mids[i>>midShift] = m
 	}
 	di := (i >> dirShift) & midMask
 	d := m.d[di]
-	if d.owner != s.owner {
-		d = sp.dir(d, s.owner)
+	if d.owner != o {
+		d = sp.dir(d, o)
 		m.d[di] = d
 	}
 	pi := (i >> pageBits) & dirMask
 	p := d.p[pi]
-	if p.owner != s.owner {
-		p = sp.page(p, s.owner)
+	if p.owner != o {
+		p = sp.page(p, o)
 		d.p[pi] = p
 	}
 	return p
