@@ -335,15 +335,17 @@ func (s *State) recomputeAgg(d int32) bool {
 	dom := &s.T.Domains[d]
 	agg := DomainAgg{MinFree: res.Fill(math.MaxInt64), MinPodsLeft: math.MaxInt32}
 	if int(dom.Level) == len(s.T.Levels) {
-		for n := dom.First; n < dom.End; n++ {
-			ns := s.nodes.Ptr(int(n))
-			if !ns.Usable(s.now) {
-				continue
+		// A page of node states at a time; without GPUs no node counts.
+		for n := dom.First; n < dom.End && s.T.GPU >= 0; {
+			span := s.nodes.Span(int(n), int(dom.End-n))
+			for i := range span {
+				ns := &span[i]
+				if ns.Free[s.T.GPU] > 0 && ns.Usable(s.now) {
+					agg.MinFree = agg.MinFree.Min(ns.Free)
+					agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(&s.T.Nodes[n+int32(i)], ns))
+				}
 			}
-			if s.T.GPU >= 0 && ns.Free[s.T.GPU] > 0 {
-				agg.MinFree = agg.MinFree.Min(ns.Free)
-				agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(&s.T.Nodes[n], ns))
-			}
+			n += int32(len(span))
 		}
 	} else {
 		for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
