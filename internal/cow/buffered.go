@@ -145,30 +145,21 @@ func (b *Buffered[T]) Delete(key T) (T, bool) {
 
 // Scan calls fn on every item in order until fn returns false.
 func (b *Buffered[T]) Scan(fn func(T) bool) {
-	buf, more := b.buf, true
-	b.Tree.Scan(func(x T) bool {
-		for len(buf) > 0 && b.less(buf[0], x) {
-			if more = fn(buf[0]); !more {
-				return false
-			}
-			buf = buf[1:]
-		}
-		more = fn(x)
-		return more
-	})
-	for _, x := range buf {
-		if !more || !fn(x) {
-			return
-		}
-	}
+	b.merge(b.buf, func(f func(T) bool) { b.Tree.Scan(f) }, fn)
 }
 
 // Ascend calls fn in order on every item not less than pivot until fn
 // returns false.
 func (b *Buffered[T]) Ascend(pivot T, fn func(T) bool) {
 	i, _ := b.search(pivot)
-	buf, more := b.buf[i:], true
-	b.Tree.Ascend(pivot, func(x T) bool {
+	b.merge(b.buf[i:], func(f func(T) bool) { b.Tree.Ascend(pivot, f) }, fn)
+}
+
+// merge calls fn in order on the buffer's items buf and the tree's, which
+// walk visits in order, until fn returns false.
+func (b *Buffered[T]) merge(buf []T, walk func(func(T) bool), fn func(T) bool) {
+	more := true
+	walk(func(x T) bool {
 		for len(buf) > 0 && b.less(buf[0], x) {
 			if more = fn(buf[0]); !more {
 				return false

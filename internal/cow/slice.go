@@ -100,47 +100,45 @@ const (
 
 // page, dir, mid and list return a copy of from owned by o; a nil spare
 // allocates each apart.
-func (sp *spare[T]) page(from *page[T], o Owner) *page[T] {
-	var p *page[T]
-	switch n := spareBytes / int(unsafe.Sizeof(page[T]{})); {
-	case sp == nil || n <= 1:
+func (sp *spare[T]) page(from *page[T], o Owner) (p *page[T]) {
+	if n := spareBytes / int(unsafe.Sizeof(*from)); sp != nil && n > 1 {
+		p = take(&sp.pages, n)
+	} else {
 		p = new(page[T])
-	default:
-		if len(sp.pages) == 0 {
-			sp.pages = make([]page[T], n)
-		}
-		p, sp.pages = &sp.pages[0], sp.pages[1:]
 	}
 	p.v, p.owner = from.v, o
 	return p
 }
 
-func (sp *spare[T]) dir(from *dir[T], o Owner) *dir[T] {
-	var d *dir[T]
-	if sp == nil {
-		d = new(dir[T])
+func (sp *spare[T]) dir(from *dir[T], o Owner) (d *dir[T]) {
+	if sp != nil {
+		d = take(&sp.dirs, spareDirs)
 	} else {
-		if len(sp.dirs) == 0 {
-			sp.dirs = make([]dir[T], spareDirs)
-		}
-		d, sp.dirs = &sp.dirs[0], sp.dirs[1:]
+		d = new(dir[T])
 	}
 	d.p, d.owner = from.p, o
 	return d
 }
 
-func (sp *spare[T]) mid(from *mid[T], o Owner) *mid[T] {
-	var m *mid[T]
-	if sp == nil {
-		m = new(mid[T])
+func (sp *spare[T]) mid(from *mid[T], o Owner) (m *mid[T]) {
+	if sp != nil {
+		m = take(&sp.mids, spareDirs)
 	} else {
-		if len(sp.mids) == 0 {
-			sp.mids = make([]mid[T], spareDirs)
-		}
-		m, sp.mids = &sp.mids[0], sp.mids[1:]
+		m = new(mid[T])
 	}
 	m.d, m.owner = from.d, o
 	return m
+}
+
+// take hands out the first element of *block, allocating a block of n
+// first when none is left.
+func take[E any](block *[]E, n int) *E {
+	if len(*block) == 0 {
+		*block = make([]E, n)
+	}
+	e := &(*block)[0]
+	*block = (*block)[1:]
+	return e
 }
 
 func (sp *spare[T]) list(from []*mid[T]) []*mid[T] {
