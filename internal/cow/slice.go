@@ -1,9 +1,10 @@
 // Package cow holds the copy-on-write structures a snapshot is made of: Slice,
-// a fixed-length array in pages under a trie of small directories, and
-// Tree, an ordered set in a B-tree. A new version shares everything with
-// the old one and copies only what it writes (a page and the directories
-// above it, a tree node and the path above it), so publishing the next
-// snapshot costs a few small copies, never the whole cluster. Ownership is a number (Owner) rather than a
+// a fixed-length array in pages under a trie of small directories; Tree,
+// an ordered set in a B-tree; and Buffered, a Tree behind a small sorted
+// write buffer. A new version shares everything with the old one and
+// copies only what it writes (a page and the directories above it, a tree
+// node and the path above it, the buffer), so publishing the next snapshot
+// costs a few small copies, never the whole cluster. Ownership is a number (Owner) rather than a
 // pointer, so that pages of pointer-free elements hold no pointer at all
 // and the garbage collector neither scans them nor guards their copies.
 package cow
