@@ -151,13 +151,14 @@ func (s *Snapshot) lostWork(r *running) int64 {
 // holds (charged to quota, on nodes or not), or without GPUs its largest
 // other quantity.
 func (s *Snapshot) lostSize(r *running) int64 {
-	t := s.total(r)
-	if s.gpu >= 0 && t[s.gpu] > 0 {
-		return t[s.gpu]
+	if s.gpu >= 0 {
+		if g := s.charged(r, s.gpu); g > 0 {
+			return g
+		}
 	}
 	size := int64(0)
-	for _, v := range t {
-		size = max(size, v)
+	for res := range s.resources {
+		size = max(size, s.charged(r, res))
 	}
 	return size
 }
@@ -551,9 +552,11 @@ func (s *Snapshot) onSpot(r *running) bool {
 func (p *preemption) usesNeeded(w *running) bool {
 	R := p.s.rtree.Resources()
 	for i := range w.sets {
-		f := int(w.sets[i].flavor)
+		set := &w.sets[i]
 		for _, fr := range p.frs {
-			if fr/R == f && p.s.need(w, i)[fr%R] > 0 {
+			// The pod set charges resource r when its pods ask for it (a
+			// pod set has at least one pod).
+			if r := fr % R; fr/R == int(set.flavor) && (set.per[r] > 0 || r == p.s.tokens && set.tokens > 0) {
 				return true
 			}
 		}

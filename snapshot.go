@@ -173,7 +173,25 @@ func (s *Snapshot) need(r *running, i int) res.Vec {
 	if set.tokens != 0 {
 		c[s.tokens] += set.tokens
 	}
-	return c.Scale(int64(r.w.PodSets[i].Count))
+	if n := r.w.PodSets[i].Count; n != 1 {
+		c = c.Scale(int64(n))
+	}
+	return c
+}
+
+// charged is what r charges to quota of one resource: need and total for
+// a single component, without building vectors (preemption asks it of
+// every admitted workload).
+func (s *Snapshot) charged(r *running, k int) int64 {
+	var t int64
+	for i := range r.sets {
+		v := r.sets[i].per[k]
+		if k == s.tokens {
+			v += r.sets[i].tokens
+		}
+		t += res.MulSat(v, int64(r.w.PodSets[i].Count))
+	}
+	return t
 }
 
 // book is what one pod of pod set i of r books on its node.
