@@ -94,6 +94,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 		}
 	}
 	s.state.Flush()
+	s.running.Settle() // a built snapshot is read more than written
 	s.bf = new(backfillCache)
 	return s, nil
 }

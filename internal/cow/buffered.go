@@ -111,11 +111,8 @@ func (b *Buffered[T]) Set(v T) (T, bool) {
 func (b *Buffered[T]) Insert(v T) {
 	i, _ := b.search(v)
 	if len(b.buf) == bufMax {
-		for _, x := range b.buf {
-			b.Tree.Set(x)
-		}
+		b.Settle()
 		b.Tree.Set(v)
-		b.buf = nil
 		return
 	}
 	nb := make([]T, len(b.buf)+1)
@@ -123,6 +120,15 @@ func (b *Buffered[T]) Insert(v T) {
 	nb[i] = v
 	copy(nb[i+1:], b.buf[i:])
 	b.buf = nb
+}
+
+// Settle writes the buffer's items into the tree, for a set that will be
+// read far more than written: lookups then search the tree alone.
+func (b *Buffered[T]) Settle() {
+	for _, x := range b.buf {
+		b.Tree.Set(x)
+	}
+	b.buf = nil
 }
 
 // Delete removes the item equal to key and returns it.

@@ -79,6 +79,11 @@ func TestBufferedAgainstSortedSlice(t *testing.T) {
 		case !found && step%2 == 0:
 			cur.b.Insert(k)
 			cur.want = slices.Insert(cur.want, i, k)
+		case step%101 == 0:
+			cur.b.Settle()
+			if len(cur.b.buf) != 0 {
+				t.Fatalf("step %d: %d items left in the buffer", step, len(cur.b.buf))
+			}
 		case op < 9 || step%20000 < 9000:
 			prev, replaced := cur.b.Set(k)
 			if replaced != found || (found && prev != k) {
