@@ -99,7 +99,8 @@ func BenchmarkDecideQuotaOnly(b *testing.B) {
 
 // storeBatch is how many admissions BenchmarkStoreCommit and
 // BenchmarkStoreFinish publish on one store before starting over from the
-// same snapshot, outside the timer.
+// same snapshot: a fork, timed by BenchmarkStoreCommit; BenchmarkStoreFinish
+// re-commits the batch outside the timer.
 const storeBatch = 256
 
 // planCommits decides storeBatch one-pod, 8-GPU admissions preferring a
