@@ -23,9 +23,9 @@ type Snapshot struct {
 	now     int64
 
 	*fixed
-	// config is the queues' and cohorts' configuration: only SetQueue and
-	// SetCohort change it, each on a copy (ownConfig), so that versions
-	// share it.
+	// config is the queues' and cohorts' configuration: only SetQueue,
+	// SetCohort and a time advance that opens or closes a quota window
+	// change it, each on a copy (ownConfig), so that versions share it.
 	*config
 	state *topology.State
 
@@ -84,7 +84,7 @@ type limitUsage struct {
 }
 
 // config is the configuration of queues and cohorts, shared by every
-// version until SetQueue or SetCohort changes it.
+// version until an event changes it (Snapshot.config).
 type config struct {
 	// limits are each queue's caps, windows and tier at the snapshot's
 	// time (a window opening or closing makes a new configuration).
@@ -151,8 +151,8 @@ type running struct {
 
 // runSet is what an admitted pod set asks for. What it charges to quota
 // (Snapshot.need) and what a pod books on its node (Snapshot.book) follow
-// from it: a record of 512 bytes, the size class below, is a fifth cheaper
-// to copy on every commit than one that kept them too.
+// from it, so that a running record is 512 bytes: keeping them too made it
+// 640, and with its malloc header a 704-byte allocation on every commit.
 type runSet struct {
 	flavor int32
 	// per and keys are the pod set's perPod as given (the running
