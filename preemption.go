@@ -157,8 +157,8 @@ func (s *Snapshot) lostSize(r *running) int64 {
 		}
 	}
 	size := int64(0)
-	for res := range s.resources {
-		size = max(size, s.charged(r, res))
+	for k := range s.resources {
+		size = max(size, s.charged(r, k))
 	}
 	return size
 }
