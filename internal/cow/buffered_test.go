@@ -1,6 +1,7 @@
 package cow
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -174,5 +175,40 @@ func TestBufferedInsertCopiesNoPath(t *testing.T) {
 	t.Logf("%d versions: %d nodes copied, %d by the plain tree, %d deep", bufMax+1, copied, copiedPlain, depth)
 	if copied > depth+(bufMax+1)/treeMin+1 || copied*4 > copiedPlain {
 		t.Fatalf("%d versions copied %d nodes of a tree %d deep; the plain tree copied %d", bufMax+1, copied, depth, copiedPlain)
+	}
+}
+
+// BenchmarkBufferedInsert times what a store's commit does to the admitted
+// workloads: a new version, one insert. Keys come in ascending order
+// (ascending=true, as generated IDs do) or spread over the set.
+func BenchmarkBufferedInsert(b *testing.B) {
+	for _, ascending := range []bool{true, false} {
+		b.Run(fmt.Sprintf("ascending=%t", ascending), func(b *testing.B) {
+			less := func(a, b int) bool { return a < b }
+			base := NewBuffered(less)
+			for i := range 4096 {
+				base.Set(4 * i)
+			}
+			base.Settle()
+			cur, x, next := base.Clone(), uint64(1), 1<<20
+			b.ReportAllocs()
+			for b.Loop() {
+				k := next
+				if ascending {
+					next++
+				} else {
+					x = xorshift(x)
+					k = int(x%(1<<30))*4 + 1 // never a base key
+				}
+				if cur.Len() >= 4096+4096 {
+					cur = base.Clone() // start over: the set stays the same size
+				}
+				c := cur.Clone()
+				if _, found := c.Get(k); !found {
+					c.Insert(k)
+				}
+				cur = c
+			}
+		})
 	}
 }
