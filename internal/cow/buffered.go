@@ -45,18 +45,7 @@ func (b *Buffered[T]) Fork() Buffered[T] {
 
 // search returns the index in the buffer of the first item not less than
 // key, and whether that item equals key.
-func (b *Buffered[T]) search(key T) (int, bool) {
-	lo, hi := 0, len(b.buf)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if b.less(b.buf[m], key) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(b.buf) && !b.less(key, b.buf[lo])
-}
+func (b *Buffered[T]) search(key T) (int, bool) { return search(b.buf, key, b.less) }
 
 // Get returns the item equal to key.
 func (b *Buffered[T]) Get(key T) (T, bool) {
@@ -68,16 +57,7 @@ func (b *Buffered[T]) Get(key T) (T, bool) {
 
 // Find is Tree.Find over the buffer and the tree.
 func (b *Buffered[T]) Find(cmp func(T) int) (T, bool) {
-	lo, hi := 0, len(b.buf)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if cmp(b.buf[m]) < 0 {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(b.buf) && cmp(b.buf[lo]) == 0 {
+	if lo := seek(b.buf, cmp); lo < len(b.buf) && cmp(b.buf[lo]) == 0 {
 		return b.buf[lo], true
 	}
 	return b.Tree.Find(cmp)
@@ -100,7 +80,7 @@ func (b *Buffered[T]) Set(v T) (T, bool) {
 		b.Tree.Set(v)
 		return old, true
 	}
-	b.Insert(v)
+	b.insertAt(i, v)
 	var zero T
 	return zero, false
 }
@@ -110,6 +90,12 @@ func (b *Buffered[T]) Set(v T) (T, bool) {
 // Inserting an item already in the set corrupts it.
 func (b *Buffered[T]) Insert(v T) {
 	i, _ := b.search(v)
+	b.insertAt(i, v)
+}
+
+// insertAt inserts v at index i of the buffer, or flushes a full buffer
+// and v into the tree.
+func (b *Buffered[T]) insertAt(i int, v T) {
 	if len(b.buf) == bufMax {
 		b.Settle()
 		b.Tree.Set(v)

@@ -58,16 +58,37 @@ func (t *Tree[T]) Fork() Tree[T] {
 // find returns the first index in n whose item is not less than key, and
 // whether that item equals key.
 func (t *Tree[T]) find(n *tnode[T], key T) (int, bool) {
-	lo, hi := 0, n.n
+	return search(n.items[:n.n], key, t.less)
+}
+
+// search returns the first index in sorted items whose item is not less
+// than key, and whether that item equals key.
+func search[T any](items []T, key T, less func(a, b T) bool) (int, bool) {
+	lo, hi := 0, len(items)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if t.less(n.items[m], key) {
+		if less(items[m], key) {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < n.n && !t.less(key, n.items[lo])
+	return lo, lo < len(items) && !less(key, items[lo])
+}
+
+// seek returns the first index in items, ordered as cmp orders them
+// against a key, whose item cmp does not place before the key.
+func seek[T any](items []T, cmp func(T) int) int {
+	lo, hi := 0, len(items)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cmp(items[m]) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // Get returns the item equal to key.
@@ -88,15 +109,7 @@ func (t *Tree[T]) Get(key T) (T, bool) {
 // does. It looks up by a key that is not an item, without making one.
 func (t *Tree[T]) Find(cmp func(T) int) (T, bool) {
 	for n := t.root; n != nil; {
-		lo, hi := 0, n.n
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if cmp(n.items[m]) < 0 {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
+		lo := seek(n.items[:n.n], cmp)
 		if lo < n.n && cmp(n.items[lo]) == 0 {
 			return n.items[lo], true
 		}
