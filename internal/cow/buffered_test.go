@@ -209,6 +209,10 @@ func BenchmarkBufferedInsert(b *testing.B) {
 				}
 				cur = c
 			}
+			// Every step inserts: the set is always larger than it started.
+			if _, found := cur.Get(next - 1); cur.Len() <= base.Len() || ascending && !found {
+				b.Fatalf("%d items after the inserts, %d before", cur.Len(), base.Len())
+			}
 		})
 	}
 }
