@@ -78,10 +78,14 @@ const (
 	evSample
 )
 
+// An event is about a job (evArrive, evFinish, evCheckpoint: job indexes
+// the run's job table) or a node (evFail, evRepair: node indexes its node
+// table); the other field is unused. evSample is about neither.
 type event struct {
 	at   int64
 	kind uint8
-	job  int32 // the job, or the node of a failure or repair
+	job  int32
+	node int32
 	gen  int32
 }
 
@@ -96,7 +100,10 @@ func (h events) Less(i, j int) bool {
 	if a.kind != b.kind {
 		return a.kind < b.kind
 	}
-	return a.job < b.job
+	if a.job != b.job {
+		return a.job < b.job
+	}
+	return a.node < b.node
 }
 func (h events) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *events) Push(x any)   { *h = append(*h, x.(event)) }
@@ -470,6 +477,18 @@ func (r *run) loop() error {
 }
 
 func (r *run) apply(e event, sample *bool) error {
+	switch e.kind {
+	case evSample:
+		*sample = true
+		if r.open > 0 {
+			heap.Push(&r.ev, event{at: r.now + r.o.SampleEvery, kind: evSample})
+		}
+		return nil
+	case evFail:
+		return r.fail(e.node)
+	case evRepair:
+		return r.repair(e.node)
+	}
 	js := &r.jobs[e.job]
 	switch e.kind {
 	case evArrive:
@@ -499,22 +518,18 @@ func (r *run) apply(e event, sample *bool) error {
 		}
 		js.saved = r.now - js.start
 		r.checkpointAfter(js)
-	case evSample:
-		*sample = true
-		if r.open > 0 {
-			heap.Push(&r.ev, event{at: r.now + r.o.SampleEvery, kind: evSample})
-		}
-	case evFail:
-		return r.fail(e.job)
-	case evRepair:
-		n := e.job
-		r.down[n] = false
-		if _, err := r.st.Apply(allot.NodeUp{Node: nodeName(int(n))}); err != nil {
-			return err
-		}
-		r.freed = true
-		r.nextFailure(n)
 	}
+	return nil
+}
+
+// repair brings node n back up and draws its next failure.
+func (r *run) repair(n int32) error {
+	r.down[n] = false
+	if _, err := r.st.Apply(allot.NodeUp{Node: nodeName(int(n))}); err != nil {
+		return err
+	}
+	r.freed = true
+	r.nextFailure(n)
 	return nil
 }
 
@@ -524,7 +539,7 @@ func (r *run) apply(e event, sample *bool) error {
 // forever.
 func (r *run) nextFailure(n int32) {
 	if at := r.now + r.draw(r.o.NodeMTBF); at <= r.lastArrival {
-		heap.Push(&r.ev, event{at: at, kind: evFail, job: n})
+		heap.Push(&r.ev, event{at: at, kind: evFail, node: n})
 	}
 }
 
@@ -566,7 +581,7 @@ func (r *run) fail(n int32) error {
 	if repair <= 0 {
 		repair = 3600
 	}
-	heap.Push(&r.ev, event{at: r.now + r.draw(repair), kind: evRepair, job: n})
+	heap.Push(&r.ev, event{at: r.now + r.draw(repair), kind: evRepair, node: n})
 	return nil
 }
 

@@ -298,3 +298,24 @@ func TestNodeFailures(t *testing.T) {
 		t.Fatalf("without failures: %d failures, %.3f GPU-hours", r.NodeFailures, r.GPUHours)
 	}
 }
+
+// TestNodeFailuresFewerJobsThanNodes: failure and repair events are about
+// nodes, so with more nodes than jobs a run with node failures must not
+// take a node's number for a job's (it indexed the job table with it and
+// panicked).
+func TestNodeFailuresFewerJobsThanNodes(t *testing.T) {
+	tr := &trace.Trace{Jobs: []trace.Job{
+		job("a", "q", 0, 5_000, 8, 0), job("b", "q", 10_000, 5_000, 16, 0), job("c", "q", 20_000, 5_000, 4, 0),
+	}}
+	o := tiny(16)
+	o.NodeMTBF, o.RepairTime, o.FailureSeed = 1_000, 600, 3
+	for _, p := range Policies() {
+		r := runTwice(t, tr, p, o)
+		if r.NodeFailures < len(tr.Jobs) {
+			t.Fatalf("%s: %d node failures on 16 nodes, want more than the %d jobs", p.Name, r.NodeFailures, len(tr.Jobs))
+		}
+		if r.Completed != len(tr.Jobs) {
+			t.Fatalf("%s: %d of %d completed", p.Name, r.Completed, len(tr.Jobs))
+		}
+	}
+}
