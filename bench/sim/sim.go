@@ -30,9 +30,21 @@ func DefaultShape() Shape {
 // GPUs is the shape's GPU count.
 func (s Shape) GPUs() int64 { return int64(s.Nodes) * int64(s.GPUsPerNode) }
 
+// MaxNodes is the most nodes a run's cluster may have, from a Shape or a
+// node list: 65,536 nodes take the simulator about 150 MB and a minute
+// for a hundred jobs. MaxGPUsPerNode is the most GPUs a Shape's node may
+// have.
+const (
+	MaxNodes       = 1 << 16
+	MaxGPUsPerNode = 64
+)
+
 func (s Shape) check() error {
-	if s.Nodes < 1 || s.GPUsPerNode < 1 || s.GPUsPerNode > 64 || s.NodesPerRack < 1 || s.RacksPerBlock < 1 {
-		return fmt.Errorf("cluster shape %+v: every figure must be positive and at most 64 GPUs a node", s)
+	if s.Nodes < 1 || s.GPUsPerNode < 1 || s.GPUsPerNode > MaxGPUsPerNode || s.NodesPerRack < 1 || s.RacksPerBlock < 1 {
+		return fmt.Errorf("cluster shape %+v: every figure must be positive and at most %d GPUs a node", s, MaxGPUsPerNode)
+	}
+	if s.Nodes > MaxNodes {
+		return fmt.Errorf("cluster shape %+v: %d nodes, more than the limit of %d", s, s.Nodes, MaxNodes)
 	}
 	return nil
 }
@@ -62,10 +74,16 @@ type Options struct {
 	// checkpoint and wait again, as preemption victims do, but count as
 	// interrupted, not preempted. FailureSeed seeds the draws: same seed,
 	// same failures.
+	// Both are at most MaxFailureSeconds.
 	NodeMTBF    int64
 	RepairTime  int64
 	FailureSeed uint64
 }
+
+// MaxFailureSeconds bounds Options.NodeMTBF and Options.RepairTime: about
+// 31 years, far beyond any trace's span, and small enough that no draw
+// around it overflows the simulated clock.
+const MaxFailureSeconds = 1_000_000_000
 
 // event kinds, in the order they apply at one instant: completions free
 // room before arrivals ask for it.
@@ -184,6 +202,9 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 	if o.SampleEvery <= 0 {
 		o.SampleEvery = 600
 	}
+	if o.NodeMTBF > MaxFailureSeconds || o.RepairTime > MaxFailureSeconds {
+		return nil, fmt.Errorf("node MTBF %d s or repair time %d s: more than the limit of %d s", o.NodeMTBF, o.RepairTime, MaxFailureSeconds)
+	}
 	r, err := newRun(tr, p, o)
 	if err != nil {
 		return nil, err
@@ -259,11 +280,16 @@ func (r *run) cluster(tr *trace.Trace) (*allot.Builder, error) {
 	b := &allot.Builder{Resources: []string{"gpu"}, Levels: []string{"block", "rack"}, Flavors: []allot.Flavor{{Name: "gpu"}}}
 	caps := make([]room, 0)
 	if len(r.o.Nodes) > 0 {
+		count := 0
 		for _, n := range r.o.Nodes {
 			if n.GPUs > 0 {
+				count++
 				r.cpu = r.cpu || n.CPUMilli > 0
 				r.mem = r.mem || n.MemoryMiB > 0
 			}
+		}
+		if count > MaxNodes {
+			return nil, fmt.Errorf("the node list has %d nodes with GPUs, more than the limit of %d", count, MaxNodes)
 		}
 		for _, n := range r.o.Nodes {
 			if n.GPUs <= 0 {

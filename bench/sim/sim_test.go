@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/bench/trace"
@@ -213,6 +214,27 @@ func TestRunRefusesBadInput(t *testing.T) {
 	}
 	if _, err := Run(&trace.Trace{}, p, Options{}); err == nil {
 		t.Fatal("accepted an empty cluster shape")
+	}
+	one := &trace.Trace{Jobs: []trace.Job{job("a", "q", 0, 10, 1, 0)}}
+	o := tiny(MaxNodes + 1)
+	if _, err := Run(one, p, o); err == nil || !strings.Contains(err.Error(), "more than the limit of 65536") {
+		t.Fatalf("%d nodes: %v", o.Shape.Nodes, err)
+	}
+	o = tiny(2)
+	o.NodeMTBF = math.MaxInt64
+	if _, err := Run(one, p, o); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("an MTBF of %d s: %v", o.NodeMTBF, err)
+	}
+	o.NodeMTBF, o.RepairTime = 100, MaxFailureSeconds+1
+	if _, err := Run(one, p, o); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("a repair time of %d s: %v", o.RepairTime, err)
+	}
+	o = Options{Nodes: make([]trace.Node, MaxNodes+1)}
+	for i := range o.Nodes {
+		o.Nodes[i] = trace.Node{Name: fmt.Sprint("n", i), GPUs: 1}
+	}
+	if _, err := Run(one, p, o); err == nil || !strings.Contains(err.Error(), "more than the limit") {
+		t.Fatalf("a node list of %d nodes: %v", len(o.Nodes), err)
 	}
 }
 
