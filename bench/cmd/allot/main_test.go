@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,33 @@ func TestValidate(t *testing.T) {
 	status, out, errOut := runCmd("validate", "testdata/pass.json", "testdata/broken/typo.json")
 	if status != 1 || out != "ok testdata/pass.json\n" || !strings.Contains(errOut, `$.expect.verdcit: unknown field`) {
 		t.Fatalf("status %d, stdout:\n%s\nstderr:\n%s", status, out, errOut)
+	}
+}
+
+// TestValidateNodeLimit: validate and check load through bench/scenario,
+// so a file of many large node sets is an error naming the set that
+// passes the scenario's node limit, not a run out of memory.
+func TestValidateNodeLimit(t *testing.T) {
+	var sets []string
+	for i := range 64 {
+		sets = append(sets, fmt.Sprintf(`{"count": 1048576, "prefix": "s%d-", "flavor": "f", "capacity": {"gpu": 8}}`, i))
+	}
+	path := filepath.Join(t.TempDir(), "many-sets.json")
+	data := `{"name": "many-sets", "resources": ["gpu"], "flavors": [{"name": "f"}], "nodeSets": [` + strings.Join(sets, ", ") + `],
+	  "queues": [{"name": "q", "quota": {"f": {"gpu": {"nominal": 8}}}}],
+	  "request": {"id": "r", "queue": "q", "podSets": [{"name": "m", "count": 1, "perPod": {"gpu": 4}}]}}`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "$.nodeSets[1].count: 1048576 nodes: total nodes would be 2097152, more than the limit of 1048576"
+	if status, out, errOut := runCmd("validate", path); status != 1 || out != "" || !strings.Contains(errOut, want) {
+		t.Fatalf("validate: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	if status, out, _ := runCmd("check", path); status != 1 || !strings.Contains(out, want) || lastLine(out) != "0 passed, 1 failed" {
+		t.Fatalf("check: status %d, output:\n%s", status, out)
+	}
+	if status, _, errOut := runCmd("decide", path); status != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("decide: status %d, stderr %q", status, errOut)
 	}
 }
 
