@@ -11,8 +11,14 @@ import (
 )
 
 // maxNodeSetCount bounds a generated node set, so that a typo in count
-// does not exhaust memory.
-const maxNodeSetCount = 1 << 20
+// does not exhaust memory; maxNodes bounds a scenario's nodes, explicit and
+// generated together, so that many node sets do not either. A million
+// nodes take about 1.7 GB to load; the largest clusters the benchmarks
+// build have 12,500.
+const (
+	maxNodeSetCount = 1 << 20
+	maxNodes        = 1 << 20
+)
 
 // Kueue's values for the queue policy fields.
 var (
@@ -50,11 +56,19 @@ func (p *parser) flavorList(n node) []allot.Flavor {
 // nodeFields are the fields a node and a node set share.
 var nodeFields = []string{"flavor", "labels", "capacity", "gpuGroups", "maxPods", "cooldownUntil", "unschedulable"}
 
-// nodeList reads the explicit nodes, then generates the node sets.
+// nodeList reads the explicit nodes, then generates the node sets. The
+// sets' counts are added up first: when the nodes would be more than
+// maxNodes, the first set that passes the limit is the error and no set
+// is generated.
 func (p *parser) nodeList(nodes, sets node) []allot.Node {
+	explicit := p.array(nodes)
+	if len(explicit) > maxNodes {
+		p.failf(nodes, "%d nodes, more than the limit of %d", len(explicit), maxNodes)
+		explicit = nil
+	}
 	var out []allot.Node
 	var origins []node // where each node comes from, for errors
-	for _, e := range p.array(nodes) {
+	for _, e := range explicit {
 		o := p.object(e, append([]string{"name"}, nodeFields...)...)
 		nd := p.nodeSpec(o)
 		nd.Name = p.name(p.need(o, "name"))
@@ -62,13 +76,30 @@ func (p *parser) nodeList(nodes, sets node) []allot.Node {
 		out = append(out, nd)
 		origins = append(origins, o.field("name"))
 	}
+	type nodeSet struct {
+		origin    node
+		spec      allot.Node
+		count     int64
+		prefix    string
+		templates map[string]labelTemplate
+	}
+	var gen []nodeSet
+	total := int64(len(explicit))
 	for _, e := range p.array(sets) {
 		o := p.object(e, append([]string{"count", "prefix"}, nodeFields...)...)
-		spec := p.nodeSpec(o)
-		count := p.integer(p.need(o, "count"), 0, maxNodeSetCount)
-		prefix := p.str(o.get("prefix"))
-		templates := p.labelTemplates(o.get("labels"))
-		for i := range int(count) {
+		set := nodeSet{origin: e, spec: p.nodeSpec(o), count: p.integer(p.need(o, "count"), 0, maxNodeSetCount)}
+		if total += set.count; total > maxNodes {
+			p.failf(o.field("count"), "%d nodes: total nodes would be %d, more than the limit of %d", set.count, total, maxNodes)
+			gen = nil
+			break
+		}
+		set.prefix = p.str(o.get("prefix"))
+		set.templates = p.labelTemplates(o.get("labels"))
+		gen = append(gen, set)
+	}
+	for _, set := range gen {
+		e, spec, prefix, templates := set.origin, set.spec, set.prefix, set.templates
+		for i := range int(set.count) {
 			nd := spec
 			nd.Name = prefix + strconv.Itoa(i)
 			nd.Capacity = maps.Clone(spec.Capacity)

@@ -2,8 +2,10 @@ package scenario_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -253,6 +255,17 @@ func TestParseErrors(t *testing.T) {
 			name: "duplicate node from a node set",
 			data: `{"nodes": [{"name": "n1", "flavor": "a"}], "nodeSets": [{"count": 2, "prefix": "n", "flavor": "a"}]}`,
 			path: "$.nodeSets[0]", want: `duplicate node "n1"`,
+		},
+		{
+			name: "node sets past the total",
+			data: `{"nodes": [{"name": "n", "flavor": "a"}], "nodeSets": [{"count": 1048576, "prefix": "s", "flavor": "a"}]}`,
+			path: "$.nodeSets[0].count", want: "1048576 nodes: total nodes would be 1048577, more than the limit of 1048576",
+		},
+		{
+			name: "third node set past the total",
+			data: `{"nodeSets": [{"count": 500000, "prefix": "a", "flavor": "a"}, {"count": 500000, "prefix": "b", "flavor": "a"},
+			                 {"count": 500000, "prefix": "c", "flavor": "a"}, {"count": 500000, "prefix": "d", "flavor": "a"}]}`,
+			path: "$.nodeSets[2].count", want: "500000 nodes: total nodes would be 1500000, more than the limit of 1048576",
 		},
 		{
 			name: "step with two actions",
@@ -523,4 +536,52 @@ func TestLoadMissingFile(t *testing.T) {
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("Load: err = %v, want one wrapping os.ErrNotExist", err)
 	}
+}
+
+// sharedRepro holds reproductions of defects, relative to this package.
+const sharedRepro = "../../../shared/repro"
+
+// TestNodeLimit: a scenario's nodes, explicit and generated, are bounded
+// in total before any is generated: many node sets of the largest count
+// each are an error naming the set that passes the limit, and loading
+// them allocates next to nothing (64 sets of 2^20 nodes ran out of
+// memory). A cluster as large as the benchmarks' loads.
+func TestNodeLimit(t *testing.T) {
+	var sets []string
+	for i := range 64 {
+		sets = append(sets, fmt.Sprintf(`{"count": 1048576, "prefix": "s%d-", "flavor": "a100", "labels": {"rack": "r{i/16}"}}`, i))
+	}
+	inline := "{" + cluster + `, "nodeSets": [` + strings.Join(sets, ", ") + "]}"
+	parse := func(name string, data []byte) {
+		t.Helper()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := scenario.Parse(name, data)
+		runtime.ReadMemStats(&after)
+		var serr *scenario.Error
+		if !errors.As(err, &serr) || serr.Path != "$.nodeSets[0].count" ||
+			!strings.Contains(serr.Reason, "total nodes would be 1048577, more than the limit of 1048576") {
+			t.Fatalf("%s: err = %v, want $.nodeSets[0].count past the limit of 1048576 nodes", name, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+			t.Fatalf("%s: %d MB allocated to refuse it", name, alloc>>20)
+		}
+	}
+	parse("inline.json", []byte(inline))
+
+	big := "{" + cluster + `, "nodeSets": [{"count": 12500, "prefix": "s", "flavor": "a100", "labels": {"rack": "r{i/16}"}}]}`
+	s, err := scenario.Parse("big.json", []byte(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := s.Builder(); len(b.Nodes) != 12501 {
+		t.Fatalf("%d nodes, want 12501", len(b.Nodes))
+	}
+
+	repro := filepath.Join(sharedRepro, "nodesets-64.json")
+	data, err := os.ReadFile(repro)
+	if err != nil {
+		t.Skipf("no reproduction at %s: %v", repro, err)
+	}
+	parse(repro, data)
 }

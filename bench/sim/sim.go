@@ -30,9 +30,21 @@ func DefaultShape() Shape {
 // GPUs is the shape's GPU count.
 func (s Shape) GPUs() int64 { return int64(s.Nodes) * int64(s.GPUsPerNode) }
 
+// MaxNodes is the most nodes a run's cluster may have, from a Shape or a
+// node list: 65,536 nodes take the simulator about 150 MB and a minute
+// for a hundred jobs. MaxGPUsPerNode is the most GPUs a Shape's node may
+// have.
+const (
+	MaxNodes       = 1 << 16
+	MaxGPUsPerNode = 64
+)
+
 func (s Shape) check() error {
-	if s.Nodes < 1 || s.GPUsPerNode < 1 || s.GPUsPerNode > 64 || s.NodesPerRack < 1 || s.RacksPerBlock < 1 {
-		return fmt.Errorf("cluster shape %+v: every figure must be positive and at most 64 GPUs a node", s)
+	if s.Nodes < 1 || s.GPUsPerNode < 1 || s.GPUsPerNode > MaxGPUsPerNode || s.NodesPerRack < 1 || s.RacksPerBlock < 1 {
+		return fmt.Errorf("cluster shape %+v: every figure must be positive and at most %d GPUs a node", s, MaxGPUsPerNode)
+	}
+	if s.Nodes > MaxNodes {
+		return fmt.Errorf("cluster shape %+v: %d nodes, more than the limit of %d", s, s.Nodes, MaxNodes)
 	}
 	return nil
 }
@@ -62,10 +74,16 @@ type Options struct {
 	// checkpoint and wait again, as preemption victims do, but count as
 	// interrupted, not preempted. FailureSeed seeds the draws: same seed,
 	// same failures.
+	// Both are at most MaxFailureSeconds.
 	NodeMTBF    int64
 	RepairTime  int64
 	FailureSeed uint64
 }
+
+// MaxFailureSeconds bounds Options.NodeMTBF and Options.RepairTime: about
+// 31 years, far beyond any trace's span, and small enough that no draw
+// around it overflows the simulated clock.
+const MaxFailureSeconds = 1_000_000_000
 
 // event kinds, in the order they apply at one instant: completions free
 // room before arrivals ask for it.
@@ -78,10 +96,14 @@ const (
 	evSample
 )
 
+// An event is about a job (evArrive, evFinish, evCheckpoint: job indexes
+// the run's job table) or a node (evFail, evRepair: node indexes its node
+// table); the other field is unused. evSample is about neither.
 type event struct {
 	at   int64
 	kind uint8
-	job  int32 // the job, or the node of a failure or repair
+	job  int32
+	node int32
 	gen  int32
 }
 
@@ -96,7 +118,10 @@ func (h events) Less(i, j int) bool {
 	if a.kind != b.kind {
 		return a.kind < b.kind
 	}
-	return a.job < b.job
+	if a.job != b.job {
+		return a.job < b.job
+	}
+	return a.node < b.node
 }
 func (h events) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
 func (h *events) Push(x any)   { *h = append(*h, x.(event)) }
@@ -177,6 +202,9 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 	if o.SampleEvery <= 0 {
 		o.SampleEvery = 600
 	}
+	if o.NodeMTBF > MaxFailureSeconds || o.RepairTime > MaxFailureSeconds {
+		return nil, fmt.Errorf("node MTBF %d s or repair time %d s: more than the limit of %d s", o.NodeMTBF, o.RepairTime, MaxFailureSeconds)
+	}
 	r, err := newRun(tr, p, o)
 	if err != nil {
 		return nil, err
@@ -252,11 +280,16 @@ func (r *run) cluster(tr *trace.Trace) (*allot.Builder, error) {
 	b := &allot.Builder{Resources: []string{"gpu"}, Levels: []string{"block", "rack"}, Flavors: []allot.Flavor{{Name: "gpu"}}}
 	caps := make([]room, 0)
 	if len(r.o.Nodes) > 0 {
+		count := 0
 		for _, n := range r.o.Nodes {
 			if n.GPUs > 0 {
+				count++
 				r.cpu = r.cpu || n.CPUMilli > 0
 				r.mem = r.mem || n.MemoryMiB > 0
 			}
+		}
+		if count > MaxNodes {
+			return nil, fmt.Errorf("the node list has %d nodes with GPUs, more than the limit of %d", count, MaxNodes)
 		}
 		for _, n := range r.o.Nodes {
 			if n.GPUs <= 0 {
@@ -470,6 +503,18 @@ func (r *run) loop() error {
 }
 
 func (r *run) apply(e event, sample *bool) error {
+	switch e.kind {
+	case evSample:
+		*sample = true
+		if r.open > 0 {
+			heap.Push(&r.ev, event{at: r.now + r.o.SampleEvery, kind: evSample})
+		}
+		return nil
+	case evFail:
+		return r.fail(e.node)
+	case evRepair:
+		return r.repair(e.node)
+	}
 	js := &r.jobs[e.job]
 	switch e.kind {
 	case evArrive:
@@ -499,22 +544,18 @@ func (r *run) apply(e event, sample *bool) error {
 		}
 		js.saved = r.now - js.start
 		r.checkpointAfter(js)
-	case evSample:
-		*sample = true
-		if r.open > 0 {
-			heap.Push(&r.ev, event{at: r.now + r.o.SampleEvery, kind: evSample})
-		}
-	case evFail:
-		return r.fail(e.job)
-	case evRepair:
-		n := e.job
-		r.down[n] = false
-		if _, err := r.st.Apply(allot.NodeUp{Node: nodeName(int(n))}); err != nil {
-			return err
-		}
-		r.freed = true
-		r.nextFailure(n)
 	}
+	return nil
+}
+
+// repair brings node n back up and draws its next failure.
+func (r *run) repair(n int32) error {
+	r.down[n] = false
+	if _, err := r.st.Apply(allot.NodeUp{Node: nodeName(int(n))}); err != nil {
+		return err
+	}
+	r.freed = true
+	r.nextFailure(n)
 	return nil
 }
 
@@ -524,7 +565,7 @@ func (r *run) apply(e event, sample *bool) error {
 // forever.
 func (r *run) nextFailure(n int32) {
 	if at := r.now + r.draw(r.o.NodeMTBF); at <= r.lastArrival {
-		heap.Push(&r.ev, event{at: at, kind: evFail, job: n})
+		heap.Push(&r.ev, event{at: at, kind: evFail, node: n})
 	}
 }
 
@@ -566,7 +607,7 @@ func (r *run) fail(n int32) error {
 	if repair <= 0 {
 		repair = 3600
 	}
-	heap.Push(&r.ev, event{at: r.now + r.draw(repair), kind: evRepair, job: n})
+	heap.Push(&r.ev, event{at: r.now + r.draw(repair), kind: evRepair, node: n})
 	return nil
 }
 

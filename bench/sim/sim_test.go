@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/bench/trace"
@@ -214,6 +215,27 @@ func TestRunRefusesBadInput(t *testing.T) {
 	if _, err := Run(&trace.Trace{}, p, Options{}); err == nil {
 		t.Fatal("accepted an empty cluster shape")
 	}
+	one := &trace.Trace{Jobs: []trace.Job{job("a", "q", 0, 10, 1, 0)}}
+	o := tiny(MaxNodes + 1)
+	if _, err := Run(one, p, o); err == nil || !strings.Contains(err.Error(), "more than the limit of 65536") {
+		t.Fatalf("%d nodes: %v", o.Shape.Nodes, err)
+	}
+	o = tiny(2)
+	o.NodeMTBF = math.MaxInt64
+	if _, err := Run(one, p, o); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("an MTBF of %d s: %v", o.NodeMTBF, err)
+	}
+	o.NodeMTBF, o.RepairTime = 100, MaxFailureSeconds+1
+	if _, err := Run(one, p, o); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("a repair time of %d s: %v", o.RepairTime, err)
+	}
+	o = Options{Nodes: make([]trace.Node, MaxNodes+1)}
+	for i := range o.Nodes {
+		o.Nodes[i] = trace.Node{Name: fmt.Sprint("n", i), GPUs: 1}
+	}
+	if _, err := Run(one, p, o); err == nil || !strings.Contains(err.Error(), "more than the limit") {
+		t.Fatalf("a node list of %d nodes: %v", len(o.Nodes), err)
+	}
 }
 
 // Replaying the Philly trace on a cluster larger than its peak demand runs
@@ -296,5 +318,26 @@ func TestNodeFailures(t *testing.T) {
 	o.NodeMTBF = 0
 	if r, _ := Run(one, p, o); r.NodeFailures != 0 || r.GPUHours != (50_000*8+10)/3600.0 {
 		t.Fatalf("without failures: %d failures, %.3f GPU-hours", r.NodeFailures, r.GPUHours)
+	}
+}
+
+// TestNodeFailuresFewerJobsThanNodes: failure and repair events are about
+// nodes, so with more nodes than jobs a run with node failures must not
+// take a node's number for a job's (it indexed the job table with it and
+// panicked).
+func TestNodeFailuresFewerJobsThanNodes(t *testing.T) {
+	tr := &trace.Trace{Jobs: []trace.Job{
+		job("a", "q", 0, 5_000, 8, 0), job("b", "q", 10_000, 5_000, 16, 0), job("c", "q", 20_000, 5_000, 4, 0),
+	}}
+	o := tiny(16)
+	o.NodeMTBF, o.RepairTime, o.FailureSeed = 1_000, 600, 3
+	for _, p := range Policies() {
+		r := runTwice(t, tr, p, o)
+		if r.NodeFailures < len(tr.Jobs) {
+			t.Fatalf("%s: %d node failures on 16 nodes, want more than the %d jobs", p.Name, r.NodeFailures, len(tr.Jobs))
+		}
+		if r.Completed != len(tr.Jobs) {
+			t.Fatalf("%s: %d of %d completed", p.Name, r.Completed, len(tr.Jobs))
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,6 +97,33 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// TestValidateNodeLimit: validate and check load through bench/scenario,
+// so a file of many large node sets is an error naming the set that
+// passes the scenario's node limit, not a run out of memory.
+func TestValidateNodeLimit(t *testing.T) {
+	var sets []string
+	for i := range 64 {
+		sets = append(sets, fmt.Sprintf(`{"count": 1048576, "prefix": "s%d-", "flavor": "f", "capacity": {"gpu": 8}}`, i))
+	}
+	path := filepath.Join(t.TempDir(), "many-sets.json")
+	data := `{"name": "many-sets", "resources": ["gpu"], "flavors": [{"name": "f"}], "nodeSets": [` + strings.Join(sets, ", ") + `],
+	  "queues": [{"name": "q", "quota": {"f": {"gpu": {"nominal": 8}}}}],
+	  "request": {"id": "r", "queue": "q", "podSets": [{"name": "m", "count": 1, "perPod": {"gpu": 4}}]}}`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "$.nodeSets[1].count: 1048576 nodes: total nodes would be 2097152, more than the limit of 1048576"
+	if status, out, errOut := runCmd("validate", path); status != 1 || out != "" || !strings.Contains(errOut, want) {
+		t.Fatalf("validate: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	if status, out, _ := runCmd("check", path); status != 1 || !strings.Contains(out, want) || lastLine(out) != "0 passed, 1 failed" {
+		t.Fatalf("check: status %d, output:\n%s", status, out)
+	}
+	if status, _, errOut := runCmd("decide", path); status != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("decide: status %d, stderr %q", status, errOut)
+	}
+}
+
 func TestUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{},
@@ -155,9 +183,6 @@ func TestSimulate(t *testing.T) {
 	}
 }
 
-// TestSimulatePack packs a trace with its own two nodes, an 8-GPU one
-// listed first: first fit (kueue) strands the 8-GPU pod, allot's placer
-// does not.
 func TestSimulateNodeFailures(t *testing.T) {
 	status, out, errOut := runCmd("simulate", "-jobs", "300", "-nodes", "16", "-policies", "allot", "-node-mtbf", "5000", "-repair-time", "600")
 	if status != 0 {
@@ -174,6 +199,56 @@ func TestSimulateNodeFailures(t *testing.T) {
 	}
 }
 
+// TestSimulateFlagRanges: a numeric flag out of its range is a usage
+// error naming the flag and the range, before any trace is made: not the
+// default in its place (-jobs 0 ran 3,000 jobs), nor a cluster or trace
+// too large for memory.
+func TestSimulateFlagRanges(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-jobs", "0"}, "-jobs 0 is out of range: want 1 to 1000000"},
+		{[]string{"-jobs", "-3"}, "-jobs -3 is out of range: want 1 to 1000000"},
+		{[]string{"-jobs", "1000000000000"}, "-jobs 1000000000000 is out of range: want 1 to 1000000"},
+		{[]string{"-jobs", "9223372036854775807"}, "-jobs 9223372036854775807 is out of range"},
+		{[]string{"-load", "0"}, "-load 0 is out of range: want a number above 0 and at most 100"},
+		{[]string{"-load", "-1"}, "-load -1 is out of range"},
+		{[]string{"-load", "NaN"}, "-load NaN is out of range"},
+		{[]string{"-load", "+Inf"}, "-load +Inf is out of range"},
+		{[]string{"-load", "1e300"}, "-load 1e+300 is out of range"},
+		{[]string{"-nodes", "0"}, "-nodes 0 is out of range: want 1 to 65536"},
+		{[]string{"-nodes", "1000000000"}, "-nodes 1000000000 is out of range: want 1 to 65536"},
+		{[]string{"-gpus-per-node", "0"}, "-gpus-per-node 0 is out of range: want 1 to 64"},
+		{[]string{"-gpus-per-node", "65"}, "-gpus-per-node 65 is out of range: want 1 to 64"},
+		{[]string{"-nodes-per-rack", "0"}, "-nodes-per-rack 0 is out of range: want 1 to 65536"},
+		{[]string{"-racks-per-block", "-2"}, "-racks-per-block -2 is out of range: want 1 to 65536"},
+		{[]string{"-queue-depth", "-1"}, "-queue-depth -1 is out of range: want 0 or more (0: no bound)"},
+		{[]string{"-node-mtbf", "-5"}, "-node-mtbf -5 is out of range: want 0 to 1000000000 seconds"},
+		{[]string{"-node-mtbf", "9223372036854775807"}, "-node-mtbf 9223372036854775807 is out of range: want 0 to 1000000000 seconds"},
+		{[]string{"-repair-time", "0"}, "-repair-time 0 is out of range: want 1 to 1000000000 seconds"},
+		{[]string{"-repair-time", "-1"}, "-repair-time -1 is out of range"},
+		{[]string{"-repair-time", "1000000001"}, "-repair-time 1000000001 is out of range"},
+		// A bad flag is caught before a trace file is read.
+		{[]string{"-trace", "missing.json", "-jobs", "0"}, "-jobs 0 is out of range"},
+	} {
+		args := append([]string{"simulate", "-policies", "fifo"}, c.args...)
+		status, out, errOut := runCmd(args...)
+		if status != 2 || out != "" || !strings.HasPrefix(errOut, "allot simulate: "+c.want) {
+			t.Errorf("allot %q: status %d, stdout %q, stderr %q; want status 2 and %q", args, status, out, errOut, c.want)
+		}
+	}
+	// The bounds themselves are in range.
+	status, out, errOut := runCmd("simulate", "-policies", "fifo", "-jobs", "1", "-nodes", "1", "-gpus-per-node", "64",
+		"-nodes-per-rack", "65536", "-racks-per-block", "1", "-queue-depth", "0", "-node-mtbf", "1000000000", "-repair-time", "1", "-load", "100")
+	if status != 0 || !strings.Contains(out, "1 jobs on 64 GPUs") {
+		t.Fatalf("status %d, stderr %s, output:\n%s", status, errOut, out)
+	}
+}
+
+// TestSimulatePack packs a trace with its own two nodes, an 8-GPU one
+// listed first: first fit (kueue) strands the 8-GPU pod, allot's placer
+// does not.
 func TestSimulatePack(t *testing.T) {
 	dir := t.TempDir()
 	tracePath := filepath.Join(dir, "small.json")

@@ -29,18 +29,21 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
   -policies LIST   comma-separated: fifo, kueue, slurm, allot, or a policy
                    JSON file (default: all four)
   -seed N          seed of the synthetic workload (default 1)
-  -jobs N          jobs of the synthetic workload (default 3000)
+  -jobs N          jobs of the synthetic workload, 1 to 1000000 (default 3000)
   -load F          the synthetic workload's offered load: the work inside
-                   its arrival window over the cluster (default 0.9)
+                   its arrival window over the cluster, above 0 and at
+                   most 100 (default 0.9)
   -nodes N -gpus-per-node N -nodes-per-rack N -racks-per-block N
-                   the cluster shape (openb brings its own nodes)
+                   the cluster shape (openb brings its own nodes): at most
+                   65536 nodes of 1 to 64 GPUs
   -queue-depth N   a scheduling loop stops after N workloads it cannot
                    admit, as Slurm's default_queue_depth (default 100; 0: all)
   -node-mtbf S     nodes fail at random while jobs arrive, S simulated
                    seconds apart on average per node (default 0: never);
                    a failure stops the jobs on the node, which lose their
                    work since the last checkpoint and wait again
-  -repair-time S   a failed node's mean time to repair (default 3600)
+  -repair-time S   a failed node's mean time to repair (default 3600);
+                   both at most 1000000000 seconds
   -failure-seed N  seed of the failures (default 1)
   -out DIR         also write report.json, results.csv, series.csv and the
                    charts utilization.svg, waits.svg, fragmentation.svg
@@ -86,6 +89,10 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if msg := checkSimulateFlags(*jobs, *load, shape, *depth, *mtbf, *repair); msg != "" {
+		fmt.Fprintln(stderr, "allot simulate:", msg)
+		return 2
+	}
 	var ps []sim.Policy
 	for _, name := range strings.Split(*policies, ",") {
 		name = strings.TrimSpace(name)
@@ -100,22 +107,10 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		ps = append(ps, p)
 	}
-	if !(*load > 0) || math.IsInf(*load, 0) {
-		fmt.Fprintln(stderr, "allot simulate: -load must be a positive number")
-		return 2
-	}
 	tr, err := loadTrace(*spec, *seed, *jobs, *load, shape, *pack)
 	if err != nil {
 		fmt.Fprintln(stderr, "allot simulate:", err)
 		return 1
-	}
-	if *depth < 0 {
-		fmt.Fprintln(stderr, "allot simulate: -queue-depth must not be negative")
-		return 2
-	}
-	if *mtbf < 0 || *repair < 0 {
-		fmt.Fprintln(stderr, "allot simulate: -node-mtbf and -repair-time must not be negative")
-		return 2
 	}
 	opts := sim.Options{Shape: shape, Nodes: tr.Nodes, QueueDepth: *depth, NodeMTBF: *mtbf, RepairTime: *repair, FailureSeed: *failureSeed}
 	gpus := shape.GPUs()
@@ -159,6 +154,45 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nreport written to %s\n", *out)
 	}
 	return 0
+}
+
+// maxJobs bounds -jobs: a million jobs, twelve times the Philly trace.
+// maxLoad bounds -load: beyond it the synthetic workload cannot offer more
+// anyway (its arrivals are already a second apart).
+const (
+	maxJobs = 1_000_000
+	maxLoad = 100
+)
+
+// checkSimulateFlags checks the numeric flags of simulate against their
+// ranges and returns what is wrong with the first one out of range, naming
+// the flag and its range, or "".
+func checkSimulateFlags(jobs int, load float64, shape sim.Shape, depth int, mtbf, repair int64) string {
+	for _, f := range []struct {
+		name      string
+		v, lo, hi int64
+		note      string
+	}{
+		{"jobs", int64(jobs), 1, maxJobs, ""},
+		{"nodes", int64(shape.Nodes), 1, sim.MaxNodes, ""},
+		{"gpus-per-node", int64(shape.GPUsPerNode), 1, sim.MaxGPUsPerNode, ""},
+		{"nodes-per-rack", int64(shape.NodesPerRack), 1, sim.MaxNodes, ""},
+		{"racks-per-block", int64(shape.RacksPerBlock), 1, sim.MaxNodes, ""},
+		{"queue-depth", int64(depth), 0, math.MaxInt, " (0: no bound)"},
+		{"node-mtbf", mtbf, 0, sim.MaxFailureSeconds, " seconds (0: nodes never fail)"},
+		{"repair-time", repair, 1, sim.MaxFailureSeconds, " seconds"},
+	} {
+		if f.v < f.lo || f.v > f.hi {
+			if f.hi == math.MaxInt {
+				return fmt.Sprintf("-%s %d is out of range: want %d or more%s", f.name, f.v, f.lo, f.note)
+			}
+			return fmt.Sprintf("-%s %d is out of range: want %d to %d%s", f.name, f.v, f.lo, f.hi, f.note)
+		}
+	}
+	if !(load > 0 && load <= maxLoad) {
+		return fmt.Sprintf("-load %v is out of range: want a number above 0 and at most %d", load, maxLoad)
+	}
+	return ""
 }
 
 // loadTrace reads the trace spec names. A packing replay keeps openb's
