@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/bench"
 )
 
 func TestDecideRejectsInvalidRequests(t *testing.T) {
@@ -137,23 +138,52 @@ func TestReasonCodes(t *testing.T) {
 	}
 }
 
-// TestDecideIntoDoesNotAllocate pins the quota-only hot path at zero
-// allocations once the decision's memory has grown.
+// TestDecideIntoDoesNotAllocate pins the hot path at zero allocations once
+// the decision's memory has grown: a quota-only admission and one placed on
+// the fragmented 1024-node cluster of bench's benchmarks, with and without
+// pending workloads in the snapshot (measured: none of them allocates).
 func TestDecideIntoDoesNotAllocate(t *testing.T) {
-	b := allot.Builder{Resources: []string{"gpu"}, Flavors: []allot.Flavor{{Name: "default"}},
-		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}}}}}}
-	s, err := b.Build()
-	if err != nil {
-		t.Fatal(err)
+	quotaOnly := func(pending int) *allot.Snapshot {
+		b := allot.Builder{Resources: []string{"gpu"}, Flavors: []allot.Flavor{{Name: "default"}}, Now: 1000,
+			Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}}}}}}
+		for i := range pending {
+			b.Pending = append(b.Pending, allot.Workload{ID: fmt.Sprintf("p%03d", i), Queue: "q", SubmittedAt: int64(i),
+				PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 4}}}})
+		}
+		s, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
-	r := allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 4}}}}
-	var d allot.Decision
-	allot.DecideInto(s, r, &d)
-	if n := testing.AllocsPerRun(200, func() { allot.DecideInto(s, r, &d) }); n != 0 {
-		t.Fatalf("%v allocations per decision", n)
+	placed := func(pending int) *allot.Snapshot {
+		s, _ := allocCluster(t, pending)
+		return s
 	}
-	if d.Reason != allot.Fits {
-		t.Fatal(d.Message)
+	quotaReq := allot.Request{ID: "r", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 4}}}}
+	headReq := allot.Request{ID: "p000", Queue: "q", PodSets: quotaReq.PodSets} // the pending head itself
+	gang := bench.GangRequest("g", 8, 8, "rack", "")
+	for _, c := range []struct {
+		name string
+		s    *allot.Snapshot
+		r    allot.Request
+	}{
+		{"quotaOnly/pending=0", quotaOnly(0), quotaReq},
+		{"quotaOnly/pending=64", quotaOnly(64), quotaReq},
+		{"quotaOnly/pending=64/request=head", quotaOnly(64), headReq},
+		{"placed/pending=0", placed(0), gang},
+		{"placed/pending=512", placed(512), gang},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var d allot.Decision
+			allot.DecideInto(c.s, c.r, &d)
+			if n := testing.AllocsPerRun(200, func() { allot.DecideInto(c.s, c.r, &d) }); n != 0 {
+				t.Fatalf("%v allocations per decision", n)
+			}
+			if d.Reason != allot.Fits {
+				t.Fatal(d.Message)
+			}
+		})
 	}
 }
 

@@ -34,8 +34,11 @@ func TestDecideIsDeterministic(t *testing.T) {
 				t.Fatalf("first replay has %d records, the second %d", len(first), len(second))
 			}
 			for i := range first {
-				if !bytes.Equal(first[i], second[i]) {
-					t.Errorf("record %d differs between two replays:\n%s\n%s", i, first[i], second[i])
+				if first[i] != second[i] {
+					t.Errorf("record %d differs between two replays:\n%s\n%s\n%s\n%s", i, first[i].Source, first[i].Body, second[i].Source, second[i].Body)
+				}
+				if strings.HasSuffix(first[i].Source, ": panic") {
+					t.Errorf("%s: %s", first[i].Source, first[i].Body)
 				}
 			}
 		})
@@ -139,67 +142,81 @@ func TestDecideConcurrentlyIsDeterministic(t *testing.T) {
 
 // replayDecisions builds the scenario's snapshot from its Builder and runs
 // its request or its steps on a store, as Scenario.Run does, without
-// checking expectations. It returns one record per decision (its JSON), per
-// event or commit error, and per state check (the state's figures). Every
-// decision is made twice, the second time into a reused Decision, and must
-// come out the same both times.
-func replayDecisions(t *testing.T, s *scenario.Scenario) [][]byte {
+// checking expectations: it commits an Admit or a Preempt when the step
+// says so, drains with Schedule, and stops at a commit or event error. It
+// returns one record per decision (its indented JSON), per step that
+// changes the store (the store's state after it, or the error), per drain
+// decision, and per state check; where the snapshot has pending
+// workloads, the admission order comes first. A panic ends the replay
+// with a record of it. Every decision of a decide step is made twice, the
+// second time into a reused Decision, and must come out the same both
+// times.
+func replayDecisions(t *testing.T, s *scenario.Scenario) (out []record) {
 	t.Helper()
+	where := "build"
+	add := func(what string, body []byte) { out = append(out, record{Source: what, Body: string(body)}) }
+	defer func() {
+		if v := recover(); v != nil {
+			add(where+": panic", fmt.Appendf(nil, "%v", v))
+		}
+	}()
 	b := s.Builder()
 	snap, err := b.Build()
 	if err != nil {
-		return [][]byte{fmt.Appendf(nil, "build: %v", err)}
+		add("build", fmt.Appendf(nil, "error: %v", err))
+		return out
 	}
-	var out [][]byte
+	if s.ExpectOrder != nil || snap.NumPending() > 0 {
+		add("order", mustJSON(t, allot.Order(snap)))
+	}
 	var reused allot.Decision
 	decide := func(cur *allot.Snapshot, r allot.Request, label string) allot.Decision {
 		d := allot.Decide(cur, r)
-		js, err := json.Marshal(d)
-		if err != nil {
-			t.Fatalf("%s: json.Marshal: %v", label, err)
-		}
+		js := renderDecision(t, &d)
 		allot.DecideInto(cur, r, &reused)
-		again, err := json.Marshal(&reused)
-		if err != nil {
-			t.Fatalf("%s: json.Marshal: %v", label, err)
-		}
-		if !bytes.Equal(js, again) {
+		if again := renderDecision(t, &reused); !bytes.Equal(js, again) {
 			t.Errorf("%s: deciding twice on one snapshot differs:\n%s\n%s", label, js, again)
 		}
-		out = append(out, js)
+		add(label, js)
 		return d
 	}
 	if s.Request != nil {
-		decide(snap, *s.Request, fmt.Sprintf("request %q", s.Request.ID))
+		where = fmt.Sprintf("request %q", s.Request.ID)
+		decide(snap, *s.Request, where)
 	}
 	store := allot.NewStore(snap)
 	for i, st := range s.Steps {
 		label := fmt.Sprintf("step %d (%v)", i+1, st)
+		where = label
 		switch st.Kind {
 		case scenario.StepDecide:
 			d := decide(store.Load(), st.Request, label)
-			if st.Commit && d.Verdict == allot.VerdictAdmit {
+			if st.Commit && (d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt) {
 				if _, err := store.Commit(d); err != nil {
-					out = append(out, fmt.Appendf(nil, "%s: commit: %v", label, err))
+					add(label+" commit", fmt.Appendf(nil, "error: %v", err))
 					return out
 				}
+				add(label+" commit", renderState(t, store.Load()))
 			}
 		case scenario.StepDrain:
-			out = append(out, fmt.Appendf(nil, "%s: not replayed", label))
-			return out
+			for k, d := range allot.Schedule(store) {
+				add(fmt.Sprintf("%s decision %d", label, k+1), renderDecision(t, &d))
+			}
+			add(label+" state", renderState(t, store.Load()))
 		case scenario.StepExpectState:
 			cur := store.Load()
-			out = append(out, fmt.Appendf(nil, "%s: version %d, free GPUs %d, running %v, pending %v",
-				label, cur.Version(), cur.FreeGPUs(), cur.RunningIDs(), cur.PendingIDs()))
+			add(label, fmt.Appendf(nil, "version %d, free GPUs %d, running %v, pending %v",
+				cur.Version(), cur.FreeGPUs(), cur.RunningIDs(), cur.PendingIDs()))
 		default:
 			ev, ok := st.Event()
 			if !ok {
 				t.Fatalf("%s: not an event", label)
 			}
 			if _, err := store.Apply(ev); err != nil {
-				out = append(out, fmt.Appendf(nil, "%s: %v", label, err))
+				add(label, fmt.Appendf(nil, "error: %v", err))
 				return out
 			}
+			add(label, renderState(t, store.Load()))
 		}
 	}
 	return out

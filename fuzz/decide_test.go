@@ -14,27 +14,34 @@ import (
 )
 
 func FuzzDecide(f *testing.F) {
-	// Seeds: a few byte patterns; gofuzz reads them eight bytes at a time
-	// and seeds its fallback generator from the first eight.
+	for _, seed := range decideSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w := gen(data)
+		checkWorld(t, w, nil)
+	})
+}
+
+// decideSeeds are FuzzDecide's seeds: a few byte patterns; gofuzz reads
+// them eight bytes at a time and seeds its fallback generator from the
+// first eight.
+func decideSeeds() [][]byte {
+	var seeds [][]byte
 	for i := range 16 {
 		seed := make([]byte, 8+i*8)
 		for k := range seed {
 			seed[k] = byte(i*31 + k*7)
 		}
-		f.Add(seed)
+		seeds = append(seeds, seed)
 	}
-	f.Add([]byte{})
-	f.Add([]byte("allot"))
-	f.Add(bytes.Repeat([]byte{0xff}, 64))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		w := gen(data)
-		checkWorld(t, w)
-	})
+	return append(seeds, []byte{}, []byte("allot"), bytes.Repeat([]byte{0xff}, 64))
 }
 
 // checkWorld builds the world's snapshot and decides its requests in order
-// on a store, committing admissions, checking every decision.
-func checkWorld(t *testing.T, w world) {
+// on a store, committing admissions, checking every decision; rec (when
+// not nil) records what allot answered on the way.
+func checkWorld(t *testing.T, w world, rec *recorder) {
 	t.Helper()
 	s, err, panicked := build(&w.B)
 	if panicked != nil {
@@ -48,15 +55,19 @@ func checkWorld(t *testing.T, w world) {
 		if s != nil {
 			t.Fatalf("Build returned a snapshot and an error")
 		}
+		rec.err("build", err)
 		return
 	}
+	rec.state("build", s)
 	store := allot.NewStore(s)
 	for i, r := range w.Requests {
 		if i > 0 && w.Events[i-1] != nil {
-			applyEvent(t, store, w.Events[i-1])
+			applyEvent(t, store, w.Events[i-1], rec, fmt.Sprintf("event %d (%T)", i-1, w.Events[i-1]))
 		}
 		cur := store.Load()
 		d := allot.Decide(cur, r)
+		label := fmt.Sprintf("request %d (%q)", i, r.ID)
+		rec.decision(label, &d)
 		checkDecision(t, &w.B, cur, r, d)
 		if _, dup := cur.Running(r.ID); dup && (d.Verdict != allot.VerdictReject || d.Reason != allot.InvalidRequest) {
 			t.Fatalf("request %d (%q) is already running: Decide gives %v %v", i, r.ID, d.Verdict, d.Reason)
@@ -74,18 +85,21 @@ func checkWorld(t *testing.T, w world) {
 		if next.Version() != cur.Version()+1 {
 			t.Fatalf("request %d: version %d after commit, was %d", i, next.Version(), cur.Version())
 		}
+		rec.state(label+" commit", next)
 	}
-	checkLoop(t, store)
+	checkLoop(t, store, rec)
 }
 
 // checkLoop runs the scheduling loop over what the events left pending:
 // the admission order lists every pending workload once, every admission
 // the loop reports ends up running or evicted again, and the loop leaves
-// the fragmentation measurable.
-func checkLoop(t *testing.T, store *allot.Store) {
+// the fragmentation measurable. rec (when not nil) records the order, the
+// loop's decisions and the store it leaves.
+func checkLoop(t *testing.T, store *allot.Store, rec *recorder) {
 	t.Helper()
 	before := store.Load()
 	order := allot.Order(before)
+	rec.value("order", order)
 	if got, want := slices.Sorted(slices.Values(order)), before.PendingIDs(); !slices.Equal(got, want) {
 		t.Fatalf("Order lists %v, the pending workloads are %v", got, want)
 	}
@@ -99,6 +113,10 @@ func checkLoop(t *testing.T, store *allot.Store) {
 		ds = allot.Schedule(store)
 	}()
 	after := store.Load()
+	for k := range ds {
+		rec.decision(fmt.Sprintf("schedule decision %d", k+1), &ds[k])
+	}
+	rec.state("schedule end", after)
 	for _, d := range ds {
 		if d.Verdict != allot.VerdictAdmit {
 			continue
@@ -115,8 +133,9 @@ func checkLoop(t *testing.T, store *allot.Store) {
 }
 
 // applyEvent applies a store event and checks what it did to the free GPUs
-// and the running and pending workloads.
-func applyEvent(t *testing.T, store *allot.Store, ev allot.Event) {
+// and the running and pending workloads; rec (when not nil) records its
+// error or the store after it under label.
+func applyEvent(t *testing.T, store *allot.Store, ev allot.Event, rec *recorder, label string) {
 	t.Helper()
 	before := store.Load()
 	freeBefore, versionBefore := before.FreeGPUs(), before.Version()
@@ -139,6 +158,11 @@ func applyEvent(t *testing.T, store *allot.Store, ev allot.Event) {
 	after, err, panicked := apply(store, ev)
 	if panicked != nil {
 		t.Fatalf("event %#v panicked: %v", ev, panicked)
+	}
+	if err != nil {
+		rec.err(label, err)
+	} else {
+		rec.state(label, after)
 	}
 	if adv, isAdv := ev.(allot.AdvanceTime); isAdv && adv.Seconds > math.MaxInt64-before.Now() && err == nil {
 		// The clock would wrap around (see TestRegressAdvanceTimeOverflow).

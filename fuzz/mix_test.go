@@ -23,10 +23,7 @@ func TestDecideGeneratedWorlds(t *testing.T) {
 	verdicts := map[allot.Verdict]int{}
 	reasons := map[allot.Reason]int{}
 	for range n {
-		data := make([]byte, rng.IntN(600))
-		for k := range data {
-			data[k] = byte(rng.Uint32())
-		}
+		data := randomInput(rng, 600)
 		w := gen(data)
 		// A panic is checkWorld's to report.
 		if s, err, panicked := build(&w.B); err != nil {
@@ -42,7 +39,7 @@ func TestDecideGeneratedWorlds(t *testing.T) {
 				reasons[d.Reason]++
 			}
 		}
-		checkWorld(t, w)
+		checkWorld(t, w, nil)
 		if t.Failed() {
 			t.Fatalf("input %x", data)
 		}
@@ -56,4 +53,14 @@ func TestDecideGeneratedWorlds(t *testing.T) {
 			t.Errorf("no %v verdict in %d worlds", v, n)
 		}
 	}
+}
+
+// randomInput is an input of a fuzz target drawn from rng: shorter than
+// maxLen, random bytes.
+func randomInput(rng *rand.Rand, maxLen int) []byte {
+	data := make([]byte, rng.IntN(maxLen))
+	for k := range data {
+		data[k] = byte(rng.Uint32())
+	}
+	return data
 }

@@ -26,18 +26,25 @@ import (
 // refused with an allot.ErrConflict and changes nothing, and never books a
 // GPU twice, and a refused commit leaves no fairness debt behind.
 func FuzzPreempt(f *testing.F) {
+	for _, seed := range preemptSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkPreemptWorld(t, genPreempt(data), nil, nil)
+	})
+}
+
+// preemptSeeds are FuzzPreempt's seeds.
+func preemptSeeds() [][]byte {
+	var seeds [][]byte
 	for i := range 12 {
 		seed := make([]byte, 16+i*24)
 		for k := range seed {
 			seed[k] = byte(i*57 + k*13 + k*k)
 		}
-		f.Add(seed)
+		seeds = append(seeds, seed)
 	}
-	f.Add([]byte("preempt"))
-	f.Add(bytes.Repeat([]byte{0x80}, 96))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		checkPreemptWorld(t, genPreempt(data), nil)
-	})
+	return append(seeds, []byte("preempt"), bytes.Repeat([]byte{0x80}, 96))
 }
 
 // TestPreemptGeneratedWorlds runs FuzzPreempt's checks on fixed
@@ -52,12 +59,9 @@ func TestPreemptGeneratedWorlds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 3))
 	counts := preemptCounts{Reasons: map[allot.Reason]int{}}
 	for range n {
-		data := make([]byte, rng.IntN(400))
-		for k := range data {
-			data[k] = byte(rng.Uint32())
-		}
+		data := randomInput(rng, 400)
 		t.Run("", func(t *testing.T) {
-			checkPreemptWorld(t, genPreempt(data), &counts)
+			checkPreemptWorld(t, genPreempt(data), &counts, nil)
 			if t.Failed() {
 				t.Fatalf("input %x", data)
 			}
@@ -373,8 +377,9 @@ func (g *preemptGen) between(step int) stepEvent {
 	return ev
 }
 
-// checkPreemptWorld builds the world and runs its steps on a store.
-func checkPreemptWorld(t *testing.T, w preemptWorld, counts *preemptCounts) {
+// checkPreemptWorld builds the world and runs its steps on a store; rec
+// (when not nil) records what allot answered on the way.
+func checkPreemptWorld(t *testing.T, w preemptWorld, counts *preemptCounts, rec *recorder) {
 	t.Helper()
 	if counts == nil {
 		counts = new(preemptCounts)
@@ -384,8 +389,10 @@ func checkPreemptWorld(t *testing.T, w preemptWorld, counts *preemptCounts) {
 		t.Fatalf("Build panicked: %v", panicked)
 	}
 	if err != nil {
+		rec.err("build", err)
 		return // FuzzDecide checks Build's errors
 	}
+	rec.state("build", s)
 	var total int64
 	for _, n := range w.B.Nodes {
 		total += n.Capacity["gpu"]
@@ -400,6 +407,8 @@ func checkPreemptWorld(t *testing.T, w preemptWorld, counts *preemptCounts) {
 	for i, step := range w.Steps {
 		cur := store.Load()
 		d := decideChecked(t, &w.B, cur, step.Request)
+		label := fmt.Sprintf("step %d (%q)", i, step.Request.ID)
+		rec.decision(label, &d)
 		checkPreemptDecision(t, &w.B, cur, step.Request, d, fail)
 		counts.Decisions++
 		if counts.Reasons != nil {
@@ -421,8 +430,8 @@ func checkPreemptWorld(t *testing.T, w preemptWorld, counts *preemptCounts) {
 			continue
 		}
 		stale := false
-		for _, ev := range step.Between {
-			stale = applyBetween(t, &w.B, store, d, ev, total, fail) || stale
+		for k, ev := range step.Between {
+			stale = applyBetween(t, &w.B, store, d, ev, total, fail, rec, fmt.Sprintf("%s between %d", label, k)) || stale
 		}
 		before := store.Load()
 		next, err, panicked := commit(store, d)
@@ -430,6 +439,7 @@ func checkPreemptWorld(t *testing.T, w preemptWorld, counts *preemptCounts) {
 			fail("step %d: Commit of %v panicked: %v\ndecision: %s", i, d.Verdict, panicked, marshal(t, &d))
 		}
 		if err != nil {
+			rec.err(label+" commit", err)
 			if !errors.Is(err, allot.ErrConflict) {
 				fail("step %d: Commit of %v: %v, not a conflict\ndecision: %s", i, d.Verdict, err, marshal(t, &d))
 			}
@@ -461,6 +471,7 @@ func checkPreemptWorld(t *testing.T, w preemptWorld, counts *preemptCounts) {
 			}
 			continue
 		}
+		rec.state(label+" commit", next)
 		if d.Verdict == allot.VerdictPreempt {
 			counts.PreemptCommitted++
 		}
@@ -546,8 +557,11 @@ func checkPreemptDecision(t *testing.T, b *allot.Builder, s *allot.Snapshot, r a
 }
 
 // applyBetween applies one event between a decision and its commit and
-// reports whether it may have made the decision stale.
-func applyBetween(t *testing.T, b *allot.Builder, store *allot.Store, d allot.Decision, ev stepEvent, total int64, fail func(string, ...any)) bool {
+// reports whether it may have made the decision stale; rec (when not nil)
+// records, under label, the competing decision and its commit or the
+// event's error or the store after it.
+func applyBetween(t *testing.T, b *allot.Builder, store *allot.Store, d allot.Decision, ev stepEvent, total int64, fail func(string, ...any),
+	rec *recorder, label string) bool {
 	t.Helper()
 	e := ev.Event
 	switch x := e.(type) {
@@ -582,6 +596,7 @@ func applyBetween(t *testing.T, b *allot.Builder, store *allot.Store, d allot.De
 	if ev.Other != nil {
 		cur := store.Load()
 		o := decideChecked(t, b, cur, *ev.Other)
+		rec.decision(fmt.Sprintf("%s (%q)", label, ev.Other.ID), &o)
 		checkPreemptDecision(t, b, cur, *ev.Other, o, fail)
 		if o.Verdict != allot.VerdictAdmit && o.Verdict != allot.VerdictPreempt {
 			return false
@@ -593,6 +608,7 @@ func applyBetween(t *testing.T, b *allot.Builder, store *allot.Store, d allot.De
 		if err != nil {
 			fail("Commit of competing %q on its own snapshot: %v", ev.Other.ID, err)
 		}
+		rec.state(fmt.Sprintf("%s (%q) commit", label, ev.Other.ID), next)
 		checkBooks(next, total, fail)
 		return true
 	}
@@ -604,8 +620,10 @@ func applyBetween(t *testing.T, b *allot.Builder, store *allot.Store, d allot.De
 		fail("event %#v panicked: %v", e, panicked)
 	}
 	if err != nil {
+		rec.err(fmt.Sprintf("%s (%T)", label, e), err)
 		return false
 	}
+	rec.state(fmt.Sprintf("%s (%T)", label, e), next)
 	checkBooks(next, total, fail)
 	// A checkpoint or a later clock changes no booking, but the store's
 	// version moves on; the other events may free or take what the

@@ -1,0 +1,133 @@
+package allot_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/bench"
+)
+
+// The allocation pins of the store's writers: what one Commit and one
+// Finish allocate on the fragmented 1024-node cluster of bench's
+// BenchmarkStoreCommit and BenchmarkStoreFinish, with and without pending
+// workloads in the store. Each number was measured and is an upper bound:
+// the test fails above it and says so below it, so that an improvement
+// lowers the pin.
+
+// allocRuns is how many commits or finishes AllocsPerRun averages over.
+const allocRuns = 100
+
+// allocCluster is bench.Cluster(1024, true) with pending one-pod, 8-GPU
+// workloads in its queue, submitted in ID order.
+func allocCluster(t *testing.T, pending int) (*allot.Snapshot, []allot.Workload) {
+	t.Helper()
+	b := bench.Cluster(1024, true)
+	b.Now = 10_000
+	for i := range pending {
+		b.Pending = append(b.Pending, allot.Workload{ID: fmt.Sprintf("p%04d", i), Queue: "train", SubmittedAt: int64(i),
+			PodSets: []allot.PodSet{{Name: "workers", Count: 1, PerPod: allot.Resources{"gpu": 8, "cpu": 32_000},
+				Topology: allot.TopologyRequest{Preferred: "rack"}}}})
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, b.Pending
+}
+
+// allocPlan decides allocRuns+1 admissions (AllocsPerRun runs once more to
+// warm up), each on the version the ones before it left: the pending
+// workloads in order with own, one-pod 8-GPU requests preferring a rack
+// (bench's planCommits) without.
+func allocPlan(t *testing.T, base *allot.Snapshot, pending []allot.Workload, own bool) []allot.Decision {
+	t.Helper()
+	st := allot.NewStore(base)
+	plan := make([]allot.Decision, allocRuns+1)
+	for i := range plan {
+		r := bench.GangRequest(fmt.Sprintf("w%d", i), 1, 8, "", "rack")
+		if own {
+			r = allot.Request(pending[i])
+		}
+		plan[i] = allot.Decide(st.Load(), r)
+		if plan[i].Verdict != allot.VerdictAdmit {
+			t.Fatalf("%s: %v: %s", r.ID, plan[i].Reason, plan[i].Message)
+		}
+		if _, err := st.Commit(plan[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return plan
+}
+
+// checkAllocs fails when got is above the pinned want and asks for a lower
+// pin when it is below.
+func checkAllocs(t *testing.T, what string, got float64, want float64) {
+	t.Helper()
+	switch {
+	case got > want:
+		t.Errorf("%s: %v allocations, pinned at %v", what, got, want)
+	case got < want:
+		t.Logf("%s: %v allocations, pinned at %v: lower the pin", what, got, want)
+	}
+}
+
+func TestStoreCommitAllocs(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		pending int
+		own     bool // commit the pending workloads, as Schedule does
+		want    float64
+	}{
+		// Measured: the publish (a version, the copied pages and tree
+		// paths) and the running record.
+		{"pending=0", 0, false, 8},
+		{"pending=512/admit=other", 512, false, 8},
+		// Measured: dequeuing the admitted workload copies the paths of
+		// the pending indexes besides.
+		{"pending=512/admit=pending", 512, true, 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, pending := allocCluster(t, c.pending)
+			plan := allocPlan(t, base, pending, c.own)
+			st, i := allot.NewStore(base), 0
+			n := testing.AllocsPerRun(allocRuns, func() {
+				if _, err := st.Commit(plan[i]); err != nil {
+					t.Fatal(err)
+				}
+				i++
+			})
+			checkAllocs(t, "Store.Commit", n, c.want)
+		})
+	}
+}
+
+func TestStoreFinishAllocs(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		pending int
+		want    float64 // measured
+	}{
+		{"pending=0", 0, 10},
+		{"pending=512", 512, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, pending := allocCluster(t, c.pending)
+			plan := allocPlan(t, base, pending, false)
+			st := allot.NewStore(base)
+			for _, d := range plan {
+				if _, err := st.Commit(d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			i := 0
+			n := testing.AllocsPerRun(allocRuns, func() {
+				if _, err := st.Apply(allot.Finish{ID: plan[i].Workload}); err != nil {
+					t.Fatal(err)
+				}
+				i++
+			})
+			checkAllocs(t, "Store.Apply(Finish)", n, c.want)
+		})
+	}
+}
