@@ -117,7 +117,7 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 
 // Commit admits a decision made by Decide. When the store has moved on since
 // the decision's version, the decision is checked again against the current
-// snapshot (quota, hold, tenancy, and that every GPU and resource it places
+// snapshot (quota, the queue's caps, hold, tenancy, and that every GPU and resource it places
 // on is still free on a usable node); a decision that no longer holds is
 // refused with a *ConflictError and changes nothing. Nothing is ever
 // double-booked.
@@ -227,6 +227,11 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 		}
 		r.sets[i] = runSet{flavor: f, per: per, keys: keys, tokens: tokens}
 		ps.PerPod = nil // kept as per and keys
+	}
+	if s.limits[q].capped(req.Preemption.Class) {
+		if b, over := s.checkCaps(q, req.User, req.Preemption.Class, s.total(r)); over {
+			return nil, conflict("caps: %v: %s", b.reason, s.appendCapBreach(nil, b, req.User, req.Queue))
+		}
 	}
 	// Quota, flavor by flavor: the pod sets on one flavor together.
 	for i := range r.sets {
