@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -107,6 +108,12 @@ type Event interface {
 
 // Apply applies one event and publishes the next version.
 func (st *Store) Apply(ev Event) (*Snapshot, error) {
+	if ev == nil {
+		return nil, fmt.Errorf("%w: no event", ErrInvalid)
+	}
+	if v := reflect.ValueOf(ev); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, fmt.Errorf("%w: a nil %T event", ErrInvalid, ev)
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := ev.apply(st.master); err != nil {
@@ -115,12 +122,13 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 	return st.publish(), nil
 }
 
-// Commit admits a decision made by Decide. When the store has moved on since
+// Commit admits a decision made by Decide. The request it carries is
+// validated again, as Decide validates it. When the store has moved on since
 // the decision's version, the decision is checked again against the current
-// snapshot (quota, the queue's caps, hold, tenancy, and that every GPU and resource it places
-// on is still free on a usable node); a decision that no longer holds is
-// refused with a *ConflictError and changes nothing. Nothing is ever
-// double-booked.
+// snapshot (quota, the queue's caps, hold, tenancy, and that every GPU and
+// resource it places on is still free on a usable node); a decision that no
+// longer holds is refused with a *ConflictError and changes nothing. Nothing
+// is ever double-booked.
 func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -128,41 +136,44 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 		return nil, fmt.Errorf("%w: only an Admit or Preempt decision can be committed, got %v", ErrInvalid, d.Verdict)
 	}
+	if err := m.checkDecision(&d); err != nil {
+		return nil, err
+	}
 	conflict := func(format string, args ...any) error {
 		return &ConflictError{Workload: d.Workload, DecidedOn: d.Version, Current: m.version, Detail: fmt.Sprintf(format, args...)}
 	}
-	// A Preempt decision evicts its victims first; if the preemptor then
-	// does not fit after all, the evictions are undone.
-	var evicted []*running
-	debt, shared := m.debt, m.shared&rowDebt
-	undo := func() {
-		for i := len(evicted) - 1; i >= 0; i-- {
-			m.unevict(evicted[i])
-		}
-		m.evictions = m.evictions[:len(m.evictions)-len(evicted)]
-		m.debt, m.shared = debt, m.shared&^rowDebt|shared
-	}
+	var victims []*running
 	if d.Verdict == VerdictPreempt {
-		// Evictions add to the debt: on a copy, so undo can put it back.
-		m.debt = slices.Clone(debt)
-		m.shared &^= rowDebt
 		for _, v := range d.Victims {
 			vr, ok := m.runningByID(v.ID)
 			if !ok {
-				undo()
 				return nil, conflict("victim %q no longer runs", v.ID)
 			}
 			if vr.w.AdmittedAt != v.AdmittedAt {
-				undo()
 				return nil, conflict("victim %q was admitted again since the decision", v.ID)
 			}
+			victims = append(victims, vr)
+		}
+	}
+	// The victims are evicted first; if the preemptor then does not fit
+	// after all, the evictions are undone.
+	debt, shared := m.debt, m.shared&rowDebt
+	if len(victims) > 0 {
+		// Evictions add to the debt: on a copy, so undo can put it back.
+		m.debt = slices.Clone(debt)
+		m.shared &^= rowDebt
+		for i, vr := range victims {
+			v := &d.Victims[i]
 			m.evict(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now})
-			evicted = append(evicted, vr)
 		}
 	}
 	r, err := m.admission(&d, conflict)
 	if err != nil {
-		undo()
+		for i := len(victims) - 1; i >= 0; i-- {
+			m.unevict(victims[i])
+		}
+		m.evictions = m.evictions[:len(m.evictions)-len(victims)]
+		m.debt, m.shared = debt, m.shared&^rowDebt|shared
 		return nil, err
 	}
 	if m.pending.Len() > 0 {
@@ -181,12 +192,31 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	return st.publish(), nil
 }
 
+// checkDecision refuses a decision Decide could not have made: its request
+// invalid (validated as Decide validates it, in case it was changed since),
+// or its workload, flavors or victims not matching the request.
+func (s *Snapshot) checkDecision(d *Decision) error {
+	req := &d.request
+	if msg, field := s.validate(req); msg != "" {
+		return fmt.Errorf("%w: the decision's request: %s: %s", ErrInvalid, field, msg)
+	}
+	if req.ID != d.Workload || len(d.Flavors) != len(req.PodSets) {
+		return fmt.Errorf("%w: the decision was not made by Decide", ErrInvalid)
+	}
+	for i, v := range d.Victims {
+		if v.ID == req.ID {
+			return fmt.Errorf("%w: workload %q is its own victim", ErrInvalid, v.ID)
+		}
+		if i > 0 && d.Victims[i-1].ID >= v.ID {
+			return fmt.Errorf("%w: victims must be sorted by ID, each once, as Decide lists them; %q follows %q", ErrInvalid, v.ID, d.Victims[i-1].ID)
+		}
+	}
+	return nil
+}
+
 // admission re-checks decision d on s and builds the admitted workload.
 func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (*running, error) {
 	req := d.request
-	if req.ID != d.Workload || len(d.Flavors) != len(req.PodSets) {
-		return nil, fmt.Errorf("%w: the decision was not made by Decide", ErrInvalid)
-	}
 	if _, ok := s.runningByID(req.ID); ok {
 		return nil, conflict("workload is already admitted")
 	}
@@ -329,6 +359,9 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 			}
 			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
 		}
+	}
+	if k != len(d.Placement) {
+		return fmt.Errorf("%w: the decision places %d pods, its request has %d on nodes", ErrInvalid, len(d.Placement), k)
 	}
 	return nil
 }
