@@ -770,18 +770,10 @@ func (s *Snapshot) insertRunning(r *running) {
 
 // removeRunning releases an admitted workload.
 func (s *Snapshot) removeRunning(r *running) {
-	k := 0
 	for i := range r.sets {
 		s.addUsage(r.queue, r.sets[i].flavor, s.need(r, i), -1)
-		for range r.w.PodSets[i].Count {
-			pa := r.pods[k]
-			k++
-			if pa.node < 0 {
-				continue
-			}
-			s.state.Release(pa.node, pa.gpus, s.book(r, i), 1)
-		}
 	}
+	s.holdPods(r, len(r.pods), -1)
 	s.running.Delete(r)
 	s.trackLimits(r, -1)
 	s.own(rowRunCount)

@@ -32,6 +32,62 @@ func commitCluster(t *testing.T, maxPods int32, cordoned bool, running ...allot.
 	return s
 }
 
+// TestCommitPodConflicts pins the messages of a decision whose pods no
+// longer fit, two of them on one node: each pod is checked against what is
+// free once the workload's earlier pods are booked.
+func TestCommitPodConflicts(t *testing.T) {
+	on := func(id string, cpu int64, gpus ...int) allot.Workload {
+		w := allot.Workload{ID: id, Queue: "q", PodSets: []allot.PodSet{{Name: "w", Count: int32(len(gpus)), Flavor: "f",
+			PerPod: allot.Resources{"gpu": 1, "cpu": cpu}}}}
+		for _, g := range gpus {
+			w.PodSets[0].Nodes = append(w.PodSets[0].Nodes, "n0")
+			w.PodSets[0].GPUIndices = append(w.PodSets[0].GPUIndices, []int{g})
+		}
+		return w
+	}
+	for _, c := range []struct {
+		name     string
+		maxPods  int32
+		cordoned bool
+		running  []allot.Workload
+		detail   string
+	}{
+		{name: "room", running: []allot.Workload{on("o", 3000, 7)},
+			detail: `node "n0" no longer has room: free {gpu:7 cpu:5000}, the workload books {gpu:4 cpu:6000}`},
+		{name: "pods", maxPods: 3, running: []allot.Workload{on("o", 0, 6, 7)},
+			detail: `node "n0" no longer has room for 2 more pods`},
+		{name: "gpus", running: []allot.Workload{on("o", 0, 2)},
+			detail: `GPUs [2 3] of node "n0" are no longer free`},
+		{name: "usable", cordoned: true,
+			detail: `node "n0" is no longer usable`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := allot.Decide(commitCluster(t, c.maxPods, false), allot.Request{ID: "r", Queue: "q",
+				PodSets: []allot.PodSet{{Name: "w", Count: 2, PerPod: allot.Resources{"gpu": 2, "cpu": 3000}}}})
+			if d.Verdict != allot.VerdictAdmit || d.Placement[0].Node != "n0" || d.Placement[1].Node != "n0" || d.Placement[1].GPUs != 0b1100 {
+				t.Fatalf("test premise: both pods on n0, got %v %+v", d.Reason, d.Placement)
+			}
+			st := allot.NewStore(commitCluster(t, c.maxPods, c.cordoned, c.running...))
+			before, free := st.Load(), st.Load().FreeGPUs()
+			_, err := st.Commit(d)
+			var ce *allot.ConflictError
+			if !errors.As(err, &ce) || ce.Detail != c.detail {
+				t.Fatalf("got %v, want a conflict %q", err, c.detail)
+			}
+			after, err := st.Apply(allot.AdvanceTime{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Load() == before || after.FreeGPUs() != free || slices.Compare(after.RunningIDs(), before.RunningIDs()) != 0 {
+				t.Errorf("a refused commit changed the store: free %d, was %d; running %v", after.FreeGPUs(), free, after.RunningIDs())
+			}
+			if d2 := allot.Decide(after, allot.Request{ID: "r2", Queue: "q", PodSets: []allot.PodSet{{Name: "w", Count: 1, PerPod: allot.Resources{"gpu": 8}}}}); d2.Verdict != allot.VerdictAdmit {
+				t.Errorf("n1 should still be free: %v %s", d2.Reason, d2.Message)
+			}
+		})
+	}
+}
+
 // TestCommitRefusesMalformedDecisions commits decisions Decide did not make
 // (its request changed since, fields cleared, lengths that do not match):
 // each is refused with an error, the store left as it was, and none panics.
@@ -183,5 +239,60 @@ func TestApplyRefusesNilEvents(t *testing.T) {
 		if !errors.Is(err, allot.ErrInvalid) {
 			t.Errorf("Apply(%#v): %v, want ErrInvalid", ev, err)
 		}
+	}
+}
+
+// manyPodsCluster is 8 nodes of 8 GPUs and 64 cores, with quota for all.
+func manyPodsCluster(t testing.TB) *allot.Snapshot {
+	t.Helper()
+	b := allot.Builder{
+		Resources: []string{"gpu", "cpu"},
+		Flavors:   []allot.Flavor{{Name: "f"}},
+		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "f",
+			Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 64}, {Name: "cpu", Nominal: 8 * 64000}}}}}},
+	}
+	for i := range 8 {
+		b.Nodes = append(b.Nodes, allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: "f", Capacity: allot.Resources{"gpu": 8, "cpu": 64000}})
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestCommitCostDoesNotGrowPerPod commits, and finishes, workloads of 2,500
+// to 20,000 pods many to a node (../shared/repro/commit_quadratic_test.go:
+// Commit took seconds, looking at every earlier pod for each pod): what a
+// commit allocates is the same for every pod count, so no pod costs more
+// than the ones before it. BenchmarkCommit shows the time.
+func TestCommitCostDoesNotGrowPerPod(t *testing.T) {
+	s := manyPodsCluster(t)
+	allocs := map[int32]float64{}
+	for _, pods := range []int32{2_500, 5_000, 10_000, 20_000} {
+		d := allot.Decide(s, allot.Request{ID: "tiny", Queue: "q", PodSets: []allot.PodSet{{Name: "w", Count: pods, PerPod: allot.Resources{"cpu": 1}}}})
+		if d.Verdict != allot.VerdictAdmit {
+			t.Fatalf("%d pods: %v %s", pods, d.Reason, d.Message)
+		}
+		allocs[pods] = testing.AllocsPerRun(3, func() {
+			st := allot.NewStore(s)
+			if _, err := st.Commit(d); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Apply(allot.Finish{ID: "tiny"}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		st := allot.NewStore(s)
+		if _, err := st.Commit(d); err != nil {
+			t.Fatal(err)
+		}
+		checkGPUsBooked(t, st.Load(), 64)
+		if w, _ := st.Load().Running("tiny"); len(w.PodSets[0].Nodes) != int(pods) {
+			t.Fatalf("%d pods placed of %d", len(w.PodSets[0].Nodes), pods)
+		}
+	}
+	if allocs[20_000] != allocs[2_500] {
+		t.Errorf("allocations per commit and finish by pod count: %v", allocs)
 	}
 }

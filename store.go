@@ -179,15 +179,6 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	if m.pending.Len() > 0 {
 		m.dequeue(r.w.ID)
 	}
-	k := 0
-	for i := range r.sets {
-		for range r.w.PodSets[i].Count {
-			if pa := r.pods[k]; pa.node >= 0 {
-				m.state.Allocate(pa.node, pa.gpus, m.book(r, i), 1)
-			}
-			k++
-		}
-	}
 	m.insertRunning(r)
 	return st.publish(), nil
 }
@@ -214,7 +205,8 @@ func (s *Snapshot) checkDecision(d *Decision) error {
 	return nil
 }
 
-// admission re-checks decision d on s and builds the admitted workload.
+// admission re-checks decision d on s and builds the admitted workload,
+// its pods booked on their nodes.
 func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (*running, error) {
 	req := d.request
 	if _, ok := s.runningByID(req.ID); ok {
@@ -291,8 +283,10 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 	return r, nil
 }
 
-// bookPods resolves the decision's placement and checks every pod still fits
-// on what is free, pods of the same workload included.
+// bookPods resolves the decision's placement and books it on the nodes,
+// checking each pod against what is free once the workload's earlier pods
+// are booked: a commit costs the same for every pod, however many share a
+// node. On an error it releases what it booked.
 func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...any) error) error {
 	total := 0
 	for i := range r.w.PodSets {
@@ -303,12 +297,19 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 	} else {
 		r.pods = make([]podAlloc, 0, total)
 	}
+	// Pods of one node come one after another: the current run of them is
+	// booked at once, when the next pod is on another node. The pods
+	// before it are booked already.
+	run, booked := podRun{node: -1}, 0
+	fail := func(err error) error {
+		s.holdPods(r, booked, -1)
+		return err
+	}
 	k := 0
 	for i := range r.w.PodSets {
 		ps := &r.w.PodSets[i]
-		set := &r.sets[i]
 		book := s.book(r, i)
-		if !s.flavorHasNodes(set.flavor) {
+		if !s.flavorHasNodes(r.sets[i].flavor) {
 			for range ps.Count {
 				r.pods = append(r.pods, podAlloc{node: -1})
 			}
@@ -316,54 +317,127 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 		}
 		for p := range ps.Count {
 			if k >= len(d.Placement) || d.Placement[k].PodSet != ps.Name {
-				return fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name)
+				return fail(fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name))
 			}
-			pl := d.Placement[k]
+			pa, err := s.checkPod(r, i, book, d.Placement[k], p, &run, conflict)
+			if err != nil {
+				return fail(err)
+			}
 			k++
-			n, ok := s.topo.NodeIndex(pl.Node)
-			if !ok || s.topo.Nodes[n].Flavor != set.flavor {
-				return fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
+			if pa.node != run.node {
+				s.hold(run, 1)
+				run, booked = podRun{node: pa.node}, len(r.pods)
 			}
-			node := &s.topo.Nodes[n]
-			mask := uint64(pl.GPUs)
-			if node.GPUs < 64 && mask>>node.GPUs != 0 {
-				return fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
-			}
-			if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
-				return fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
-			}
-			ns := s.state.Node(n)
-			if !ns.Usable(s.now) {
-				return conflict("node %q is no longer usable", pl.Node)
-			}
-			// What earlier pods of this workload take on the same node.
-			var gpus uint64
-			var booked res.Vec
-			pods := int32(1)
-			for j, prev := range r.pods {
-				if prev.node == n {
-					gpus |= prev.gpus
-					booked = booked.Add(s.book(r, r.setOf(j)))
-					pods++
-				}
-			}
-			if mask&^(s.state.FreeMask(n)&^gpus) != 0 {
-				return conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
-			}
-			booked = booked.Add(book)
-			if !booked.LessEq(ns.Free) {
-				return conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(ns.Free), s.fmtVec(booked))
-			}
-			if node.MaxPods > 0 && ns.Pods+pods > node.MaxPods {
-				return conflict("node %q no longer has room for %d more pods", pl.Node, pods)
-			}
-			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
+			run.add(pa.gpus, book)
+			r.pods = append(r.pods, pa)
 		}
 	}
+	s.hold(run, 1)
+	booked = len(r.pods)
 	if k != len(d.Placement) {
-		return fmt.Errorf("%w: the decision places %d pods, its request has %d on nodes", ErrInvalid, len(d.Placement), k)
+		return fail(fmt.Errorf("%w: the decision places %d pods, its request has %d on nodes", ErrInvalid, len(d.Placement), k))
 	}
 	return nil
+}
+
+// checkPod checks that pod p of pod set i of r, booking book, fits where
+// placement pl puts it, with the workload's earlier pods booked on their
+// nodes, those of run still to be.
+func (s *Snapshot) checkPod(r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, conflict func(string, ...any) error) (podAlloc, error) {
+	ps := &r.w.PodSets[i]
+	n, ok := run.node, run.node >= 0 && s.topo.NodeName(run.node) == pl.Node
+	if !ok {
+		n, ok = s.topo.NodeIndex(pl.Node)
+	}
+	if !ok || s.topo.Nodes[n].Flavor != r.sets[i].flavor {
+		return podAlloc{}, fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
+	}
+	node := &s.topo.Nodes[n]
+	mask := uint64(pl.GPUs)
+	if node.GPUs < 64 && mask>>node.GPUs != 0 {
+		return podAlloc{}, fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
+	}
+	if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
+		return podAlloc{}, fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
+	}
+	ns := s.state.Node(n)
+	if !ns.Usable(s.now) {
+		return podAlloc{}, conflict("node %q is no longer usable", pl.Node)
+	}
+	freeMask, free, pods := s.state.FreeMask(n), ns.Free, ns.Pods
+	if run.node == n {
+		freeMask, free, pods = freeMask&^run.gpus, free.Sub(run.booked), pods+run.pods
+	}
+	if mask&^freeMask != 0 {
+		return podAlloc{}, conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
+	}
+	if !book.LessEq(free) {
+		earlier, _ := s.bookedOn(r, n)
+		return podAlloc{}, conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(free.Add(earlier)), s.fmtVec(earlier.Add(book)))
+	}
+	if node.MaxPods > 0 && pods >= node.MaxPods {
+		_, earlier := s.bookedOn(r, n)
+		return podAlloc{}, conflict("node %q no longer has room for %d more pods", pl.Node, earlier+1)
+	}
+	return podAlloc{node: n, gpus: mask}, nil
+}
+
+// bookedOn is what the pods of r so far hold on node n: resources and pod
+// count. Only a conflict's message needs it.
+func (s *Snapshot) bookedOn(r *running, n int32) (res.Vec, int32) {
+	var booked res.Vec
+	pods := int32(0)
+	for j, pa := range r.pods {
+		if pa.node == n {
+			booked = booked.Add(s.book(r, r.setOf(j)))
+			pods++
+		}
+	}
+	return booked, pods
+}
+
+// podRun is pods of one workload on one node, booked on the node at once.
+type podRun struct {
+	node   int32 // -1 for none
+	gpus   uint64
+	booked res.Vec
+	pods   int32
+}
+
+func (run *podRun) add(gpus uint64, book res.Vec) {
+	run.gpus |= gpus
+	run.booked = run.booked.Add(book)
+	run.pods++
+}
+
+// hold books (sign 1) or releases (sign -1) a run of pods on its node.
+func (s *Snapshot) hold(run podRun, sign int) {
+	switch {
+	case run.node < 0 || run.pods == 0:
+	case sign > 0:
+		s.state.Allocate(run.node, run.gpus, run.booked, run.pods)
+	default:
+		s.state.Release(run.node, run.gpus, run.booked, run.pods)
+	}
+}
+
+// holdPods books (sign 1) or releases (sign -1) the first count pods of r
+// on their nodes, a run of pods on one node at once.
+func (s *Snapshot) holdPods(r *running, count, sign int) {
+	run := podRun{node: -1}
+	k := 0
+	for i := range r.sets {
+		book := s.book(r, i)
+		for range min(int(r.w.PodSets[i].Count), count-k) {
+			if pa := r.pods[k]; pa.node != run.node {
+				s.hold(run, sign)
+				run = podRun{node: pa.node}
+			}
+			run.add(r.pods[k].gpus, book)
+			k++
+		}
+	}
+	s.hold(run, sign)
 }
 
 // setOf maps a pod's index to its pod set.
@@ -449,15 +523,7 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 // unevict undoes evict (the record is dropped by the caller).
 func (s *Snapshot) unevict(r *running) {
 	s.dequeue(r.w.ID)
-	k := 0
-	for i := range r.sets {
-		for range r.w.PodSets[i].Count {
-			if pa := r.pods[k]; pa.node >= 0 {
-				s.state.Allocate(pa.node, pa.gpus, s.book(r, i), 1)
-			}
-			k++
-		}
-	}
+	s.holdPods(r, len(r.pods), 1)
 	s.insertRunning(r)
 }
 
