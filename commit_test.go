@@ -296,3 +296,74 @@ func TestCommitCostDoesNotGrowPerPod(t *testing.T) {
 		t.Errorf("allocations per commit and finish by pod count: %v", allocs)
 	}
 }
+
+// TestStalePreemptVictims commits a Preempt decision after the store moved
+// on: it evicts its victims while they are all still needed, and is refused,
+// evicting nothing, when the room some of them held came free another way.
+func TestStalePreemptVictims(t *testing.T) {
+	low := func(id, node string, prio int32) allot.Workload {
+		return allot.Workload{ID: id, Queue: "q", Priority: prio, PodSets: []allot.PodSet{{Name: "w", Count: 1, Flavor: "f",
+			Nodes: []string{node}, PerPod: allot.Resources{"gpu": 8}}}}
+	}
+	b := allot.Builder{
+		Resources: []string{"gpu"},
+		Flavors:   []allot.Flavor{{Name: "f"}},
+		Queues: []allot.Queue{{Name: "q", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
+			Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 24}}}}}},
+		Running: []allot.Workload{low("v1", "n0", 0), low("v2", "n1", 0), low("x", "n2", 5)},
+	}
+	for i := range 3 {
+		b.Nodes = append(b.Nodes, allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: "f", Capacity: allot.Resources{"gpu": 8}})
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := allot.Request{ID: "p", Queue: "q", Priority: 10, PodSets: []allot.PodSet{{Name: "w", Count: 2, PerPod: allot.Resources{"gpu": 8}}}}
+	d := allot.Decide(s, p)
+	if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 2 || d.Victims[0].ID != "v1" || d.Victims[1].ID != "v2" {
+		t.Fatalf("test premise: %v %s", d.Reason, d.Message)
+	}
+	for _, c := range []struct {
+		name     string
+		meantime allot.Event
+		detail   string // "" commits
+	}{
+		{name: "all still needed", meantime: allot.AdvanceTime{Seconds: 5}},
+		{name: "one no longer needed", meantime: allot.Finish{ID: "x"},
+			detail: `evicting "v2" is no longer needed: decide again`},
+		{name: "a victim gone", meantime: allot.Finish{ID: "v1"},
+			detail: `victim "v1" no longer runs`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := allot.NewStore(s)
+			if _, err := st.Apply(c.meantime); err != nil {
+				t.Fatal(err)
+			}
+			if c.detail == "" {
+				next, err := st.Commit(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(next.Evictions()) != 2 || slices.Compare(next.RunningIDs(), []string{"p", "x"}) != 0 {
+					t.Fatalf("evictions %v running %v", next.Evictions(), next.RunningIDs())
+				}
+				return
+			}
+			commitRefused(t, st, d, allot.ErrConflict)
+			var ce *allot.ConflictError
+			if _, err := st.Commit(d); !errors.As(err, &ce) || ce.Detail != c.detail {
+				t.Fatalf("got %v, want a conflict %q", err, c.detail)
+			}
+			// Deciding again evicts fewer.
+			again := allot.Decide(st.Load(), p)
+			next, err := st.Commit(again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(next.Evictions()) >= len(d.Victims) {
+				t.Errorf("deciding again evicted %v", next.Evictions())
+			}
+		})
+	}
+}

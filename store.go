@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -127,8 +129,10 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 // the decision's version, the decision is checked again against the current
 // snapshot (quota, the queue's caps, hold, tenancy, and that every GPU and
 // resource it places on is still free on a usable node); a decision that no
-// longer holds is refused with a *ConflictError and changes nothing. Nothing
-// is ever double-booked.
+// longer holds is refused with a *ConflictError and changes nothing. So is a
+// Preempt decision whose victims, or some of them, need no longer be
+// evicted: deciding again admits the workload with fewer victims or none.
+// Nothing is ever double-booked.
 func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -153,6 +157,11 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 				return nil, conflict("victim %q was admitted again since the decision", v.ID)
 			}
 			victims = append(victims, vr)
+		}
+		if d.Version != m.version {
+			if err := st.victimsNeeded(&d, conflict); err != nil {
+				return nil, err
+			}
 		}
 	}
 	// The victims are evicted first; if the preemptor then does not fit
@@ -203,6 +212,58 @@ func (s *Snapshot) checkDecision(d *Decision) error {
 		}
 	}
 	return nil
+}
+
+// victimsNeeded refuses a Preempt decision made on an older version when
+// deciding on the current one admits the workload without evicting, or
+// evicts only some of the decision's victims. The room the victims were to
+// free may have come free elsewhere, which the decision's placement (on the
+// victims' nodes) cannot show: only a new decision can.
+func (st *Store) victimsNeeded(d *Decision, conflict func(string, ...any) error) error {
+	now := Decide(st.cur.Load(), d.request)
+	switch now.Verdict {
+	case VerdictAdmit:
+		return conflict("the workload fits now without evicting %s: decide again", victimList(d.Victims))
+	case VerdictPreempt:
+		if spare := spareVictims(d.Victims, now.Victims); len(spare) > 0 {
+			return conflict("evicting %s is no longer needed: decide again", victimList(spare))
+		}
+	}
+	return nil
+}
+
+// spareVictims lists the victims of was that a decision now evicting the
+// victims of now spares, when now's are some of was's, not all. Both lists
+// are sorted by ID, as Decide sorts them.
+func spareVictims(was, now []Victim) []Victim {
+	if len(now) >= len(was) {
+		return nil
+	}
+	var spare []Victim
+	j := 0
+	for _, v := range was {
+		if j < len(now) && now[j].ID == v.ID && now[j].AdmittedAt == v.AdmittedAt {
+			j++
+			continue
+		}
+		spare = append(spare, v)
+	}
+	if j < len(now) {
+		return nil // now evicts a workload was does not
+	}
+	return spare
+}
+
+// victimList names victims for a message.
+func victimList(vs []Victim) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(v.ID))
+	}
+	return b.String()
 }
 
 // admission re-checks decision d on s and builds the admitted workload,
