@@ -20,6 +20,14 @@ var DefaultResources = []string{"gpu", "cpu", "memory"}
 // cannot overflow int64.
 const maxQuantity = int64(1) << 56
 
+// bounded reports whether used plus count × q stays within maxQuantity: the
+// bound on what a pod set charges and on every queue's usage of a flavor's
+// resource, which requests, running workloads and commits all keep to.
+func bounded(used, q int64, count int32) bool {
+	c, ok := res.MulOK(q, int64(count))
+	return ok && c <= maxQuantity-used
+}
+
 // maxPodCount bounds a pod set's count.
 const maxPodCount = 1 << 20
 
@@ -601,6 +609,9 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 		if err != nil {
 			return err
 		}
+		if err := s.checkCharge(per, tokens, ps.Count, pp); err != nil {
+			return err
+		}
 		book := s.placementRes(f, per)
 		r.sets = append(r.sets, runSet{flavor: f, per: per, keys: keys, tokens: tokens})
 		ps.PerPod = nil // kept as per and keys
@@ -669,7 +680,47 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 	for i := range r.w.PodSets {
 		r.w.PodSets[i].Nodes, r.w.PodSets[i].GPUIndices = nil, nil
 	}
+	if err := s.checkUsage(r, p); err != nil {
+		return err
+	}
 	s.insertRunning(r)
+	return nil
+}
+
+// checkCharge refuses a running pod set of count pods, each charging per
+// and a token budget of tokens, that charges more than maxQuantity of a
+// resource, as a request's validation does.
+func (s *Snapshot) checkCharge(per res.Vec, tokens int64, count int32, p string) error {
+	for r, name := range s.resources {
+		if !bounded(0, per[r], count) {
+			return buildErr(ErrInvalid, p+".perPod."+name, "%d pods × %d is more than 2^56", count, per[r])
+		}
+		if r == s.tokens && !bounded(0, per[r]+tokens, count) {
+			return buildErr(ErrInvalid, p+".tokens", "%d pods × %d tokens is more than 2^56", count, per[r]+tokens)
+		}
+	}
+	return nil
+}
+
+// checkUsage refuses a running workload r that would take its queue's usage
+// of a flavor's resource past maxQuantity, with the workloads before it.
+func (s *Snapshot) checkUsage(r *running, p string) error {
+	for i := range r.sets {
+		f := r.sets[i].flavor
+		used := s.usageOf(r.queue, f)
+		for j := range i {
+			if r.sets[j].flavor == f {
+				used = used.Add(s.need(r, j))
+			}
+		}
+		need := s.need(r, i)
+		for k, name := range s.resources {
+			if !bounded(used[k], need[k], 1) {
+				return buildErr(ErrInvalid, fmt.Sprintf("%s.podSets[%d].perPod.%s", p, i, name),
+					"queue %q would hold %d %s of flavor %q, more than 2^56", r.w.Queue, used[k]+need[k], name, s.flavors[f].Name)
+			}
+		}
+	}
 	return nil
 }
 
@@ -719,18 +770,10 @@ func (s *Snapshot) insertRunning(r *running) {
 
 // removeRunning releases an admitted workload.
 func (s *Snapshot) removeRunning(r *running) {
-	k := 0
 	for i := range r.sets {
 		s.addUsage(r.queue, r.sets[i].flavor, s.need(r, i), -1)
-		for range r.w.PodSets[i].Count {
-			pa := r.pods[k]
-			k++
-			if pa.node < 0 {
-				continue
-			}
-			s.state.Release(pa.node, pa.gpus, s.book(r, i), 1)
-		}
 	}
+	s.holdPods(r, len(r.pods), -1)
 	s.running.Delete(r)
 	s.trackLimits(r, -1)
 	s.own(rowRunCount)

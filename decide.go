@@ -243,14 +243,10 @@ func (dc *decider) run() {
 	dc.admit()
 }
 
-// caps checks the per-user cap and the non-preemptible cap of the queue:
-// a request that breaks a cap on its own is rejected (Slurm's DenyOnLimit),
-// one that breaks it with what is already held waits.
+// caps checks the queue's per-user and non-preemptible caps (checkCaps).
 func (dc *decider) caps() bool {
 	s, r := dc.s, dc.r
-	l := &s.limits[dc.q]
-	never := l.neverMask != 0 && r.Preemption.Class == Never
-	if l.userMask == 0 && !never {
+	if !s.limits[dc.q].capped(r.Preemption.Class) {
 		return true
 	}
 	var need res.Vec
@@ -258,90 +254,14 @@ func (dc *decider) caps() bool {
 		need = need.Add(dc.need[i])
 	}
 	m := dc.mark()
-	if l.userMask != 0 {
-		used := s.users[dc.q][r.User]
-		if res, over, alone := overCap(l.userCap, l.userMask, used, need); over {
-			if alone {
-				dc.w("user ")
-				dc.wq(r.User)
-				dc.w(" asks for ")
-				dc.wqty(res, need[res])
-				dc.w(" ")
-				dc.wres(res)
-				dc.w(", more than queue ")
-				dc.wq(r.Queue)
-				dc.w("'s per-user cap of ")
-				dc.wqty(res, l.userCap[res])
-				dc.conclude(StageCaps, ExceedsUserCap, m)
-				return false
-			}
-			dc.w("user ")
-			dc.wq(r.User)
-			dc.w(" holds ")
-			dc.wqty(res, used[res])
-			dc.w("/")
-			dc.wqty(res, l.userCap[res])
-			dc.w(" ")
-			dc.wres(res)
-			dc.w(" of queue ")
-			dc.wq(r.Queue)
-			dc.w("'s per-user cap, the request needs ")
-			dc.wqty(res, need[res])
-			dc.conclude(StageCaps, UserCapReached, m)
-			return false
-		}
-	}
-	if never {
-		used := s.never[dc.q]
-		if res, over, alone := overCap(l.neverCap, l.neverMask, used, need); over {
-			if alone {
-				dc.w("a never-preemptible request of ")
-				dc.wqty(res, need[res])
-				dc.w(" ")
-				dc.wres(res)
-				dc.w(" exceeds queue ")
-				dc.wq(r.Queue)
-				dc.w("'s non-preemptible cap of ")
-				dc.wqty(res, l.neverCap[res])
-				dc.conclude(StageCaps, NeverFits, m)
-				return false
-			}
-			dc.w("never-preemptible work of queue ")
-			dc.wq(r.Queue)
-			dc.w(" holds ")
-			dc.wqty(res, used[res])
-			dc.w("/")
-			dc.wqty(res, l.neverCap[res])
-			dc.w(" ")
-			dc.wres(res)
-			dc.w(" of its cap, the request needs ")
-			dc.wqty(res, need[res])
-			dc.conclude(StageCaps, NonPreemptibleCapReached, m)
-			return false
-		}
+	if b, over := s.checkCaps(dc.q, r.User, r.Preemption.Class, need); over {
+		dc.d.buf = s.appendCapBreach(dc.d.buf, b, r.User, r.Queue)
+		dc.conclude(StageCaps, b.reason, m)
+		return false
 	}
 	dc.w("within the queue's caps")
 	dc.check(StageCaps, true, dc.since(m))
 	return true
-}
-
-// overCap finds the first capped resource that need breaks: alone, or
-// together with used.
-func overCap(limit res.Vec, mask uint16, used, need res.Vec) (r int, over, alone bool) {
-	for r := range limit {
-		if mask&(1<<r) == 0 || need[r] == 0 {
-			continue
-		}
-		if need[r] > limit[r] {
-			return r, true, true
-		}
-	}
-	for r := range limit {
-		if mask&(1<<r) != 0 && need[r] > 0 && used[r]+need[r] > limit[r] {
-			return r, true, false
-		}
-	}
-	return 0, false, false
 }
 
 // resolve turns the request's pod sets into vectors.

@@ -196,6 +196,116 @@ func (s *Snapshot) capVector(m Resources, p string) (res.Vec, uint16, error) {
 	return v, mask, nil
 }
 
+// capped reports whether a request of preemption class c meets any of the
+// queue's caps.
+func (l *queueLimits) capped(c PreemptionClass) bool {
+	return l.userMask != 0 || l.neverMask != 0 && c == Never
+}
+
+// capBreach is a request breaking one of its queue's caps, with the figures
+// of the first capped resource it breaks.
+type capBreach struct {
+	// reason is ExceedsUserCap or NeverFits when the request breaks the
+	// per-user or the non-preemptible cap on its own, UserCapReached or
+	// NonPreemptibleCapReached when it does so with what is already held.
+	reason            Reason
+	res               int
+	used, limit, need int64
+}
+
+// checkCaps checks need, what a request of user and preemption class c
+// charges summed over its pod sets, against queue q's per-user cap and, for
+// never-preemptible work, its non-preemptible cap. Decide's caps stage and
+// Commit's re-check both ask it.
+func (s *Snapshot) checkCaps(q int32, user string, c PreemptionClass, need res.Vec) (capBreach, bool) {
+	l := &s.limits[q]
+	if l.userMask != 0 {
+		used := s.users[q][user]
+		if r, over, alone := overCap(l.userCap, l.userMask, used, need); over {
+			b := capBreach{reason: UserCapReached, res: r, used: used[r], limit: l.userCap[r], need: need[r]}
+			if alone {
+				b.reason = ExceedsUserCap
+			}
+			return b, true
+		}
+	}
+	if l.neverMask != 0 && c == Never {
+		used := s.never[q]
+		if r, over, alone := overCap(l.neverCap, l.neverMask, used, need); over {
+			b := capBreach{reason: NonPreemptibleCapReached, res: r, used: used[r], limit: l.neverCap[r], need: need[r]}
+			if alone {
+				b.reason = NeverFits
+			}
+			return b, true
+		}
+	}
+	return capBreach{}, false
+}
+
+// overCap finds the first capped resource that need breaks: alone, or
+// together with used.
+func overCap(limit res.Vec, mask uint16, used, need res.Vec) (r int, over, alone bool) {
+	for r := range limit {
+		if mask&(1<<r) == 0 || need[r] == 0 {
+			continue
+		}
+		if need[r] > limit[r] {
+			return r, true, true
+		}
+	}
+	for r := range limit {
+		if mask&(1<<r) != 0 && need[r] > 0 && used[r]+need[r] > limit[r] {
+			return r, true, false
+		}
+	}
+	return 0, false, false
+}
+
+// appendCapBreach writes the message of b, a breach by a request of user in
+// queue, to buf.
+func (s *Snapshot) appendCapBreach(buf []byte, b capBreach, user, queue string) []byte {
+	name := s.resources[b.res]
+	switch b.reason {
+	case ExceedsUserCap:
+		buf = append(buf, "user "...)
+		buf = strconv.AppendQuote(buf, user)
+		buf = append(buf, " asks for "...)
+		buf = appendQuantity(buf, name, b.need)
+		buf = append(append(append(buf, ' '), name...), ", more than queue "...)
+		buf = strconv.AppendQuote(buf, queue)
+		buf = append(buf, "'s per-user cap of "...)
+		buf = appendQuantity(buf, name, b.limit)
+	case UserCapReached:
+		buf = append(buf, "user "...)
+		buf = strconv.AppendQuote(buf, user)
+		buf = append(buf, " holds "...)
+		buf = appendQuantity(buf, name, b.used)
+		buf = append(buf, '/')
+		buf = appendQuantity(buf, name, b.limit)
+		buf = append(append(append(buf, ' '), name...), " of queue "...)
+		buf = strconv.AppendQuote(buf, queue)
+		buf = append(buf, "'s per-user cap, the request needs "...)
+		buf = appendQuantity(buf, name, b.need)
+	case NeverFits:
+		buf = append(buf, "a never-preemptible request of "...)
+		buf = appendQuantity(buf, name, b.need)
+		buf = append(append(append(buf, ' '), name...), " exceeds queue "...)
+		buf = strconv.AppendQuote(buf, queue)
+		buf = append(buf, "'s non-preemptible cap of "...)
+		buf = appendQuantity(buf, name, b.limit)
+	default:
+		buf = append(buf, "never-preemptible work of queue "...)
+		buf = strconv.AppendQuote(buf, queue)
+		buf = append(buf, " holds "...)
+		buf = appendQuantity(buf, name, b.used)
+		buf = append(buf, '/')
+		buf = appendQuantity(buf, name, b.limit)
+		buf = append(append(append(buf, ' '), name...), " of its cap, the request needs "...)
+		buf = appendQuantity(buf, name, b.need)
+	}
+	return buf
+}
+
 // scaled applies a queue's scale to a quantity, rounding down.
 func scaled(v int64, scale float64) int64 {
 	if scale == 1 || v == 0 {

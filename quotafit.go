@@ -50,6 +50,10 @@ func (s *Snapshot) fitQuota(q int32, fq *quota.FlavorQuota, earlier, need res.Ve
 		if fq.HardMask&(1<<r) != 0 && val[r] > fq.Hard[r] {
 			return fail(quota.NoFitEver, ExceedsHardCap, r, fq.Hard[r], 0)
 		}
+		// maxQuantity bounds usage as a hard cap every queue has.
+		if !bounded(0, val[r], 1) {
+			return fail(quota.NoFitEver, ExceedsHardCap, r, maxQuantity, 0)
+		}
 		// What the tree could ever give, at the largest quota of the day.
 		ever := quota.AddAmount(t.PotentialAvailable(q, t.FR(f, r)), max(0, fq.Ever[r]-fq.Nominal[r]))
 		if val[r] > ever {
@@ -62,6 +66,9 @@ func (s *Snapshot) fitQuota(q int32, fq *quota.FlavorQuota, earlier, need res.Ve
 		}
 		if fq.HardMask&(1<<r) != 0 && used[r]+val[r] > fq.Hard[r] {
 			return fail(quota.NoFitNow, HardCapReached, r, fq.Hard[r], 0)
+		}
+		if !bounded(used[r], val[r], 1) {
+			return fail(quota.NoFitNow, HardCapReached, r, maxQuantity, 0)
 		}
 		if avail := t.AvailableClamped(s.usage, q, t.FR(f, r)); val[r] > avail {
 			return fail(quota.NoFitNow, QuotaExhausted, r, fq.Nominal[r], avail)

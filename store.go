@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -107,6 +110,12 @@ type Event interface {
 
 // Apply applies one event and publishes the next version.
 func (st *Store) Apply(ev Event) (*Snapshot, error) {
+	if ev == nil {
+		return nil, fmt.Errorf("%w: no event", ErrInvalid)
+	}
+	if v := reflect.ValueOf(ev); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, fmt.Errorf("%w: a nil %T event", ErrInvalid, ev)
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := ev.apply(st.master); err != nil {
@@ -115,12 +124,15 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 	return st.publish(), nil
 }
 
-// Commit admits a decision made by Decide. When the store has moved on since
+// Commit admits a decision made by Decide. The request it carries is
+// validated again, as Decide validates it. When the store has moved on since
 // the decision's version, the decision is checked again against the current
-// snapshot (quota, hold, tenancy, and that every GPU and resource it places
-// on is still free on a usable node); a decision that no longer holds is
-// refused with a *ConflictError and changes nothing. Nothing is ever
-// double-booked.
+// snapshot (quota, the queue's caps, hold, tenancy, and that every GPU and
+// resource it places on is still free on a usable node); a decision that no
+// longer holds is refused with a *ConflictError and changes nothing. So is a
+// Preempt decision whose victims, or some of them, need no longer be
+// evicted: deciding again admits the workload with fewer victims or none.
+// Nothing is ever double-booked.
 func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -128,65 +140,136 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 		return nil, fmt.Errorf("%w: only an Admit or Preempt decision can be committed, got %v", ErrInvalid, d.Verdict)
 	}
+	if err := m.checkDecision(&d); err != nil {
+		return nil, err
+	}
 	conflict := func(format string, args ...any) error {
 		return &ConflictError{Workload: d.Workload, DecidedOn: d.Version, Current: m.version, Detail: fmt.Sprintf(format, args...)}
 	}
-	// A Preempt decision evicts its victims first; if the preemptor then
-	// does not fit after all, the evictions are undone.
-	var evicted []*running
-	debt, shared := m.debt, m.shared&rowDebt
-	undo := func() {
-		for i := len(evicted) - 1; i >= 0; i-- {
-			m.unevict(evicted[i])
-		}
-		m.evictions = m.evictions[:len(m.evictions)-len(evicted)]
-		m.debt, m.shared = debt, m.shared&^rowDebt|shared
-	}
+	var victims []*running
 	if d.Verdict == VerdictPreempt {
-		// Evictions add to the debt: on a copy, so undo can put it back.
-		m.debt = slices.Clone(debt)
-		m.shared &^= rowDebt
 		for _, v := range d.Victims {
 			vr, ok := m.runningByID(v.ID)
 			if !ok {
-				undo()
 				return nil, conflict("victim %q no longer runs", v.ID)
 			}
 			if vr.w.AdmittedAt != v.AdmittedAt {
-				undo()
 				return nil, conflict("victim %q was admitted again since the decision", v.ID)
 			}
+			victims = append(victims, vr)
+		}
+		if d.Version != m.version {
+			if err := st.victimsNeeded(&d, conflict); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// The victims are evicted first; if the preemptor then does not fit
+	// after all, the evictions are undone.
+	debt, shared := m.debt, m.shared&rowDebt
+	if len(victims) > 0 {
+		// Evictions add to the debt: on a copy, so undo can put it back.
+		m.debt = slices.Clone(debt)
+		m.shared &^= rowDebt
+		for i, vr := range victims {
+			v := &d.Victims[i]
 			m.evict(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now})
-			evicted = append(evicted, vr)
 		}
 	}
 	r, err := m.admission(&d, conflict)
 	if err != nil {
-		undo()
+		for i := len(victims) - 1; i >= 0; i-- {
+			m.unevict(victims[i])
+		}
+		m.evictions = m.evictions[:len(m.evictions)-len(victims)]
+		m.debt, m.shared = debt, m.shared&^rowDebt|shared
 		return nil, err
 	}
 	if m.pending.Len() > 0 {
 		m.dequeue(r.w.ID)
 	}
-	k := 0
-	for i := range r.sets {
-		for range r.w.PodSets[i].Count {
-			if pa := r.pods[k]; pa.node >= 0 {
-				m.state.Allocate(pa.node, pa.gpus, m.book(r, i), 1)
-			}
-			k++
-		}
-	}
 	m.insertRunning(r)
 	return st.publish(), nil
 }
 
-// admission re-checks decision d on s and builds the admitted workload.
+// checkDecision refuses a decision Decide could not have made: its request
+// invalid (validated as Decide validates it, in case it was changed since),
+// or its workload, flavors or victims not matching the request.
+func (s *Snapshot) checkDecision(d *Decision) error {
+	req := &d.request
+	if msg, field := s.validate(req); msg != "" {
+		return fmt.Errorf("%w: the decision's request: %s: %s", ErrInvalid, field, msg)
+	}
+	if req.ID != d.Workload || len(d.Flavors) != len(req.PodSets) {
+		return fmt.Errorf("%w: the decision was not made by Decide", ErrInvalid)
+	}
+	for i, v := range d.Victims {
+		if v.ID == req.ID {
+			return fmt.Errorf("%w: workload %q is its own victim", ErrInvalid, v.ID)
+		}
+		if i > 0 && d.Victims[i-1].ID >= v.ID {
+			return fmt.Errorf("%w: victims must be sorted by ID, each once, as Decide lists them; %q follows %q", ErrInvalid, v.ID, d.Victims[i-1].ID)
+		}
+	}
+	return nil
+}
+
+// victimsNeeded refuses a Preempt decision made on an older version when
+// deciding on the current one admits the workload without evicting, or
+// evicts only some of the decision's victims. The room the victims were to
+// free may have come free elsewhere, which the decision's placement (on the
+// victims' nodes) cannot show: only a new decision can.
+func (st *Store) victimsNeeded(d *Decision, conflict func(string, ...any) error) error {
+	now := Decide(st.cur.Load(), d.request)
+	switch now.Verdict {
+	case VerdictAdmit:
+		return conflict("the workload fits now without evicting %s: decide again", victimList(d.Victims))
+	case VerdictPreempt:
+		if spare := spareVictims(d.Victims, now.Victims); len(spare) > 0 {
+			return conflict("evicting %s is no longer needed: decide again", victimList(spare))
+		}
+	}
+	return nil
+}
+
+// spareVictims lists the victims of was that a decision now evicting the
+// victims of now spares, when now's are some of was's, not all. Both lists
+// are sorted by ID, as Decide sorts them.
+func spareVictims(was, now []Victim) []Victim {
+	if len(now) >= len(was) {
+		return nil
+	}
+	var spare []Victim
+	j := 0
+	for _, v := range was {
+		if j < len(now) && now[j].ID == v.ID && now[j].AdmittedAt == v.AdmittedAt {
+			j++
+			continue
+		}
+		spare = append(spare, v)
+	}
+	if j < len(now) {
+		return nil // now evicts a workload was does not
+	}
+	return spare
+}
+
+// victimList names victims for a message.
+func victimList(vs []Victim) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(v.ID))
+	}
+	return b.String()
+}
+
+// admission re-checks decision d on s and builds the admitted workload,
+// its pods booked on their nodes.
 func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (*running, error) {
 	req := d.request
-	if req.ID != d.Workload || len(d.Flavors) != len(req.PodSets) {
-		return nil, fmt.Errorf("%w: the decision was not made by Decide", ErrInvalid)
-	}
 	if _, ok := s.runningByID(req.ID); ok {
 		return nil, conflict("workload is already admitted")
 	}
@@ -228,6 +311,11 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 		r.sets[i] = runSet{flavor: f, per: per, keys: keys, tokens: tokens}
 		ps.PerPod = nil // kept as per and keys
 	}
+	if s.limits[q].capped(req.Preemption.Class) {
+		if b, over := s.checkCaps(q, req.User, req.Preemption.Class, s.total(r)); over {
+			return nil, conflict("caps: %v: %s", b.reason, s.appendCapBreach(nil, b, req.User, req.Queue))
+		}
+	}
 	// Quota, flavor by flavor: the pod sets on one flavor together.
 	for i := range r.sets {
 		f := r.sets[i].flavor
@@ -256,8 +344,10 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 	return r, nil
 }
 
-// bookPods resolves the decision's placement and checks every pod still fits
-// on what is free, pods of the same workload included.
+// bookPods resolves the decision's placement and books it on the nodes,
+// checking each pod against what is free once the workload's earlier pods
+// are booked: a commit costs the same for every pod, however many share a
+// node. On an error it releases what it booked.
 func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...any) error) error {
 	total := 0
 	for i := range r.w.PodSets {
@@ -268,12 +358,19 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 	} else {
 		r.pods = make([]podAlloc, 0, total)
 	}
+	// Pods of one node come one after another: the current run of them is
+	// booked at once, when the next pod is on another node. The pods
+	// before it are booked already.
+	run, booked := podRun{node: -1}, 0
+	fail := func(err error) error {
+		s.holdPods(r, booked, -1)
+		return err
+	}
 	k := 0
 	for i := range r.w.PodSets {
 		ps := &r.w.PodSets[i]
-		set := &r.sets[i]
 		book := s.book(r, i)
-		if !s.flavorHasNodes(set.flavor) {
+		if !s.flavorHasNodes(r.sets[i].flavor) {
 			for range ps.Count {
 				r.pods = append(r.pods, podAlloc{node: -1})
 			}
@@ -281,51 +378,127 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 		}
 		for p := range ps.Count {
 			if k >= len(d.Placement) || d.Placement[k].PodSet != ps.Name {
-				return fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name)
+				return fail(fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name))
 			}
-			pl := d.Placement[k]
+			pa, err := s.checkPod(r, i, book, d.Placement[k], p, &run, conflict)
+			if err != nil {
+				return fail(err)
+			}
 			k++
-			n, ok := s.topo.NodeIndex(pl.Node)
-			if !ok || s.topo.Nodes[n].Flavor != set.flavor {
-				return fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
+			if pa.node != run.node {
+				s.hold(run, 1)
+				run, booked = podRun{node: pa.node}, len(r.pods)
 			}
-			node := &s.topo.Nodes[n]
-			mask := uint64(pl.GPUs)
-			if node.GPUs < 64 && mask>>node.GPUs != 0 {
-				return fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
-			}
-			if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
-				return fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
-			}
-			ns := s.state.Node(n)
-			if !ns.Usable(s.now) {
-				return conflict("node %q is no longer usable", pl.Node)
-			}
-			// What earlier pods of this workload take on the same node.
-			var gpus uint64
-			var booked res.Vec
-			pods := int32(1)
-			for j, prev := range r.pods {
-				if prev.node == n {
-					gpus |= prev.gpus
-					booked = booked.Add(s.book(r, r.setOf(j)))
-					pods++
-				}
-			}
-			if mask&^(s.state.FreeMask(n)&^gpus) != 0 {
-				return conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
-			}
-			booked = booked.Add(book)
-			if !booked.LessEq(ns.Free) {
-				return conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(ns.Free), s.fmtVec(booked))
-			}
-			if node.MaxPods > 0 && ns.Pods+pods > node.MaxPods {
-				return conflict("node %q no longer has room for %d more pods", pl.Node, pods)
-			}
-			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
+			run.add(pa.gpus, book)
+			r.pods = append(r.pods, pa)
 		}
 	}
+	s.hold(run, 1)
+	booked = len(r.pods)
+	if k != len(d.Placement) {
+		return fail(fmt.Errorf("%w: the decision places %d pods, its request has %d on nodes", ErrInvalid, len(d.Placement), k))
+	}
 	return nil
+}
+
+// checkPod checks that pod p of pod set i of r, booking book, fits where
+// placement pl puts it, with the workload's earlier pods booked on their
+// nodes, those of run still to be.
+func (s *Snapshot) checkPod(r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, conflict func(string, ...any) error) (podAlloc, error) {
+	ps := &r.w.PodSets[i]
+	n, ok := run.node, run.node >= 0 && s.topo.NodeName(run.node) == pl.Node
+	if !ok {
+		n, ok = s.topo.NodeIndex(pl.Node)
+	}
+	if !ok || s.topo.Nodes[n].Flavor != r.sets[i].flavor {
+		return podAlloc{}, fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
+	}
+	node := &s.topo.Nodes[n]
+	mask := uint64(pl.GPUs)
+	if node.GPUs < 64 && mask>>node.GPUs != 0 {
+		return podAlloc{}, fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
+	}
+	if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
+		return podAlloc{}, fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
+	}
+	ns := s.state.Node(n)
+	if !ns.Usable(s.now) {
+		return podAlloc{}, conflict("node %q is no longer usable", pl.Node)
+	}
+	freeMask, free, pods := s.state.FreeMask(n), ns.Free, ns.Pods
+	if run.node == n {
+		freeMask, free, pods = freeMask&^run.gpus, free.Sub(run.booked), pods+run.pods
+	}
+	if mask&^freeMask != 0 {
+		return podAlloc{}, conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
+	}
+	if !book.LessEq(free) {
+		earlier, _ := s.bookedOn(r, n)
+		return podAlloc{}, conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(free.Add(earlier)), s.fmtVec(earlier.Add(book)))
+	}
+	if node.MaxPods > 0 && pods >= node.MaxPods {
+		_, earlier := s.bookedOn(r, n)
+		return podAlloc{}, conflict("node %q no longer has room for %d more pods", pl.Node, earlier+1)
+	}
+	return podAlloc{node: n, gpus: mask}, nil
+}
+
+// bookedOn is what the pods of r so far hold on node n: resources and pod
+// count. Only a conflict's message needs it.
+func (s *Snapshot) bookedOn(r *running, n int32) (res.Vec, int32) {
+	var booked res.Vec
+	pods := int32(0)
+	for j, pa := range r.pods {
+		if pa.node == n {
+			booked = booked.Add(s.book(r, r.setOf(j)))
+			pods++
+		}
+	}
+	return booked, pods
+}
+
+// podRun is pods of one workload on one node, booked on the node at once.
+type podRun struct {
+	node   int32 // -1 for none
+	gpus   uint64
+	booked res.Vec
+	pods   int32
+}
+
+func (run *podRun) add(gpus uint64, book res.Vec) {
+	run.gpus |= gpus
+	run.booked = run.booked.Add(book)
+	run.pods++
+}
+
+// hold books (sign 1) or releases (sign -1) a run of pods on its node.
+func (s *Snapshot) hold(run podRun, sign int) {
+	switch {
+	case run.node < 0 || run.pods == 0:
+	case sign > 0:
+		s.state.Allocate(run.node, run.gpus, run.booked, run.pods)
+	default:
+		s.state.Release(run.node, run.gpus, run.booked, run.pods)
+	}
+}
+
+// holdPods books (sign 1) or releases (sign -1) the first count pods of r
+// on their nodes, a run of pods on one node at once.
+func (s *Snapshot) holdPods(r *running, count, sign int) {
+	run := podRun{node: -1}
+	k := 0
+	for i := range r.sets {
+		book := s.book(r, i)
+		for range min(int(r.w.PodSets[i].Count), count-k) {
+			if pa := r.pods[k]; pa.node != run.node {
+				s.hold(run, sign)
+				run = podRun{node: pa.node}
+			}
+			run.add(r.pods[k].gpus, book)
+			k++
+		}
+	}
+	s.hold(run, sign)
 }
 
 // setOf maps a pod's index to its pod set.
@@ -411,15 +584,7 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 // unevict undoes evict (the record is dropped by the caller).
 func (s *Snapshot) unevict(r *running) {
 	s.dequeue(r.w.ID)
-	k := 0
-	for i := range r.sets {
-		for range r.w.PodSets[i].Count {
-			if pa := r.pods[k]; pa.node >= 0 {
-				s.state.Allocate(pa.node, pa.gpus, s.book(r, i), 1)
-			}
-			k++
-		}
-	}
+	s.holdPods(r, len(r.pods), 1)
 	s.insertRunning(r)
 }
 

@@ -396,3 +396,28 @@ func TestPublishedPendingSetUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// commitRefused checks that committing d fails with want and leaves st as
+// it was.
+func commitRefused(t *testing.T, st *allot.Store, d allot.Decision, want error) {
+	t.Helper()
+	before := st.Load()
+	var err error
+	if p := catch(func() { _, err = st.Commit(d) }); p != nil {
+		t.Fatalf("Commit panicked: %v", p)
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("Commit: %v, want %v", err, want)
+	}
+	if st.Load() != before {
+		t.Fatal("a refused commit published a version")
+	}
+	after, err := st.Apply(allot.AdvanceTime{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.FreeGPUs() != before.FreeGPUs() || slices.Compare(after.RunningIDs(), before.RunningIDs()) != 0 ||
+		slices.Compare(after.PendingIDs(), before.PendingIDs()) != 0 || len(after.Evictions()) != len(before.Evictions()) {
+		t.Fatalf("a refused commit changed the store")
+	}
+}

@@ -3,8 +3,6 @@ package allot
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/allot-sched/allot/internal/res"
 )
 
 // maxPodSets is the most pod sets a workload may have (Kueue's limit).
@@ -74,7 +72,7 @@ func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
 		if q > maxQuantity {
 			return fmt.Sprintf("%d is more than 2^56", q), "perPod." + name
 		}
-		if _, ok := res.MulOK(q, int64(ps.Count)); !ok || q*int64(ps.Count) > maxQuantity {
+		if !bounded(0, q, ps.Count) {
 			return fmt.Sprintf("%d pods × %d overflows", ps.Count, q), "perPod." + name
 		}
 	}
@@ -95,7 +93,7 @@ func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
 		}
 		// Each term is at most 2^56, so the sum cannot overflow.
 		if t.Prompt > maxQuantity || t.MaxTokens > maxQuantity ||
-			t.Prompt+t.MaxTokens+ps.PerPod["tokens"] > maxQuantity/int64(ps.Count) {
+			!bounded(0, t.Prompt+t.MaxTokens+ps.PerPod["tokens"], ps.Count) {
 			return "token budget overflows", "tokens"
 		}
 	}
