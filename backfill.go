@@ -261,7 +261,7 @@ func quotaFitsIn(s *Snapshot, u quota.Usage, q int32, fq *quota.FlavorQuota, nee
 // (moved), or it waits: then it concludes the decision and reports false.
 func (dc *decider) backfillSafe() (ok, moved bool) {
 	s, r := dc.s, dc.r
-	if dc.noBackfill || !s.backfillOn() || s.pending.Len() == 0 {
+	if !s.backfillOn() || s.pending.Len() == 0 {
 		return true, false
 	}
 	rs := s.reservationsBefore(r, dc.d.work)

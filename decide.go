@@ -40,16 +40,11 @@ var workspaces = sync.Pool{New: func() any { return new(workspace) }}
 // holds, so a caller deciding in a loop allocates nothing once d has grown.
 // d's strings (Message, trail details) and slices are overwritten by the next
 // DecideInto on the same d: copy what must outlive it.
-func DecideInto(s *Snapshot, r Request, d *Decision) { decideWith(s, r, d, false) }
-
-// decideWith decides, without the backfill check when noBackfill is set (to
-// tell whether a pending workload could start now when planning
-// reservations).
-func decideWith(s *Snapshot, r Request, d *Decision, noBackfill bool) {
+func DecideInto(s *Snapshot, r Request, d *Decision) {
 	d.reset()
 	d.request = r
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
-	dc := decider{s: s, r: &d.request, d: d, noBackfill: noBackfill}
+	dc := decider{s: s, r: &d.request, d: d}
 	dc.run()
 	dc.finish()
 }
@@ -89,19 +84,17 @@ type decider struct {
 	// Per pod set: resolved vectors and the chosen flavor.
 	n       int
 	perPod  [maxPodSets]res.Vec // what a pod books on a node of its flavor
-	charge  [maxPodSets]res.Vec // what a pod charges to quota
-	need    [maxPodSets]res.Vec // charge × count
+	need    [maxPodSets]res.Vec // what the pod set charges to quota, tokens included
 	chosen  [maxPodSets]int32
 	asgFrom [maxPodSets]int32 // first assignment of each pod set, -1 if none
 
-	// Text spans into d.buf: the message and each trail check's detail.
 	placerReady bool
-	noBackfill  bool
 	// level and overSoft gather the chosen flavors' borrowing level and
 	// whether any passes a soft cap.
 	level    int
 	overSoft bool
 
+	// Text spans into d.buf: the message and each trail check's detail.
 	msg   span
 	spans [16]span
 	extra []span
@@ -358,7 +351,6 @@ func (dc *decider) resolve() {
 		if ps.Tokens != nil && s.tokens >= 0 {
 			v[s.tokens] += ps.Tokens.Prompt + ps.Tokens.MaxTokens
 		}
-		dc.charge[i] = v
 		dc.need[i] = v.Scale(int64(ps.Count))
 		dc.chosen[i] = -1
 		dc.asgFrom[i] = -1
@@ -1032,14 +1024,6 @@ func (dc *decider) higherPriorityPending() bool {
 	dc.w(" waits for it")
 	dc.conclude(StageSoftCap, HigherPriorityPending, m)
 	return true
-}
-
-// gsetGPUs is pod set i's GPUs per pod on its flavor.
-func (dc *decider) gsetGPUs(i int) int64 {
-	if dc.s.gpu < 0 {
-		return 0
-	}
-	return dc.s.placementRes(dc.chosen[i], dc.perPod[i])[dc.s.gpu]
 }
 
 // describePlacement writes "N pods on M nodes in rack r1".
