@@ -22,11 +22,13 @@ import (
 // soft cap, preemption. The trail records each check that ran.
 func Decide(s *Snapshot, r Request) Decision {
 	var d Decision
-	d.work = workspaces.Get().(*workspace)
-	DecideInto(s, r, &d)
-	// The workspace holds nothing the decision refers to: it goes back for
-	// the next decision. The text buffer stays with the decision.
-	workspaces.Put(d.work)
+	w := workspaces.Get().(*workspace)
+	d.work, d.buf = w, w.text
+	decide(s, r, &d, true)
+	// The decision's strings are a copy of the text: the workspace and the
+	// text buffer go back for the next decision.
+	w.text = d.buf[:0]
+	workspaces.Put(w)
 	d.decisionScratch = decisionScratch{}
 	return d
 }
@@ -38,15 +40,23 @@ var workspaces = sync.Pool{New: func() any { return new(workspace) }}
 
 // DecideInto is Decide writing into d and reusing the memory d already
 // holds, so a caller deciding in a loop allocates nothing once d has grown.
-// d's strings (Message, trail details) and slices are overwritten by the next
-// DecideInto on the same d: copy what must outlive it.
-func DecideInto(s *Snapshot, r Request, d *Decision) {
+//
+// The next DecideInto on the same d overwrites what this one wrote there:
+// d.Message and every d.Trail[i].Detail are views of d's text buffer, and
+// the Flavors, Placement, Borrowing, Victims and Trail slices are reused.
+// The other strings (IDs, names, policies) stay valid. Keep d.Clone() for
+// a decision that must outlive the next one.
+func DecideInto(s *Snapshot, r Request, d *Decision) { decide(s, r, d, false) }
+
+// decide decides r on s into d; its strings are copied out of the text
+// buffer when copyText is set, and view it otherwise.
+func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	d.reset()
 	d.request = r
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
 	dc := decider{s: s, r: &d.request, d: d}
 	dc.run()
-	dc.finish()
+	dc.finish(copyText)
 }
 
 // reset empties d, keeping its memory; a fresh d gets room for a typical
@@ -54,7 +64,11 @@ func DecideInto(s *Snapshot, r Request, d *Decision) {
 func (d *Decision) reset() {
 	if d.buf == nil {
 		d.buf = make([]byte, 0, 512)
+	}
+	if d.Trail == nil {
 		d.Trail = make([]Check, 0, 10)
+	}
+	if d.Flavors == nil {
 		d.Flavors = make([]PodSetFlavor, 0, 2)
 	}
 	if d.work == nil {
@@ -134,13 +148,19 @@ func (dc *decider) wnote() {
 // cores (or millicores), memory with a binary suffix when it divides evenly.
 func (dc *decider) wqty(r int, v int64) { dc.d.buf = appendQuantity(dc.d.buf, dc.s.resources[r], v) }
 
-// finish turns the text buffer into the decision's strings.
-func (dc *decider) finish() {
+// finish turns the text buffer into the decision's strings: one copy of
+// it, or (for DecideInto) views of it, which cost nothing.
+func (dc *decider) finish(copyText bool) {
 	d := dc.d
 	if len(d.buf) == 0 {
 		return
 	}
-	text := unsafe.String(unsafe.SliceData(d.buf), len(d.buf))
+	var text string
+	if copyText {
+		text = string(d.buf)
+	} else {
+		text = unsafe.String(unsafe.SliceData(d.buf), len(d.buf))
+	}
 	sub := func(sp span) string { return text[sp.from:sp.to] }
 	d.Message = sub(dc.msg)
 	for i := range d.Trail {
