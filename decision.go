@@ -183,11 +183,13 @@ type workspace struct {
 	placer gang.Placer
 	// capacity places on the empty cluster, to prove a request never fits.
 	capacity gang.Placer
-	// search places during a preemption search, on simulated states, and
-	// the workloads ahead of a request when planning backfill; ahead holds
-	// those workloads' pod sets.
-	search gang.Placer
-	ahead  []gang.PodSet
+	// search places during a preemption search, on simulated states, the
+	// workloads ahead of a request when planning backfill and the request
+	// around the reservations; ahead holds those workloads' pod sets and
+	// planned the placement of the one being planned.
+	search  gang.Placer
+	ahead   []gang.PodSet
+	planned []gang.Assignment
 	// line looks up the start of a request's queue among the pending
 	// workloads.
 	line  Workload
