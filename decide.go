@@ -23,6 +23,9 @@ import (
 func Decide(s *Snapshot, r Request) Decision {
 	var d Decision
 	w := workspaces.Get().(*workspace)
+	if w.text == nil {
+		w.text = w.textArea[:0]
+	}
 	d.work, d.buf = w, w.text
 	decide(s, r, &d, true)
 	// The decision's strings are a copy of the text: the workspace and the
