@@ -84,7 +84,7 @@ func (p *backfillPlan) aheadOf(w *Workload) (n, self int) {
 	return n, self
 }
 
-// backfillPlan returns the snapshot's plan of reservations, extended far
+// reservationPlan returns the snapshot's plan of reservations, extended far
 // enough for request r: for the first pending workloads that cannot start
 // now (at most the backfill depth of them, among the first
 // maxBackfillTest pending), when and where they will start, running
@@ -92,7 +92,7 @@ func (p *backfillPlan) aheadOf(w *Workload) (n, self int) {
 // one) and each blocked workload taking the first moment its quota and a
 // placement fit. A workload that could never be planned gets no
 // reservation. Once planned far enough, it costs a load.
-func (s *Snapshot) backfillPlan(r *Request, work *workspace) *backfillPlan {
+func (s *Snapshot) reservationPlan(r *Request, work *workspace) *backfillPlan {
 	rq := (*Workload)(r)
 	depth := max(1, s.options.BackfillDepth)
 	var p *backfillPlan
@@ -312,7 +312,7 @@ func (dc *decider) backfillSafe() (ok, moved bool) {
 	if !s.backfillOn() || s.pending.Len() == 0 {
 		return true, false
 	}
-	p := s.backfillPlan(r, dc.d.work)
+	p := s.reservationPlan(r, dc.d.work)
 	n, self := p.aheadOf((*Workload)(r))
 	count := n
 	if self >= 0 {
