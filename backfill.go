@@ -53,7 +53,11 @@ type backfillPlan struct {
 	// what a request is placed again on around the reservations.
 	held []*topology.State
 	base *topology.State
-	ends []leaving
+	// reserved are the GPUs of rs, one entry per node, sorted by node: a
+	// running workload that leaves does not free them for the next
+	// blocked workload.
+	reserved []gang.Assignment
+	ends     []leaving
 }
 
 // heldState is the snapshot's state with the GPUs of rs[:k] taken.
@@ -142,7 +146,7 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 			q.ends = s.leavingOrder()
 		}
 		base := q.heldState(len(q.rs))
-		rv, ok := s.plan(b, q.ends, base, work)
+		rv, ok := s.plan(b, q.ends, base, q.reserved, work)
 		if !ok {
 			continue
 		}
@@ -153,8 +157,25 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 		held.Flush()
 		q.rs = append(q.rs, rv)
 		q.held = append(q.held, held)
+		q.reserved = withReserved(q.reserved, rv.pods)
 	}
 	return &q
+}
+
+// withReserved is reserved (one entry per node, sorted by node) with the
+// GPUs of pods added, in a new slice: plans share the old one.
+func withReserved(reserved, pods []gang.Assignment) []gang.Assignment {
+	out := make([]gang.Assignment, 0, len(reserved)+len(pods))
+	out = append(out, reserved...)
+	for _, a := range pods {
+		i, ok := slices.BinarySearchFunc(out, a.Node, func(b gang.Assignment, n int32) int { return cmp.Compare(b.Node, n) })
+		if ok {
+			out[i].GPUs |= a.GPUs
+		} else {
+			out = slices.Insert(out, i, a)
+		}
+	}
+	return out
 }
 
 // waitsForCapacity reports whether a pending workload is held back only
@@ -224,8 +245,9 @@ type leaving struct {
 
 // plan finds when blocked workload w can start as running workloads leave,
 // on its queue's first flavor with nodes, and where: held is the state
-// with the reservations ahead of it taken.
-func (s *Snapshot) plan(w *Workload, ends []leaving, held *topology.State, work *workspace) (reservation, bool) {
+// with the reservations ahead of it taken, reserved their GPUs, which stay
+// taken as the workloads on them leave.
+func (s *Snapshot) plan(w *Workload, ends []leaving, held *topology.State, reserved []gang.Assignment, work *workspace) (reservation, bool) {
 	q, ok := s.queueIdx[w.Queue]
 	if !ok {
 		return reservation{}, false
@@ -246,7 +268,7 @@ func (s *Snapshot) plan(w *Workload, ends []leaving, held *topology.State, work 
 		return reservation{}, false
 	}
 	work.ahead = sets
-	m := sim{s: s, usage: s.usage.Clone(), state: held.Fork()}
+	m := sim{s: s, usage: s.usage.Clone(), state: held.Fork(), reserved: reserved}
 	pl := &work.search
 	for _, l := range ends {
 		m.evict(l.r)

@@ -162,3 +162,49 @@ func TestBackfillConcurrentPlanners(t *testing.T) {
 		}
 	}
 }
+
+// Every reservation holds its GPUs from now on, so two reservations never
+// share a GPU, though the GPUs of each are still busy with workloads that
+// will leave: the plan of the next blocked workload must not take GPUs an
+// earlier reservation holds once the workload on them leaves.
+func TestBackfillReservationsShareNoGPU(t *testing.T) {
+	b := allot.Builder{Resources: []string{"gpu"}, Flavors: []allot.Flavor{{Name: "h100"}},
+		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "h100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 64}}}}}},
+		Now:    100, Options: allot.Options{BackfillDepth: 3}}
+	for i, end := range []int64{200, 300} {
+		name := fmt.Sprintf("n%d", i)
+		b.Nodes = append(b.Nodes, allot.Node{Name: name, Flavor: "h100", Capacity: allot.Resources{"gpu": 8}})
+		b.Running = append(b.Running, allot.Workload{ID: "run-" + name, Queue: "q", ExpectedRuntime: end,
+			PodSets: []allot.PodSet{{Name: "m", Count: 1, Flavor: "h100", Nodes: []string{name}, PerPod: allot.Resources{"gpu": 8}}}})
+	}
+	for i := 0; i < 3; i++ {
+		b.Pending = append(b.Pending, allot.Workload{ID: fmt.Sprintf("blocked-%d", i), Queue: "q", Priority: 10, SubmittedAt: int64(i),
+			PodSets: []allot.PodSet{{Name: "w", Count: 1, PerPod: allot.Resources{"gpu": 8}}}})
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(s.Reservations(backfillRequest("low", 0)))
+	// blocked-2 finds no room: both nodes are reserved for good.
+	if want := "[{blocked-0 200 [{ 0 n0 [0 1 2 3 4 5 6 7]}]} {blocked-1 300 [{ 0 n1 [0 1 2 3 4 5 6 7]}]}]"; got != want {
+		t.Errorf("reservations\n%s\nwant\n%s", got, want)
+	}
+	w := backfillWorld(t, 4)
+	rs := w.Reservations(backfillRequest("low", 0))
+	if len(rs) != 4 {
+		t.Fatalf("%d reservations, want 4: %v", len(rs), rs)
+	}
+	owner := map[string]string{}
+	for _, rv := range rs {
+		for _, p := range rv.Pods {
+			for _, g := range p.GPUs.Indices() {
+				key := fmt.Sprintf("%s/%d", p.Node, g)
+				if o, ok := owner[key]; ok {
+					t.Errorf("GPU %s reserved for both %s and %s", key, o, rv.ID)
+				}
+				owner[key] = rv.ID
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package allot
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/allot-sched/allot/gang"
@@ -76,6 +77,10 @@ type sim struct {
 	s     *Snapshot
 	usage quota.Usage
 	state *topology.State
+	// reserved are GPUs that stay taken when the workload on them leaves
+	// (backfill reservations, held from now on), one entry per node,
+	// sorted by node.
+	reserved []gang.Assignment
 }
 
 func (m *sim) move(r *running, sign int) {
@@ -87,16 +92,29 @@ func (m *sim) move(r *running, sign int) {
 	for i := range r.sets {
 		for range r.w.PodSets[i].Count {
 			if pa := r.pods[k]; pa.node >= 0 {
+				gpus := pa.gpus &^ m.reservedOn(pa.node)
 				if sign > 0 {
-					m.state.Release(pa.node, pa.gpus, m.s.book(r, i), 1)
+					m.state.Release(pa.node, gpus, m.s.book(r, i), 1)
 				} else {
-					m.state.Allocate(pa.node, pa.gpus, m.s.book(r, i), 1)
+					m.state.Allocate(pa.node, gpus, m.s.book(r, i), 1)
 				}
 			}
 			k++
 		}
 	}
 	m.state.Flush()
+}
+
+// reservedOn is the mask of node n's reserved GPUs.
+func (m *sim) reservedOn(n int32) uint64 {
+	if len(m.reserved) == 0 {
+		return 0
+	}
+	i, ok := slices.BinarySearchFunc(m.reserved, n, func(a gang.Assignment, n int32) int { return cmp.Compare(a.Node, n) })
+	if !ok {
+		return 0
+	}
+	return m.reserved[i].GPUs
 }
 
 // moveUsage takes a workload's quota usage out of the view (sign 1) or

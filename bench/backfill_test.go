@@ -12,9 +12,10 @@ const backfillNow = 10_000
 
 // backfillCluster is the 1024-node cluster with every node busy but the
 // last of each of the first 16 racks, each busy node's workload expected to
-// end at its own time, and blocked gangs of 8 pods × 8 GPUs, each within a
-// rack and of higher priority than any request of the benchmark, all of
-// which get a reservation.
+// end at its own time, a rack of 2 free nodes more, and blocked gangs of 8
+// pods × 8 GPUs, each within a rack and of higher priority than any
+// request of the benchmark, all of which get a reservation (never in the
+// small rack).
 func backfillCluster(tb testing.TB, blocked int) *allot.Snapshot {
 	tb.Helper()
 	bl := Cluster(1024, false)
@@ -28,6 +29,11 @@ func backfillCluster(tb testing.TB, blocked int) *allot.Snapshot {
 			ExpectedRuntime: backfillNow + 60*(1+int64(i*389%997)),
 			PodSets: []allot.PodSet{{Name: "main", Count: 1, Flavor: "h100", Nodes: []string{n.Name},
 				PerPod: allot.Resources{"gpu": gpusPerNode, "cpu": 4_000}}}})
+	}
+	for i := range 2 {
+		bl.Nodes = append(bl.Nodes, allot.Node{Name: fmt.Sprintf("spare%d", i), Flavor: "h100",
+			Labels:   map[string]string{"block": "spare", "rack": "spare"},
+			Capacity: allot.Resources{"gpu": gpusPerNode, "cpu": 192_000, "memory": 2 << 40}})
 	}
 	for i := range blocked {
 		r := GangRequest(fmt.Sprintf("blocked-%02d", i), 8, 8, "rack", "")
