@@ -22,11 +22,11 @@ import (
 // soft cap, preemption. The trail records each check that ran.
 func Decide(s *Snapshot, r Request) Decision {
 	var d Decision
-	w := workspaces.Get().(*workspace)
+	w := workspaces.Get().(*pooledWork)
 	if w.text == nil {
 		w.text = w.textArea[:0]
 	}
-	d.work, d.buf = w, w.text
+	d.work, d.buf = &w.workspace, w.text
 	decide(s, r, &d, true)
 	// The decision's strings are a copy of the text: the workspace and the
 	// text buffer go back for the next decision.
@@ -39,7 +39,16 @@ func Decide(s *Snapshot, r Request) Decision {
 // workspaces recycles the scratch memory of Decide between calls. It holds
 // only buffers whose contents never reach a decision, so it cannot change
 // any answer.
-var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+var workspaces = sync.Pool{New: func() any { return new(pooledWork) }}
+
+// pooledWork is Decide's scratch memory: a workspace and the text buffer,
+// copied into the decision's strings, which starts in textArea, allocated
+// with the rest.
+type pooledWork struct {
+	workspace
+	text     []byte
+	textArea [512]byte
+}
 
 // DecideInto is Decide writing into d and reusing the memory d already
 // holds, so a caller deciding in a loop allocates nothing once d has grown.

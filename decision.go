@@ -195,8 +195,4 @@ type workspace struct {
 	line  Workload
 	asg   []gang.Assignment
 	gsets []gang.PodSet
-	// text is Decide's text buffer, copied into the decision's strings; it
-	// starts in textArea, allocated with the workspace.
-	text     []byte
-	textArea [512]byte
 }
