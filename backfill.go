@@ -3,11 +3,12 @@ package allot
 import (
 	"cmp"
 	"slices"
-	"sync"
+	"sync/atomic"
 
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
+	"github.com/allot-sched/allot/topology"
 )
 
 // reservation is a blocked workload's planned start: when the running
@@ -17,9 +18,8 @@ type reservation struct {
 	w      *Workload
 	start  int64
 	flavor int32
-	// gpus[n] is the node-local GPU mask reserved on node n.
-	nodes []int32
-	gpus  []uint64
+	// pods are the node-local GPU masks reserved, one per pod.
+	pods []gang.Assignment
 }
 
 // backfillOn reports whether backfill reservations are kept (the default).
@@ -33,64 +33,146 @@ const maxBackfillTest = 64
 // backfillCache holds a snapshot's reservations, planned as far down the
 // priority order as the decisions made so far needed: the blocked
 // workloads are found in priority order, so every decision sees the same
-// reservations ahead of it, whichever was decided first.
+// reservations ahead of it, whichever was decided first. Each extension
+// is a new plan published by compare-and-swap: no decision waits for
+// another, and planners that race plan the same thing.
 type backfillCache struct {
-	mu sync.Mutex
 	// plan is nil until a decision first needs it: every version carries
 	// a cache, few are asked for it.
-	plan *backfillPlan
+	plan atomic.Pointer[backfillPlan]
 }
 
+// backfillPlan is one extent of a snapshot's plan, never changed once
+// published; a longer one extends it, sharing what they have in common.
 type backfillPlan struct {
 	ahead []*Workload // the first maxBackfillTest pending, in order
 	next  int         // ahead[:next] have been examined
 	rs    []reservation
-	ends  []leaving
+	// held[k] is the snapshot's state with the GPUs of rs[:k+1] taken
+	// (base with none): what the next blocked workload is planned on, and
+	// what a request is placed again on around the reservations.
+	held []*topology.State
+	base *topology.State
+	// reserved are the GPUs of rs, one entry per node, sorted by node: a
+	// running workload that leaves does not free them for the next
+	// blocked workload.
+	reserved []gang.Assignment
+	ends     []leaving
 }
 
-// reservationsBefore returns the reservations of blocked pending
-// workloads ahead of request r in priority order: for the first ones that
-// cannot start now (at most the backfill depth of them, among the first
+// heldState is the snapshot's state with the GPUs of rs[:k] taken.
+func (p *backfillPlan) heldState(k int) *topology.State {
+	if k == 0 {
+		return p.base
+	}
+	return p.held[k-1]
+}
+
+// covers reports whether the plan has examined every blocked workload
+// that can get a reservation ahead of w.
+func (p *backfillPlan) covers(w *Workload, depth int) bool {
+	return p.next == len(p.ahead) || len(p.rs) >= depth || !pendingBefore(p.ahead[p.next], w)
+}
+
+// aheadOf counts the reservations ahead of request w in priority order (the
+// first n of the plan's) and finds among them the one of w's own ID, which
+// is not in its way (-1 when none is).
+func (p *backfillPlan) aheadOf(w *Workload) (n, self int) {
+	self = -1
+	for n < len(p.rs) && pendingBefore(p.rs[n].w, w) {
+		if p.rs[n].w.ID == w.ID {
+			self = n
+		}
+		n++
+	}
+	return n, self
+}
+
+// reservationPlan returns the snapshot's plan of reservations, extended far
+// enough for request r: for the first pending workloads that cannot start
+// now (at most the backfill depth of them, among the first
 // maxBackfillTest pending), when and where they will start, running
 // workloads leaving at admission plus expected run time (never, without
 // one) and each blocked workload taking the first moment its quota and a
 // placement fit. A workload that could never be planned gets no
-// reservation.
-func (s *Snapshot) reservationsBefore(r *Request, work *workspace) []reservation {
-	bf := s.bf
-	if bf == nil {
-		bf = new(backfillCache)
-	}
-	bf.mu.Lock()
-	defer bf.mu.Unlock()
-	c := bf.plan
-	if c == nil {
-		c = &backfillPlan{ahead: make([]*Workload, 0, maxBackfillTest)}
-		s.queued.Scan(func(w *Workload) bool {
-			c.ahead = append(c.ahead, w)
-			return len(c.ahead) < maxBackfillTest
-		})
-		bf.plan = c
-	}
-	depth := max(1, s.options.BackfillDepth)
+// reservation. Once planned far enough, it costs a load.
+func (s *Snapshot) reservationPlan(r *Request, work *workspace) *backfillPlan {
 	rq := (*Workload)(r)
-	for c.next < len(c.ahead) && len(c.rs) < depth && pendingBefore(c.ahead[c.next], rq) {
-		w := c.ahead[c.next]
-		c.next++
-		if !s.waitsForCapacity(w, work) {
+	depth := max(1, s.options.BackfillDepth)
+	var p *backfillPlan
+	if s.bf != nil {
+		p = s.bf.plan.Load()
+	}
+	if p != nil && p.covers(rq, depth) {
+		return p
+	}
+	q := s.extendPlan(p, rq, depth, work)
+	if s.bf == nil {
+		return q
+	}
+	// Every extent is a prefix of the same plan: publish q unless another
+	// decision has published one at least as long meanwhile.
+	for !s.bf.plan.CompareAndSwap(p, q) {
+		if p = s.bf.plan.Load(); p.next >= q.next {
+			break
+		}
+	}
+	return q
+}
+
+// extendPlan plans on from p (nil: from the start) until the plan covers
+// request w.
+func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *workspace) *backfillPlan {
+	var q backfillPlan
+	if p == nil {
+		q.base = s.state
+		q.ahead = make([]*Workload, 0, min(maxBackfillTest, s.queued.Len()))
+		s.queued.Scan(func(w *Workload) bool {
+			q.ahead = append(q.ahead, w)
+			return len(q.ahead) < maxBackfillTest
+		})
+	} else {
+		// Appending must not write into the arrays p shares.
+		q = *p
+		q.rs, q.held = slices.Clip(q.rs), slices.Clip(q.held)
+	}
+	for !q.covers(w, depth) {
+		b := q.ahead[q.next]
+		q.next++
+		if !s.waitsForCapacity(b, work) {
 			continue // it starts now, or waits for something else
 		}
-		if c.ends == nil {
-			c.ends = s.leavingOrder()
+		if q.ends == nil {
+			q.ends = s.leavingOrder()
 		}
-		if rv, ok := s.plan(w, c.ends, c.rs); ok {
-			c.rs = append(c.rs, rv)
+		base := q.heldState(len(q.rs))
+		rv, ok := s.plan(b, q.ends, base, q.reserved, work)
+		if !ok {
+			continue
 		}
+		held := base.Fork()
+		for _, a := range rv.pods {
+			held.Allocate(a.Node, a.GPUs, res.Vec{}, 0)
+		}
+		held.Flush()
+		q.rs = append(q.rs, rv)
+		q.held = append(q.held, held)
+		q.reserved = withReserved(q.reserved, rv.pods)
 	}
-	var out []reservation
-	for _, rv := range c.rs {
-		if rv.w.ID != r.ID && pendingBefore(rv.w, rq) {
-			out = append(out, rv)
+	return &q
+}
+
+// withReserved is reserved (one entry per node, sorted by node) with the
+// GPUs of pods added, in a new slice: plans share the old one.
+func withReserved(reserved, pods []gang.Assignment) []gang.Assignment {
+	out := make([]gang.Assignment, 0, len(reserved)+len(pods))
+	out = append(out, reserved...)
+	for _, a := range pods {
+		i, ok := slices.BinarySearchFunc(out, a.Node, func(b gang.Assignment, n int32) int { return cmp.Compare(b.Node, n) })
+		if ok {
+			out[i].GPUs |= a.GPUs
+		} else {
+			out = slices.Insert(out, i, a)
 		}
 	}
 	return out
@@ -162,8 +244,10 @@ type leaving struct {
 }
 
 // plan finds when blocked workload w can start as running workloads leave,
-// on its queue's first flavor with nodes, and where.
-func (s *Snapshot) plan(w *Workload, ends []leaving, held []reservation) (reservation, bool) {
+// on its queue's first flavor with nodes, and where: held is the state
+// with the reservations ahead of it taken, reserved their GPUs, which stay
+// taken as the workloads on them leave.
+func (s *Snapshot) plan(w *Workload, ends []leaving, held *topology.State, reserved []gang.Assignment, work *workspace) (reservation, bool) {
 	q, ok := s.queueIdx[w.Queue]
 	if !ok {
 		return reservation{}, false
@@ -179,35 +263,26 @@ func (s *Snapshot) plan(w *Workload, ends []leaving, held []reservation) (reserv
 	if fq == nil {
 		return reservation{}, false
 	}
-	sets, need, ok := s.podSetsFor(w, fq.Flavor)
+	sets, need, ok := s.podSetsInto(w, fq.Flavor, work.ahead[:0])
 	if !ok {
 		return reservation{}, false
 	}
-	m := sim{s: s, usage: s.usage.Clone(), state: s.state.Fork()}
-	for _, h := range held {
-		for i, n := range h.nodes {
-			m.state.Allocate(n, h.gpus[i], res.Vec{}, 0)
-		}
-	}
-	m.state.Flush()
+	work.ahead = sets
+	m := sim{s: s, usage: s.usage.Clone(), state: held.Fork(), reserved: reserved}
+	pl := &work.search
 	for _, l := range ends {
 		m.evict(l.r)
 		if !quotaFitsIn(s, m.usage, q, fq, need) {
 			continue
 		}
-		var pl gang.Placer
 		pl.Reset(m.state)
 		pl.Final = true
-		asg, _, ok := pl.Place(sets, nil)
+		asg, _, ok := pl.Place(sets, work.planned[:0])
+		work.planned = asg
 		if !ok {
 			continue
 		}
-		out := reservation{w: w, start: max(l.end, s.now), flavor: fq.Flavor}
-		for _, a := range asg {
-			out.nodes = append(out.nodes, a.Node)
-			out.gpus = append(out.gpus, a.GPUs)
-		}
-		return out, true
+		return reservation{w: w, start: max(l.end, s.now), flavor: fq.Flavor, pods: slices.Clone(asg)}, true
 	}
 	return reservation{}, false
 }
@@ -221,13 +296,8 @@ func allowsFlavor(w *Workload, name string) bool {
 	return true
 }
 
-// podSetsFor resolves a workload's pod sets for the placer on flavor f and
-// what it charges to quota there.
-func (s *Snapshot) podSetsFor(w *Workload, f int32) ([]gang.PodSet, res.Vec, bool) {
-	return s.podSetsInto(w, f, make([]gang.PodSet, 0, len(w.PodSets)))
-}
-
-// podSetsInto is podSetsFor appending to sets (of a valid workload).
+// podSetsInto resolves a valid workload's pod sets for the placer on
+// flavor f, appending them to sets, and what it charges to quota there.
 func (s *Snapshot) podSetsInto(w *Workload, f int32, sets []gang.PodSet) ([]gang.PodSet, res.Vec, bool) {
 	var need res.Vec
 	for _, ps := range w.PodSets {
@@ -261,17 +331,25 @@ func quotaFitsIn(s *Snapshot, u quota.Usage, q int32, fq *quota.FlavorQuota, nee
 // (moved), or it waits: then it concludes the decision and reports false.
 func (dc *decider) backfillSafe() (ok, moved bool) {
 	s, r := dc.s, dc.r
-	if dc.noBackfill || !s.backfillOn() || s.pending.Len() == 0 {
+	if !s.backfillOn() || s.pending.Len() == 0 {
 		return true, false
 	}
-	rs := s.reservationsBefore(r, dc.d.work)
-	if len(rs) == 0 {
+	p := s.reservationPlan(r, dc.d.work)
+	n, self := p.aheadOf((*Workload)(r))
+	count := n
+	if self >= 0 {
+		count--
+	}
+	if count == 0 {
 		return true, false
 	}
 	asg := dc.d.work.asg
 	var blocking *reservation
-	for i := range rs {
-		rv := &rs[i]
+	for i := range p.rs[:n] {
+		rv := &p.rs[i]
+		if i == self {
+			continue
+		}
 		if r.ExpectedRuntime > 0 && s.now+r.ExpectedRuntime <= rv.start {
 			continue // it ends before the reservation starts
 		}
@@ -283,13 +361,13 @@ func (dc *decider) backfillSafe() (ok, moved bool) {
 	m := dc.mark()
 	if blocking == nil {
 		dc.w("takes none of the GPUs reserved for ")
-		dc.wi(int64(len(rs)))
+		dc.wi(int64(count))
 		dc.w(" blocked workload(s), or ends before they start")
 		dc.check(StageBackfill, true, dc.since(m))
 		return true, false
 	}
 	// Place again around every reserved GPU.
-	if dc.replaceAround(rs) {
+	if dc.replaceAround(p, n, self) {
 		dc.w("placed again, around the GPUs reserved for ")
 		dc.wq(blocking.w.ID)
 		dc.check(StageBackfill, true, dc.since(m))
@@ -314,8 +392,8 @@ func (dc *decider) backfillSafe() (ok, moved bool) {
 // overlaps reports whether any assignment takes a GPU of the reservation.
 func overlaps(asg []gang.Assignment, rv *reservation) bool {
 	for _, a := range asg {
-		for i, n := range rv.nodes {
-			if n == a.Node && rv.gpus[i]&a.GPUs != 0 {
+		for _, b := range rv.pods {
+			if b.Node == a.Node && b.GPUs&a.GPUs != 0 {
 				return true
 			}
 		}
@@ -323,18 +401,24 @@ func overlaps(asg []gang.Assignment, rv *reservation) bool {
 	return false
 }
 
-// replaceAround places the request again on a view where every reserved
-// GPU is taken; it keeps the new placement when that fits.
-func (dc *decider) replaceAround(rs []reservation) bool {
+// replaceAround places the request again on a view where the GPUs of the
+// plan's first n reservations are taken, but for the request's own (self,
+// -1 when none); it keeps the new placement when that fits.
+func (dc *decider) replaceAround(p *backfillPlan, n, self int) bool {
 	s := dc.s
-	st := s.state.Fork()
-	for _, rv := range rs {
-		for i, n := range rv.nodes {
-			st.Allocate(n, rv.gpus[i], res.Vec{}, 0)
+	st := p.heldState(n)
+	if self >= 0 {
+		// Rare: the request is a pending workload asked for again with
+		// another priority. Its own reservation is not in its way.
+		st = p.heldState(self).Fork()
+		for _, rv := range p.rs[self+1 : n] {
+			for _, a := range rv.pods {
+				st.Allocate(a.Node, a.GPUs, res.Vec{}, 0)
+			}
 		}
+		st.Flush()
 	}
-	st.Flush()
-	var pl gang.Placer
+	pl := &dc.d.work.search
 	pl.Reset(st)
 	w := dc.d.work
 	w.asg = w.asg[:0]

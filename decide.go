@@ -22,11 +22,16 @@ import (
 // soft cap, preemption. The trail records each check that ran.
 func Decide(s *Snapshot, r Request) Decision {
 	var d Decision
-	d.work = workspaces.Get().(*workspace)
-	DecideInto(s, r, &d)
-	// The workspace holds nothing the decision refers to: it goes back for
-	// the next decision. The text buffer stays with the decision.
-	workspaces.Put(d.work)
+	w := workspaces.Get().(*pooledWork)
+	if w.text == nil {
+		w.text = w.textArea[:0]
+	}
+	d.work, d.buf = &w.workspace, w.text
+	decide(s, r, &d, true)
+	// The decision's strings are a copy of the text: the workspace and the
+	// text buffer go back for the next decision.
+	w.text = d.buf[:0]
+	workspaces.Put(w)
 	d.decisionScratch = decisionScratch{}
 	return d
 }
@@ -34,24 +39,36 @@ func Decide(s *Snapshot, r Request) Decision {
 // workspaces recycles the scratch memory of Decide between calls. It holds
 // only buffers whose contents never reach a decision, so it cannot change
 // any answer.
-var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+var workspaces = sync.Pool{New: func() any { return new(pooledWork) }}
+
+// pooledWork is Decide's scratch memory: a workspace and the text buffer,
+// copied into the decision's strings, which starts in textArea, allocated
+// with the rest.
+type pooledWork struct {
+	workspace
+	text     []byte
+	textArea [512]byte
+}
 
 // DecideInto is Decide writing into d and reusing the memory d already
 // holds, so a caller deciding in a loop allocates nothing once d has grown.
-// d's strings (Message, trail details) and slices are overwritten by the next
-// DecideInto on the same d: copy what must outlive it.
-func DecideInto(s *Snapshot, r Request, d *Decision) { decideWith(s, r, d, false) }
+//
+// The next DecideInto on the same d overwrites what this one wrote there:
+// d.Message and every d.Trail[i].Detail are views of d's text buffer, and
+// the Flavors, Placement, Borrowing, Victims and Trail slices are reused.
+// The other strings (IDs, names, policies) stay valid. Keep d.Clone() for
+// a decision that must outlive the next one.
+func DecideInto(s *Snapshot, r Request, d *Decision) { decide(s, r, d, false) }
 
-// decideWith decides, without the backfill check when noBackfill is set (to
-// tell whether a pending workload could start now when planning
-// reservations).
-func decideWith(s *Snapshot, r Request, d *Decision, noBackfill bool) {
+// decide decides r on s into d; its strings are copied out of the text
+// buffer when copyText is set, and view it otherwise.
+func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	d.reset()
 	d.request = r
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
-	dc := decider{s: s, r: &d.request, d: d, noBackfill: noBackfill}
+	dc := decider{s: s, r: &d.request, d: d}
 	dc.run()
-	dc.finish()
+	dc.finish(copyText)
 }
 
 // reset empties d, keeping its memory; a fresh d gets room for a typical
@@ -59,7 +76,11 @@ func decideWith(s *Snapshot, r Request, d *Decision, noBackfill bool) {
 func (d *Decision) reset() {
 	if d.buf == nil {
 		d.buf = make([]byte, 0, 512)
+	}
+	if d.Trail == nil {
 		d.Trail = make([]Check, 0, 10)
+	}
+	if d.Flavors == nil {
 		d.Flavors = make([]PodSetFlavor, 0, 2)
 	}
 	if d.work == nil {
@@ -89,19 +110,17 @@ type decider struct {
 	// Per pod set: resolved vectors and the chosen flavor.
 	n       int
 	perPod  [maxPodSets]res.Vec // what a pod books on a node of its flavor
-	charge  [maxPodSets]res.Vec // what a pod charges to quota
-	need    [maxPodSets]res.Vec // charge × count
+	need    [maxPodSets]res.Vec // what the pod set charges to quota, tokens included
 	chosen  [maxPodSets]int32
 	asgFrom [maxPodSets]int32 // first assignment of each pod set, -1 if none
 
-	// Text spans into d.buf: the message and each trail check's detail.
 	placerReady bool
-	noBackfill  bool
 	// level and overSoft gather the chosen flavors' borrowing level and
 	// whether any passes a soft cap.
 	level    int
 	overSoft bool
 
+	// Text spans into d.buf: the message and each trail check's detail.
 	msg   span
 	spans [16]span
 	extra []span
@@ -141,13 +160,19 @@ func (dc *decider) wnote() {
 // cores (or millicores), memory with a binary suffix when it divides evenly.
 func (dc *decider) wqty(r int, v int64) { dc.d.buf = appendQuantity(dc.d.buf, dc.s.resources[r], v) }
 
-// finish turns the text buffer into the decision's strings.
-func (dc *decider) finish() {
+// finish turns the text buffer into the decision's strings: one copy of
+// it, or (for DecideInto) views of it, which cost nothing.
+func (dc *decider) finish(copyText bool) {
 	d := dc.d
 	if len(d.buf) == 0 {
 		return
 	}
-	text := unsafe.String(unsafe.SliceData(d.buf), len(d.buf))
+	var text string
+	if copyText {
+		text = string(d.buf)
+	} else {
+		text = unsafe.String(unsafe.SliceData(d.buf), len(d.buf))
+	}
 	sub := func(sp span) string { return text[sp.from:sp.to] }
 	d.Message = sub(dc.msg)
 	for i := range d.Trail {
@@ -278,7 +303,6 @@ func (dc *decider) resolve() {
 		if ps.Tokens != nil && s.tokens >= 0 {
 			v[s.tokens] += ps.Tokens.Prompt + ps.Tokens.MaxTokens
 		}
-		dc.charge[i] = v
 		dc.need[i] = v.Scale(int64(ps.Count))
 		dc.chosen[i] = -1
 		dc.asgFrom[i] = -1
@@ -952,14 +976,6 @@ func (dc *decider) higherPriorityPending() bool {
 	dc.w(" waits for it")
 	dc.conclude(StageSoftCap, HigherPriorityPending, m)
 	return true
-}
-
-// gsetGPUs is pod set i's GPUs per pod on its flavor.
-func (dc *decider) gsetGPUs(i int) int64 {
-	if dc.s.gpu < 0 {
-		return 0
-	}
-	return dc.s.placementRes(dc.chosen[i], dc.perPod[i])[dc.s.gpu]
 }
 
 // describePlacement writes "N pods on M nodes in rack r1".

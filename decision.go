@@ -2,6 +2,8 @@ package allot
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/allot-sched/allot/gang"
 )
@@ -136,8 +138,40 @@ func (d *Decision) IsBorrowing() bool { return len(d.Borrowing) > 0 }
 // Request returns what was decided.
 func (d *Decision) Request() Request { return d.request }
 
+// Clone returns a copy of d that owns its memory: its strings and slices
+// stay as they are whatever is later decided into d (see DecideInto). The
+// copy can be committed as d can.
+func (d *Decision) Clone() Decision {
+	c := *d
+	c.decisionScratch = decisionScratch{}
+	c.Flavors = slices.Clone(d.Flavors)
+	c.Placement = slices.Clone(d.Placement)
+	c.Borrowing = slices.Clone(d.Borrowing)
+	c.Victims = slices.Clone(d.Victims)
+	c.Trail = slices.Clone(d.Trail)
+	// Message and the details may view d's text buffer: one string holds
+	// a copy of them all.
+	n := len(d.Message)
+	for i := range d.Trail {
+		n += len(d.Trail[i].Detail)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(d.Message)
+	for i := range d.Trail {
+		b.WriteString(d.Trail[i].Detail)
+	}
+	text := b.String()
+	c.Message, text = text[:len(d.Message)], text[len(d.Message):]
+	for i := range c.Trail {
+		c.Trail[i].Detail, text = text[:len(d.Trail[i].Detail)], text[len(d.Trail[i].Detail):]
+	}
+	return c
+}
+
 // Reusable memory of a decision (see DecideInto). buf holds the text the
-// decision's strings point into; work is scratch that no output refers to.
+// strings of a DecideInto decision view; work is scratch that no output
+// refers to.
 type decisionScratch struct {
 	buf  []byte
 	work *workspace
@@ -149,11 +183,13 @@ type workspace struct {
 	placer gang.Placer
 	// capacity places on the empty cluster, to prove a request never fits.
 	capacity gang.Placer
-	// search places during a preemption search, on simulated states, and
-	// the workloads ahead of a request when planning backfill; ahead holds
-	// those workloads' pod sets.
-	search gang.Placer
-	ahead  []gang.PodSet
+	// search places during a preemption search, on simulated states, the
+	// workloads ahead of a request when planning backfill and the request
+	// around the reservations; ahead holds those workloads' pod sets and
+	// planned the placement of the one being planned.
+	search  gang.Placer
+	ahead   []gang.PodSet
+	planned []gang.Assignment
 	// line looks up the start of a request's queue among the pending
 	// workloads.
 	line  Workload

@@ -30,9 +30,13 @@
 //
 // A Snapshot is read-only and may be shared freely. A Decision returned by
 // Decide owns its memory. DecideInto reuses a Decision's memory for the
-// next decision and so overwrites its strings and slices: copy what must
-// outlive it. A Request must not be changed while a decision made from it
-// may still be committed.
+// next decision, which is how it allocates nothing: the next DecideInto on
+// the same Decision rewrites its Message and trail details (views of its
+// text buffer) and its Flavors, Placement, Borrowing, Victims and Trail
+// slices; its other strings stay valid. Decision.Clone returns a copy that
+// owns its memory, for a decision that must outlive the next one. A
+// Request must not be changed while a decision made from it may still be
+// committed.
 //
 // # The decision pipeline
 //

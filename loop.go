@@ -42,7 +42,8 @@ func Schedule(st *Store) []Decision {
 // made (and committed, when it admits) instead of collecting them. It
 // decides into one reused Decision, so a simulator or a controller that
 // keeps only what it needs allocates far less: d and everything it refers
-// to, its strings included, are valid only during the call.
+// to, its strings included, are valid only during the call (d.Clone()
+// keeps one).
 func ScheduleFunc(st *Store, see func(d *Decision)) {
 	var d Decision
 	schedule(st, func(s *Snapshot, r Request) *Decision {

@@ -1,6 +1,7 @@
 package allot
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/allot-sched/allot/gang"
@@ -76,6 +77,10 @@ type sim struct {
 	s     *Snapshot
 	usage quota.Usage
 	state *topology.State
+	// reserved are GPUs that stay taken when the workload on them leaves
+	// (backfill reservations, held from now on), one entry per node,
+	// sorted by node.
+	reserved []gang.Assignment
 }
 
 func (m *sim) move(r *running, sign int) {
@@ -87,16 +92,29 @@ func (m *sim) move(r *running, sign int) {
 	for i := range r.sets {
 		for range r.w.PodSets[i].Count {
 			if pa := r.pods[k]; pa.node >= 0 {
+				gpus := pa.gpus &^ m.reservedOn(pa.node)
 				if sign > 0 {
-					m.state.Release(pa.node, pa.gpus, m.s.book(r, i), 1)
+					m.state.Release(pa.node, gpus, m.s.book(r, i), 1)
 				} else {
-					m.state.Allocate(pa.node, pa.gpus, m.s.book(r, i), 1)
+					m.state.Allocate(pa.node, gpus, m.s.book(r, i), 1)
 				}
 			}
 			k++
 		}
 	}
 	m.state.Flush()
+}
+
+// reservedOn is the mask of node n's reserved GPUs.
+func (m *sim) reservedOn(n int32) uint64 {
+	if len(m.reserved) == 0 {
+		return 0
+	}
+	i, ok := slices.BinarySearchFunc(m.reserved, n, func(a gang.Assignment, n int32) int { return cmp.Compare(a.Node, n) })
+	if !ok {
+		return 0
+	}
+	return m.reserved[i].GPUs
 }
 
 // moveUsage takes a workload's quota usage out of the view (sign 1) or
@@ -118,10 +136,12 @@ type preemption struct {
 	q   int32
 	req *Request
 	// flavor is each pod set's flavor; need[f] is what the request charges
-	// to flavor f and fqs[f] the queue's quota there (nil for a flavor no
-	// pod set uses).
+	// to flavor f, open[f] the part of it the assignment has not placed,
+	// and fqs[f] the queue's quota there (nil for a flavor no pod set
+	// uses).
 	flavor []int32
 	need   []res.Vec
+	open   []res.Vec
 	fqs    []*quota.FlavorQuota
 	frs    []int // the flavor-resources that need room (Kueue's preempt mode)
 	all    []int // every flavor-resource the request asks for
@@ -322,8 +342,10 @@ func (dc *decider) tryPreemptionAt(f int32, withinNominal bool) bool {
 // a pod set may not use its flavor or the queue has no quota there.
 func (dc *decider) preemptionFor(flavors []int32) *preemption {
 	s := dc.s
+	nf := len(s.flavors)
+	vecs := make([]res.Vec, 2*nf)
 	p := &preemption{s: s, q: dc.q, req: dc.r, pl: &dc.d.work.search, flavor: flavors,
-		need: make([]res.Vec, len(s.flavors)), fqs: make([]*quota.FlavorQuota, len(s.flavors))}
+		need: vecs[:nf:nf], open: vecs[nf:], fqs: make([]*quota.FlavorQuota, nf)}
 	nodes := false
 	for i, f := range flavors {
 		if f < 0 || !dc.allowed(1<<i, f) {
@@ -335,6 +357,9 @@ func (dc *decider) preemptionFor(flavors []int32) *preemption {
 		}
 		p.fqs[f] = fq
 		p.need[f] = p.need[f].Add(dc.need[i])
+		if dc.chosen[i] < 0 {
+			p.open[f] = p.open[f].Add(dc.need[i])
+		}
 		nodes = nodes || s.flavorHasNodes(f)
 	}
 	if !nodes {
@@ -368,8 +393,11 @@ func (p *preemption) search() ([]*candidate, bool) {
 	s := p.s
 	t := s.rtree
 	// Kueue looks for victims only on the flavor-resources that do not fit
-	// (its "preempt" mode); when quota fits and only the placement does not,
-	// on everything the request asks for.
+	// (its "preempt" mode). When quota fits and only the placement does
+	// not, those of the pod sets the assignment could not place: the others
+	// fit as they are, and a queue borrowing only there gives back nothing
+	// the placement needs (taking its workloads anyway lets the two sides
+	// evict each other in turn).
 	for f, fq := range p.fqs {
 		if fq == nil {
 			continue
@@ -385,7 +413,13 @@ func (p *preemption) search() ([]*candidate, bool) {
 		}
 	}
 	if len(p.frs) == 0 {
-		p.frs = p.all
+		for f, fq := range p.fqs {
+			for r := range s.resources {
+				if fq != nil && p.open[f][r] > 0 {
+					p.frs = append(p.frs, t.FR(f, r))
+				}
+			}
+		}
 	}
 	if len(p.frs) == 0 {
 		return nil, false
