@@ -13,9 +13,9 @@ import (
 type NodeState struct {
 	// Free is what is left of every resource, GPUs as a count.
 	Free res.Vec
-	// FreeGPUs is the node's slice of the cluster-wide free-GPU bitset as
-	// a node-local mask, kept beside the node's other figures so that
-	// placement reads one record per node.
+	// FreeGPUs is the node's free GPUs as a node-local mask (bit i for
+	// GPU i), kept beside the node's other figures so that placement reads
+	// one record per node.
 	FreeGPUs      uint64
 	Pods          int32
 	Cordoned      bool
@@ -41,10 +41,7 @@ type DomainAgg struct {
 type State struct {
 	T   *Topology
 	now int64
-	// gpus is the cluster-wide free-GPU bitset: bit i of word i/64 is set
-	// when GPU i is free. Its words live in copy-on-write pages, so a new
-	// version copies only the words it changes.
-	gpus     cow.Slice[uint64]
+	// freeGPUs counts the free GPUs of every node, usable or not.
 	freeGPUs int64
 	nodes    cow.Slice[NodeState]
 	// fits[d*G+g-1] is how many pods of g GPUs the usable nodes of domain d
@@ -70,10 +67,7 @@ type State struct {
 
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
-	s := &State{T: t, now: now, gpus: cow.Make[uint64]((t.TotalGPUs + 63) / 64), freeGPUs: int64(t.TotalGPUs)}
-	for i := 0; i < t.TotalGPUs; i += 64 {
-		s.gpus.Set(i/64, maskBits(min(64, t.TotalGPUs-i)))
-	}
+	s := &State{T: t, now: now, freeGPUs: int64(t.TotalGPUs)}
 	s.nodes = cow.Make[NodeState](len(t.Nodes))
 	for i := range t.Nodes {
 		ns := s.nodes.Mut(i)
@@ -155,26 +149,10 @@ func (s *State) Fits(d int32, g int) int32 {
 // FreeMask returns node n's free GPUs as a node-local mask.
 func (s *State) FreeMask(n int32) uint64 { return s.nodes.Ptr(int(n)).FreeGPUs }
 
-// bitsetMask reads node n's free GPUs from the cluster-wide bitset.
-func (s *State) bitsetMask(n int32) uint64 {
-	node := &s.T.Nodes[n]
-	if node.GPUs == 0 {
-		return 0
-	}
-	base := int(node.GPUBase)
-	w, off := base>>6, uint(base&63)
-	m := s.gpus.At(w) >> off
-	if off != 0 && int(off)+int(node.GPUs) > 64 {
-		m |= s.gpus.At(w+1) << (64 - off)
-	}
-	return m & maskBits(int(node.GPUs))
-}
-
 // FreeGPUs counts the free GPUs of the whole cluster, usable nodes or not.
 func (s *State) FreeGPUs() int64 { return s.freeGPUs }
 
-// Clone returns the next version for a writer: it shares pages with s and
-// copies the free-GPU bitset's words.
+// Clone returns the next version for a writer: it shares pages with s.
 func (s *State) Clone() *State {
 	c := new(State)
 	s.CloneInto(c, cow.NewOwner(), cow.NewOwner())
@@ -192,7 +170,7 @@ func (s *State) Fork() *State {
 
 // ForkInto is Fork writing the private copy into c.
 func (s *State) ForkInto(c *State) {
-	*c = State{T: s.T, now: s.now, gpus: s.gpus.Fork(), freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
+	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
 		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling}
 	c.setFree(s.free)
 }
@@ -201,7 +179,7 @@ func (s *State) ForkInto(c *State) {
 // cow.CloneAs), writing the new version into c, for a caller that
 // allocates it together with other things.
 func (s *State) CloneInto(c *State, child, parent cow.Owner) {
-	*c = State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,
+	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs,
 		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
 		cooling: s.cooling}
 	c.setFree(s.free)
@@ -388,8 +366,8 @@ func (s *State) Allocate(n int32, gpus uint64, r res.Vec, pods int32) {
 		ns.Free = ns.Free.Sub(r)
 		ns.Pods += pods
 		ns.FreeGPUs &^= gpus
-		s.setGPUs(n, gpus, false)
 	})
+	s.freeGPUs -= int64(bits.OnesCount64(gpus))
 }
 
 // Release returns what Allocate booked.
@@ -398,34 +376,8 @@ func (s *State) Release(n int32, gpus uint64, r res.Vec, pods int32) {
 		ns.Free = ns.Free.Add(r)
 		ns.Pods -= pods
 		ns.FreeGPUs |= gpus
-		s.setGPUs(n, gpus, true)
 	})
-}
-
-func (s *State) setGPUs(n int32, mask uint64, free bool) {
-	if mask == 0 {
-		return // nothing to book, and a GPU-less node may have no word at all
-	}
-	base := int(s.T.Nodes[n].GPUBase)
-	w, off := base>>6, uint(base&63)
-	lo, hi := mask<<off, uint64(0)
-	if off != 0 {
-		hi = mask >> (64 - off)
-	}
-	cnt := int64(bits.OnesCount64(mask))
-	if free {
-		*s.gpus.Mut(w) |= lo
-		if hi != 0 {
-			*s.gpus.Mut(w + 1) |= hi
-		}
-		s.freeGPUs += cnt
-	} else {
-		*s.gpus.Mut(w) &^= lo
-		if hi != 0 {
-			*s.gpus.Mut(w + 1) &^= hi
-		}
-		s.freeGPUs -= cnt
-	}
+	s.freeGPUs += int64(bits.OnesCount64(gpus))
 }
 
 func maskBits(n int) uint64 {

@@ -40,8 +40,6 @@ type Node struct {
 	Flavor   int32
 	Capacity res.Vec
 	GPUs     int32
-	// GPUBase is the cluster-wide index of the node's first GPU.
-	GPUBase int32
 	// Islands counts the node's GPU islands (NVLink/NUMA groups): always
 	// at least one. Islands are contiguous GPU ranges; bit i of
 	// islandStarts is set where one starts.
@@ -150,7 +148,7 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 	labelIDs := make(map[string]int32)
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
 	at := int32(0)
-	base := int32(0)
+	total := 0
 	for i, o := range order {
 		sp := &specs[o]
 		gpus := int64(0)
@@ -173,17 +171,17 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 			}
 			t.labels = append(t.labels, id)
 		}
-		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: sp.Capacity, GPUs: int32(gpus), GPUBase: base,
+		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: sp.Capacity, GPUs: int32(gpus),
 			Islands: islands, islandStarts: starts, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
 			name: [2]int32{at, at + int32(len(sp.Name))}}
 		at += int32(len(sp.Name))
-		base += int32(gpus)
+		total += int(gpus)
 		t.byName.add(t, int32(i))
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
 	}
-	t.TotalGPUs = int(base)
+	t.TotalGPUs = total
 	t.islands = make([]int32, len(t.Nodes)+1)
 	for i := range t.Nodes {
 		t.islands[i+1] = t.islands[i]
