@@ -152,13 +152,6 @@ func (s *State) FreeMask(n int32) uint64 { return s.nodes.Ptr(int(n)).FreeGPUs }
 // FreeGPUs counts the free GPUs of the whole cluster, usable nodes or not.
 func (s *State) FreeGPUs() int64 { return s.freeGPUs }
 
-// Clone returns the next version for a writer: it shares pages with s.
-func (s *State) Clone() *State {
-	c := new(State)
-	s.CloneInto(c, cow.NewOwner(), cow.NewOwner())
-	return c
-}
-
 // Fork returns a private, writable copy of a published state without
 // writing to it, so that many goroutines may fork one state at once (to
 // simulate evictions, say). s must never be written again.
@@ -339,9 +332,7 @@ func (s *State) recomputeAgg(d int32) bool {
 	return true
 }
 
-// PodsLeft is how many more pods node n takes (MaxInt32 without a limit).
-func (s *State) PodsLeft(n int32) int32 { return podsLeft(&s.T.Nodes[n], s.nodes.Ptr(int(n))) }
-
+// podsLeft is how many more pods a node takes (MaxInt32 without a limit).
 func podsLeft(node *Node, ns *NodeState) int32 {
 	if node.MaxPods <= 0 {
 		return math.MaxInt32

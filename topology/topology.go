@@ -54,12 +54,9 @@ type Node struct {
 // Domain is a set of nodes sharing a topology path prefix: a contiguous node
 // range.
 type Domain struct {
-	// Name is the label value at the domain's level ("" for a flavor root).
-	Name string
 	// Path is the label values from the broadest level down, joined by "/".
-	Path   string
-	Level  int32
-	Flavor int32
+	Path  string
+	Level int32
 	// First and End bound the domain's nodes: [First, End).
 	First, End int32
 	// ChildFirst and ChildEnd bound the domain's children one level down:
@@ -289,7 +286,7 @@ func (t *Topology) buildDomains(flavors int) {
 		ft.Levels = make([][2]int32, L+1)
 		// Level 0: the flavor's root.
 		root := int32(len(t.Domains))
-		t.Domains = append(t.Domains, Domain{Path: "", Level: 0, Flavor: int32(f), First: first, End: end, Parent: -1})
+		t.Domains = append(t.Domains, Domain{Path: "", Level: 0, First: first, End: end, Parent: -1})
 		ft.Levels[0] = [2]int32{root, root + 1}
 		for n := first; n < end; n++ {
 			t.NodeDomains(n)[0] = root
@@ -302,8 +299,7 @@ func (t *Topology) buildDomains(flavors int) {
 					m++
 				}
 				id := int32(len(t.Domains))
-				t.Domains = append(t.Domains, Domain{Name: t.NodeLabel(n, l-1), Path: t.labelPath(n, l),
-					Level: int32(l), Flavor: int32(f), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
+				t.Domains = append(t.Domains, Domain{Path: t.labelPath(n, l), Level: int32(l), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
 				for k := n; k < m; k++ {
 					t.NodeDomains(k)[l] = id
 				}
