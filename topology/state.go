@@ -49,11 +49,18 @@ type State struct {
 	fits cow.Slice[int32]
 	aggs cow.Slice[DomainAgg]
 	// free[f] is the free amount of every resource over flavor f's usable
-	// nodes.
+	// nodes, a wide sum (res.AddWide): its low words here, as uint64 bits,
+	// its high words in freeHi. Many nodes hold more than MaxInt64 in all,
+	// and a total kept incrementally must not clip what a later change
+	// takes back.
 	free []res.Vec
 	// freeBuf holds free when there are few flavors, so that a new version
 	// copies it along with the state instead of allocating it apart.
 	freeBuf [2]res.Vec
+	// freeHi[f] holds the high words of free[f]; nil while they are all
+	// zero, as they are unless a flavor's total passes 2^64. Never written
+	// in place, so versions share it.
+	freeHi *[]res.Vec
 	// cooling lists nodes whose cooldown ends after now, sorted (nil for
 	// none); never written in place, so versions share it.
 	cooling *[]int32
@@ -131,8 +138,18 @@ func (s *State) Node(n int32) *NodeState { return s.nodes.Ptr(int(n)) }
 func (s *State) Nodes(n, end int32) []NodeState { return s.nodes.Span(int(n), int(end-n)) }
 
 // FlavorFree is the free amount of every resource over flavor f's usable
-// nodes.
-func (s *State) FlavorFree(f int32) res.Vec { return s.free[f] }
+// nodes, MaxInt64 where it is more.
+func (s *State) FlavorFree(f int32) res.Vec {
+	var hi res.Vec
+	if s.freeHi != nil {
+		hi = (*s.freeHi)[f]
+	}
+	v := s.free[f]
+	for r := range v {
+		v[r] = res.SatWide(hi[r], uint64(v[r]))
+	}
+	return v
+}
 
 // Agg returns a domain's aggregates.
 func (s *State) Agg(d int32) *DomainAgg { return s.aggs.Ptr(int(d)) }
@@ -164,7 +181,7 @@ func (s *State) Fork() *State {
 // ForkInto is Fork writing the private copy into c.
 func (s *State) ForkInto(c *State) {
 	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
-		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling}
+		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling, freeHi: s.freeHi}
 	c.setFree(s.free)
 }
 
@@ -174,7 +191,7 @@ func (s *State) ForkInto(c *State) {
 func (s *State) CloneInto(c *State, child, parent cow.Owner) {
 	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs,
 		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
-		cooling: s.cooling}
+		cooling: s.cooling, freeHi: s.freeHi}
 	c.setFree(s.free)
 }
 
@@ -198,6 +215,7 @@ func (s *State) Rebuild() {
 	}
 	var cooling []int32
 	s.setFree(make([]res.Vec, len(s.T.Flavors)))
+	s.freeHi = nil
 	for n := range s.T.Nodes {
 		ns := s.nodes.Ptr(n)
 		if ns.CooldownUntil > s.now {
@@ -268,8 +286,16 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 	node := &s.T.Nodes[n]
 	if before.usable || after.usable {
 		f := &s.free[node.Flavor]
+		var carry res.Vec
+		carried := false
 		for r := range f {
-			f[r] += after.free[r] - before.free[r]
+			lo, up := res.AddWide(uint64(f[r]), after.free[r])
+			lo, down := res.SubWide(lo, before.free[r])
+			f[r], carry[r] = int64(lo), up+down
+			carried = carried || carry[r] != 0
+		}
+		if carried {
+			s.carryFree(node.Flavor, carry)
 		}
 	}
 	G := s.T.G
@@ -298,6 +324,24 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 			}
 		}
 	}
+}
+
+// carryFree adds carry to flavor f's high words of free, on a copy.
+func (s *State) carryFree(f int32, carry res.Vec) {
+	var hi []res.Vec
+	if s.freeHi != nil {
+		hi = slices.Clone(*s.freeHi)
+	} else {
+		hi = make([]res.Vec, len(s.T.Flavors))
+	}
+	hi[f] = hi[f].Add(carry)
+	for i := range hi {
+		if !hi[i].IsZero() {
+			s.freeHi = &hi
+			return
+		}
+	}
+	s.freeHi = nil
 }
 
 // recomputeAgg recomputes domain d's aggregates from its nodes or children
