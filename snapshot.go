@@ -566,11 +566,25 @@ func (s *Snapshot) Queue(name string) (Queue, bool) {
 	return s.queues[q], true
 }
 
-// Topology is the snapshot's static cluster shape (read-only).
-func (s *Snapshot) Topology() *topology.Topology { return s.topo }
+// NodeFree is what is left on a node of every resource its flavor's nodes
+// hold, GPUs as a count; false for an unknown node.
+func (s *Snapshot) NodeFree(node string) (Resources, bool) {
+	n, ok := s.topo.NodeIndex(node)
+	if !ok {
+		return nil, false
+	}
+	return s.resourceMap(s.state.Node(n).Free, s.nodeRes[s.topo.Nodes[n].Flavor]), true
+}
 
-// State is the snapshot's free capacity (read-only).
-func (s *Snapshot) State() *topology.State { return s.state }
+// NodeFreeGPUs is which of a node's GPUs are free; false for an unknown
+// node.
+func (s *Snapshot) NodeFreeGPUs(node string) (GPUSet, bool) {
+	n, ok := s.topo.NodeIndex(node)
+	if !ok {
+		return 0, false
+	}
+	return GPUSet(s.state.FreeMask(n)), true
+}
 
 func (s *Snapshot) usageOf(q, f int32) res.Vec {
 	var v res.Vec
@@ -612,7 +626,14 @@ func (s *Snapshot) Fragmentation() gang.Fragmentation {
 	// nodes × shapes, not nodes × pending pod sets.
 	shapes := make([]gang.Demand, 0, s.shapes.Len())
 	s.shapes.Scan(func(d gang.Demand) bool { shapes = append(shapes, d); return true })
-	return gang.MeasureDemand(s.state, shapes)
+	return s.FragmentationOf(shapes)
+}
+
+// FragmentationOf is Fragmentation against a mix of demands of the
+// caller's instead of the pending workloads; a demand's Res is in the
+// order of Resources, its Flavors bit f for the f-th flavor declared.
+func (s *Snapshot) FragmentationOf(mix []gang.Demand) gang.Fragmentation {
+	return gang.MeasureDemand(s.state, mix)
 }
 
 // Debt is a queue's fairness debt now: the preemptions it suffered, decayed
