@@ -579,17 +579,16 @@ func checkGPUBooks(t *testing.T, s *allot.Snapshot, total int64, fail func(strin
 		w, _ := s.Running(id)
 		for _, ps := range w.PodSets {
 			for p, idx := range ps.GPUIndices {
-				n, ok := s.Topology().NodeIndex(ps.Nodes[p])
+				free, ok := s.NodeFreeGPUs(ps.Nodes[p])
 				if !ok {
 					fail("running %q on unknown node %q", id, ps.Nodes[p])
 				}
-				free := s.State().FreeMask(n)
 				for _, g := range idx {
 					bit := uint64(1) << g
 					if booked[ps.Nodes[p]]&bit != 0 {
 						fail("GPU %d of node %q is booked twice (again by %q)", g, ps.Nodes[p], id)
 					}
-					if free&bit != 0 {
+					if free.Has(g) {
 						fail("GPU %d of node %q is held by %q and free", g, ps.Nodes[p], id)
 					}
 					booked[ps.Nodes[p]] |= bit

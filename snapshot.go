@@ -1,6 +1,7 @@
 package allot
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -424,11 +425,12 @@ func (s *Snapshot) Version() uint64 { return s.version }
 // Now is the snapshot's time in seconds.
 func (s *Snapshot) Now() int64 { return s.now }
 
-// Resources are the declared resource names.
-func (s *Snapshot) Resources() []string { return s.resources }
+// Resources are the declared resource names, a copy: versions share them.
+func (s *Snapshot) Resources() []string { return slices.Clone(s.resources) }
 
-// Levels are the topology levels, broad to narrow.
-func (s *Snapshot) Levels() []string { return s.topo.Levels }
+// Levels are the topology levels, broad to narrow, a copy: versions share
+// them.
+func (s *Snapshot) Levels() []string { return slices.Clone(s.topo.Levels) }
 
 // Usage is what a queue's admitted workloads charge to a flavor's resource.
 func (s *Snapshot) Usage(queue, flavor, resource string) int64 {
@@ -470,7 +472,7 @@ func (s *Snapshot) Running(id string) (Workload, bool) {
 // workload renders an admitted workload with its placement.
 func (r *running) workload(s *Snapshot) Workload {
 	w := r.w
-	w.PodSets = slices.Clone(r.w.PodSets)
+	w.PodSets = clonePodSets(r.w.PodSets)
 	k := 0
 	for i := range w.PodSets {
 		ps := &w.PodSets[i]
@@ -497,14 +499,77 @@ func (s *Snapshot) Pending(id string) (Workload, bool) {
 	if !ok {
 		return Workload{}, false
 	}
-	return *w, true
+	return w.clone(), true
 }
 
 // PendingWorkloads lists the pending workloads by ID.
 func (s *Snapshot) PendingWorkloads() []Workload {
 	out := make([]Workload, 0, s.pending.Len())
-	s.pending.Scan(func(w *Workload) bool { out = append(out, *w); return true })
+	s.pending.Scan(func(w *Workload) bool { out = append(out, w.clone()); return true })
 	return out
+}
+
+// The accessors hand out copies down to every map, slice and pointer:
+// versions share what a snapshot holds, so a caller writing into what it
+// was given would otherwise change it for every reader.
+
+// clone copies a workload.
+func (w *Workload) clone() Workload {
+	c := *w
+	c.PodSets = clonePodSets(w.PodSets)
+	return c
+}
+
+func clonePodSets(sets []PodSet) []PodSet {
+	out := slices.Clone(sets)
+	for i := range out {
+		ps := &out[i]
+		ps.PerPod = maps.Clone(ps.PerPod)
+		ps.Flavors = slices.Clone(ps.Flavors)
+		ps.Tokens = clonePtr(ps.Tokens)
+		ps.Topology.Slices = slices.Clone(ps.Topology.Slices)
+		ps.Nodes = slices.Clone(ps.Nodes)
+		ps.GPUIndices = slices.Clone(ps.GPUIndices)
+		for k := range ps.GPUIndices {
+			ps.GPUIndices[k] = slices.Clone(ps.GPUIndices[k])
+		}
+	}
+	return out
+}
+
+func cloneQueue(q Queue) Queue {
+	q.Quota = slices.Clone(q.Quota)
+	for i := range q.Quota {
+		rs := slices.Clone(q.Quota[i].Resources)
+		for k := range rs {
+			r := &rs[k]
+			r.BorrowingLimit, r.LendingLimit = clonePtr(r.BorrowingLimit), clonePtr(r.LendingLimit)
+			r.Hard, r.Soft = clonePtr(r.Hard), clonePtr(r.Soft)
+		}
+		q.Quota[i].Resources = rs
+	}
+	q.FlavorOrder = slices.Clone(q.FlavorOrder)
+	bw := &q.Preemption.BorrowWithinCohort
+	bw.MaxPriorityThreshold = clonePtr(bw.MaxPriorityThreshold)
+	if q.FairSharing != nil {
+		fs := *q.FairSharing
+		fs.Weight = clonePtr(fs.Weight)
+		q.FairSharing = &fs
+	}
+	q.Tenants = slices.Clone(q.Tenants)
+	q.UserCap = maps.Clone(q.UserCap)
+	q.NonPreemptibleCap = maps.Clone(q.NonPreemptibleCap)
+	q.Windows = slices.Clone(q.Windows)
+	q.SLATier = clonePtr(q.SLATier)
+	return q
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // RunningCount counts a queue's admitted workloads.
@@ -563,14 +628,28 @@ func (s *Snapshot) Queue(name string) (Queue, bool) {
 	if !ok {
 		return Queue{}, false
 	}
-	return s.queues[q], true
+	return cloneQueue(s.queues[q]), true
 }
 
-// Topology is the snapshot's static cluster shape (read-only).
-func (s *Snapshot) Topology() *topology.Topology { return s.topo }
+// NodeFree is what is left on a node of every resource its flavor's nodes
+// hold, GPUs as a count; false for an unknown node.
+func (s *Snapshot) NodeFree(node string) (Resources, bool) {
+	n, ok := s.topo.NodeIndex(node)
+	if !ok {
+		return nil, false
+	}
+	return s.resourceMap(s.state.Node(n).Free, s.nodeRes[s.topo.Nodes[n].Flavor]), true
+}
 
-// State is the snapshot's free capacity (read-only).
-func (s *Snapshot) State() *topology.State { return s.state }
+// NodeFreeGPUs is which of a node's GPUs are free; false for an unknown
+// node.
+func (s *Snapshot) NodeFreeGPUs(node string) (GPUSet, bool) {
+	n, ok := s.topo.NodeIndex(node)
+	if !ok {
+		return 0, false
+	}
+	return GPUSet(s.state.FreeMask(n)), true
+}
 
 func (s *Snapshot) usageOf(q, f int32) res.Vec {
 	var v res.Vec
@@ -612,7 +691,14 @@ func (s *Snapshot) Fragmentation() gang.Fragmentation {
 	// nodes × shapes, not nodes × pending pod sets.
 	shapes := make([]gang.Demand, 0, s.shapes.Len())
 	s.shapes.Scan(func(d gang.Demand) bool { shapes = append(shapes, d); return true })
-	return gang.MeasureDemand(s.state, shapes)
+	return s.FragmentationOf(shapes)
+}
+
+// FragmentationOf is Fragmentation against a mix of demands of the
+// caller's instead of the pending workloads; a demand's Res is in the
+// order of Resources, its Flavors bit f for the f-th flavor declared.
+func (s *Snapshot) FragmentationOf(mix []gang.Demand) gang.Fragmentation {
+	return gang.MeasureDemand(s.state, mix)
 }
 
 // Debt is a queue's fairness debt now: the preemptions it suffered, decayed

@@ -354,17 +354,16 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 			if pp.GPUs.Len() != wantGPUs {
 				fail("pod %d of %q has GPUs %v, wants %d", p, ps.Name, pp.GPUs, wantGPUs)
 			}
-			idx, ok := s.Topology().NodeIndex(pp.Node)
+			free, ok := s.NodeFreeGPUs(pp.Node)
 			if !ok {
 				fail("pod %d of %q on unknown node %q", p, ps.Name, pp.Node)
 			}
-			free := s.State().FreeMask(idx)
 			for _, g := range pp.GPUs.Indices() {
 				if g < 0 || int64(g) >= gpusOfNode[pp.Node] {
 					fail("pod %d of %q: GPU %d of node %q with %d GPUs", p, ps.Name, g, pp.Node, gpusOfNode[pp.Node])
 				}
 				bit := uint64(1) << g
-				if free&bit == 0 {
+				if !free.Has(g) {
 					fail("pod %d of %q: GPU %d of node %q is not free", p, ps.Name, g, pp.Node)
 				}
 				if booked[pp.Node]&bit != 0 {

@@ -644,17 +644,16 @@ func checkBooks(s *allot.Snapshot, total int64, fail func(string, ...any)) {
 		for _, ps := range w.PodSets {
 			for p, idx := range ps.GPUIndices {
 				node := ps.Nodes[p]
-				n, ok := s.Topology().NodeIndex(node)
+				free, ok := s.NodeFreeGPUs(node)
 				if !ok {
 					fail("%q runs on unknown node %q", id, node)
 				}
-				free := s.State().FreeMask(n)
 				for _, g := range idx {
 					bit := uint64(1) << g
 					if booked[node]&bit != 0 {
 						fail("version %d: GPU %d of node %q booked twice (again by %q)", s.Version(), g, node, id)
 					}
-					if free&bit != 0 {
+					if free.Has(g) {
 						fail("version %d: GPU %d of node %q held by %q and free", s.Version(), g, node, id)
 					}
 					booked[node] |= bit

@@ -8,3 +8,10 @@ func SearchOnesEverywhere() (restore func()) {
 	onesSearchMin = -1
 	return func() { onesSearchMin = old }
 }
+
+// Count is how many pods of ps the domain d at tree level l holds on the
+// placer's state (overlay included).
+func (p *Placer) Count(ps *PodSet, d int32, l int) int64 {
+	p.setPodSet(ps)
+	return p.count(d, l)
+}

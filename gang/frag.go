@@ -32,16 +32,6 @@ type Demand struct {
 	Flavors uint64
 }
 
-// Measure computes both fragmentation figures of st for a pending mix of
-// pod sets, each on its own flavor; see MeasureDemand.
-func Measure(st *topology.State, mix []PodSet) Fragmentation {
-	ds := make([]Demand, len(mix))
-	for i, ps := range mix {
-		ds[i] = Demand{Count: ps.Count, GPUs: ps.GPUs, Res: ps.Res, Flavors: 1 << ps.Flavor}
-	}
-	return MeasureDemand(st, ds)
-}
-
 // MeasureDemand computes both fragmentation figures of st for a pending
 // mix; each shape weighs by its pod count. An empty mix strands nothing.
 func MeasureDemand(st *topology.State, mix []Demand) Fragmentation {

@@ -959,10 +959,3 @@ func (p *Placer) Never(ps *PodSet) (Failure, bool) {
 	fit, _ := p.st.LevelMax(ps.Flavor, reports, ps.GPUs)
 	return Failure{Level: reports, Fit: int64(fit), Need: ps.Count}, true
 }
-
-// Count is how many pods of ps the domain d at tree level l holds on the
-// placer's state (overlay included).
-func (p *Placer) Count(ps *PodSet, d int32, l int) int64 {
-	p.setPodSet(ps)
-	return p.count(d, l)
-}

@@ -469,7 +469,7 @@ func TestPlaceGroups(t *testing.T) {
 	}
 }
 
-func TestMeasure(t *testing.T) {
+func TestMeasureDemand(t *testing.T) {
 	// n0: 1 free GPU. n1: islands 4+4 with 2 and 1 free. n2: 8 free.
 	// n3: cordoned, 8 free (not counted). n4: flavor 1, 8 free.
 	nodes := []tnode{
@@ -481,11 +481,11 @@ func TestMeasure(t *testing.T) {
 	}
 	st := tcluster(t, []string{"rack"}, nodes)
 	// The mix: 1 pod of 2 GPUs and 3 pods of 3 GPUs, both on flavor 0.
-	mix := []gang.PodSet{
-		{Flavor: 0, Count: 1, GPUs: 2, Res: res.Vec{resGPU: 2}},
-		{Flavor: 0, Count: 3, GPUs: 3, Res: res.Vec{resGPU: 3}},
+	mix := []gang.Demand{
+		{Count: 1, GPUs: 2, Res: res.Vec{resGPU: 2}, Flavors: 1},
+		{Count: 3, GPUs: 3, Res: res.Vec{resGPU: 3}, Flavors: 1},
 	}
-	got := gang.Measure(st, mix)
+	got := gang.MeasureDemand(st, mix)
 	// n0: nothing fits (4 of 4 pods stranded). n1: the 2-GPU pod fits the
 	// first island, a 3-GPU pod fits no island (3 of 4). n2: everything
 	// fits. n4: wrong flavor, everything stranded (4 of 4).
@@ -498,15 +498,15 @@ func TestMeasure(t *testing.T) {
 	}
 	want.StrandedShare = want.ExpectedStranded / float64(want.FreeGPUs)
 	if !closeFrag(got, want) {
-		t.Errorf("Measure:\n got %+v\nwant %+v", got, want)
+		t.Errorf("MeasureDemand:\n got %+v\nwant %+v", got, want)
 	}
 	// An empty mix strands nothing.
-	if got := gang.Measure(st, nil); got.StrandedNodes != 0 || got.ExpectedStranded != 0 || got.NodesWithFree != 4 || got.FreeGPUs != 20 {
+	if got := gang.MeasureDemand(st, nil); got.StrandedNodes != 0 || got.ExpectedStranded != 0 || got.NodesWithFree != 4 || got.FreeGPUs != 20 {
 		t.Errorf("empty mix: %+v", got)
 	}
 	// A full cluster has nothing to strand.
 	full := tcluster(t, []string{"rack"}, []tnode{{name: "x", labels: []string{"r0"}, gpus: 2, busy: []int{0, 1}}})
-	if got := gang.Measure(full, mix); got != (gang.Fragmentation{}) {
+	if got := gang.MeasureDemand(full, mix); got != (gang.Fragmentation{}) {
 		t.Errorf("full cluster: %+v", got)
 	}
 }

@@ -519,7 +519,7 @@ func checkAgainstReference(t *testing.T) {
 				t.Fatalf("seed %d: placement %s is not among the reference's %d solutions\n%s", seed, key, len(sols), c.desc)
 			}
 			// The same answer from counters rebuilt from scratch.
-			rebuilt := st.Clone()
+			rebuilt := st.Fork()
 			rebuilt.Rebuild()
 			var q gang.Placer
 			q.Reset(rebuilt)
@@ -631,7 +631,7 @@ func checkOverlayMatchesCommitted(t *testing.T) {
 			}
 			continue
 		}
-		next := st.Clone()
+		next := st.Fork()
 		for _, a := range asg1 {
 			next.Allocate(a.Node, a.GPUs, first.Res, 1)
 		}

@@ -13,9 +13,9 @@ import (
 type NodeState struct {
 	// Free is what is left of every resource, GPUs as a count.
 	Free res.Vec
-	// FreeGPUs is the node's slice of the cluster-wide free-GPU bitset as
-	// a node-local mask, kept beside the node's other figures so that
-	// placement reads one record per node.
+	// FreeGPUs is the node's free GPUs as a node-local mask (bit i for
+	// GPU i), kept beside the node's other figures so that placement reads
+	// one record per node.
 	FreeGPUs      uint64
 	Pods          int32
 	Cordoned      bool
@@ -41,10 +41,7 @@ type DomainAgg struct {
 type State struct {
 	T   *Topology
 	now int64
-	// gpus is the cluster-wide free-GPU bitset: bit i of word i/64 is set
-	// when GPU i is free. Its words live in copy-on-write pages, so a new
-	// version copies only the words it changes.
-	gpus     cow.Slice[uint64]
+	// freeGPUs counts the free GPUs of every node, usable or not.
 	freeGPUs int64
 	nodes    cow.Slice[NodeState]
 	// fits[d*G+g-1] is how many pods of g GPUs the usable nodes of domain d
@@ -52,11 +49,18 @@ type State struct {
 	fits cow.Slice[int32]
 	aggs cow.Slice[DomainAgg]
 	// free[f] is the free amount of every resource over flavor f's usable
-	// nodes.
+	// nodes, a wide sum (res.AddWide): its low words here, as uint64 bits,
+	// its high words in freeHi. Many nodes hold more than MaxInt64 in all,
+	// and a total kept incrementally must not clip what a later change
+	// takes back.
 	free []res.Vec
 	// freeBuf holds free when there are few flavors, so that a new version
 	// copies it along with the state instead of allocating it apart.
 	freeBuf [2]res.Vec
+	// freeHi[f] holds the high words of free[f]; nil while they are all
+	// zero, as they are unless a flavor's total passes 2^64. Never written
+	// in place, so versions share it.
+	freeHi *[]res.Vec
 	// cooling lists nodes whose cooldown ends after now, sorted (nil for
 	// none); never written in place, so versions share it.
 	cooling *[]int32
@@ -70,10 +74,7 @@ type State struct {
 
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
-	s := &State{T: t, now: now, gpus: cow.Make[uint64]((t.TotalGPUs + 63) / 64), freeGPUs: int64(t.TotalGPUs)}
-	for i := 0; i < t.TotalGPUs; i += 64 {
-		s.gpus.Set(i/64, maskBits(min(64, t.TotalGPUs-i)))
-	}
+	s := &State{T: t, now: now, freeGPUs: int64(t.TotalGPUs)}
 	s.nodes = cow.Make[NodeState](len(t.Nodes))
 	for i := range t.Nodes {
 		ns := s.nodes.Mut(i)
@@ -137,8 +138,18 @@ func (s *State) Node(n int32) *NodeState { return s.nodes.Ptr(int(n)) }
 func (s *State) Nodes(n, end int32) []NodeState { return s.nodes.Span(int(n), int(end-n)) }
 
 // FlavorFree is the free amount of every resource over flavor f's usable
-// nodes.
-func (s *State) FlavorFree(f int32) res.Vec { return s.free[f] }
+// nodes, MaxInt64 where it is more.
+func (s *State) FlavorFree(f int32) res.Vec {
+	var hi res.Vec
+	if s.freeHi != nil {
+		hi = (*s.freeHi)[f]
+	}
+	v := s.free[f]
+	for r := range v {
+		v[r] = res.SatWide(hi[r], uint64(v[r]))
+	}
+	return v
+}
 
 // Agg returns a domain's aggregates.
 func (s *State) Agg(d int32) *DomainAgg { return s.aggs.Ptr(int(d)) }
@@ -155,31 +166,8 @@ func (s *State) Fits(d int32, g int) int32 {
 // FreeMask returns node n's free GPUs as a node-local mask.
 func (s *State) FreeMask(n int32) uint64 { return s.nodes.Ptr(int(n)).FreeGPUs }
 
-// bitsetMask reads node n's free GPUs from the cluster-wide bitset.
-func (s *State) bitsetMask(n int32) uint64 {
-	node := &s.T.Nodes[n]
-	if node.GPUs == 0 {
-		return 0
-	}
-	base := int(node.GPUBase)
-	w, off := base>>6, uint(base&63)
-	m := s.gpus.At(w) >> off
-	if off != 0 && int(off)+int(node.GPUs) > 64 {
-		m |= s.gpus.At(w+1) << (64 - off)
-	}
-	return m & maskBits(int(node.GPUs))
-}
-
 // FreeGPUs counts the free GPUs of the whole cluster, usable nodes or not.
 func (s *State) FreeGPUs() int64 { return s.freeGPUs }
-
-// Clone returns the next version for a writer: it shares pages with s and
-// copies the free-GPU bitset's words.
-func (s *State) Clone() *State {
-	c := new(State)
-	s.CloneInto(c, cow.NewOwner(), cow.NewOwner())
-	return c
-}
 
 // Fork returns a private, writable copy of a published state without
 // writing to it, so that many goroutines may fork one state at once (to
@@ -192,8 +180,8 @@ func (s *State) Fork() *State {
 
 // ForkInto is Fork writing the private copy into c.
 func (s *State) ForkInto(c *State) {
-	*c = State{T: s.T, now: s.now, gpus: s.gpus.Fork(), freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
-		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling}
+	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
+		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling, freeHi: s.freeHi}
 	c.setFree(s.free)
 }
 
@@ -201,9 +189,9 @@ func (s *State) ForkInto(c *State) {
 // cow.CloneAs), writing the new version into c, for a caller that
 // allocates it together with other things.
 func (s *State) CloneInto(c *State, child, parent cow.Owner) {
-	*c = State{T: s.T, now: s.now, gpus: s.gpus.CloneAs(child, parent), freeGPUs: s.freeGPUs,
+	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs,
 		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
-		cooling: s.cooling}
+		cooling: s.cooling, freeHi: s.freeHi}
 	c.setFree(s.free)
 }
 
@@ -227,6 +215,7 @@ func (s *State) Rebuild() {
 	}
 	var cooling []int32
 	s.setFree(make([]res.Vec, len(s.T.Flavors)))
+	s.freeHi = nil
 	for n := range s.T.Nodes {
 		ns := s.nodes.Ptr(n)
 		if ns.CooldownUntil > s.now {
@@ -297,8 +286,16 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 	node := &s.T.Nodes[n]
 	if before.usable || after.usable {
 		f := &s.free[node.Flavor]
+		var carry res.Vec
+		carried := false
 		for r := range f {
-			f[r] += after.free[r] - before.free[r]
+			lo, up := res.AddWide(uint64(f[r]), after.free[r])
+			lo, down := res.SubWide(lo, before.free[r])
+			f[r], carry[r] = int64(lo), up+down
+			carried = carried || carry[r] != 0
+		}
+		if carried {
+			s.carryFree(node.Flavor, carry)
 		}
 	}
 	G := s.T.G
@@ -327,6 +324,24 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 			}
 		}
 	}
+}
+
+// carryFree adds carry to flavor f's high words of free, on a copy.
+func (s *State) carryFree(f int32, carry res.Vec) {
+	var hi []res.Vec
+	if s.freeHi != nil {
+		hi = slices.Clone(*s.freeHi)
+	} else {
+		hi = make([]res.Vec, len(s.T.Flavors))
+	}
+	hi[f] = hi[f].Add(carry)
+	for i := range hi {
+		if !hi[i].IsZero() {
+			s.freeHi = &hi
+			return
+		}
+	}
+	s.freeHi = nil
 }
 
 // recomputeAgg recomputes domain d's aggregates from its nodes or children
@@ -361,9 +376,7 @@ func (s *State) recomputeAgg(d int32) bool {
 	return true
 }
 
-// PodsLeft is how many more pods node n takes (MaxInt32 without a limit).
-func (s *State) PodsLeft(n int32) int32 { return podsLeft(&s.T.Nodes[n], s.nodes.Ptr(int(n))) }
-
+// podsLeft is how many more pods a node takes (MaxInt32 without a limit).
 func podsLeft(node *Node, ns *NodeState) int32 {
 	if node.MaxPods <= 0 {
 		return math.MaxInt32
@@ -388,8 +401,8 @@ func (s *State) Allocate(n int32, gpus uint64, r res.Vec, pods int32) {
 		ns.Free = ns.Free.Sub(r)
 		ns.Pods += pods
 		ns.FreeGPUs &^= gpus
-		s.setGPUs(n, gpus, false)
 	})
+	s.freeGPUs -= int64(bits.OnesCount64(gpus))
 }
 
 // Release returns what Allocate booked.
@@ -398,34 +411,8 @@ func (s *State) Release(n int32, gpus uint64, r res.Vec, pods int32) {
 		ns.Free = ns.Free.Add(r)
 		ns.Pods -= pods
 		ns.FreeGPUs |= gpus
-		s.setGPUs(n, gpus, true)
 	})
-}
-
-func (s *State) setGPUs(n int32, mask uint64, free bool) {
-	if mask == 0 {
-		return // nothing to book, and a GPU-less node may have no word at all
-	}
-	base := int(s.T.Nodes[n].GPUBase)
-	w, off := base>>6, uint(base&63)
-	lo, hi := mask<<off, uint64(0)
-	if off != 0 {
-		hi = mask >> (64 - off)
-	}
-	cnt := int64(bits.OnesCount64(mask))
-	if free {
-		*s.gpus.Mut(w) |= lo
-		if hi != 0 {
-			*s.gpus.Mut(w + 1) |= hi
-		}
-		s.freeGPUs += cnt
-	} else {
-		*s.gpus.Mut(w) &^= lo
-		if hi != 0 {
-			*s.gpus.Mut(w + 1) &^= hi
-		}
-		s.freeGPUs -= cnt
-	}
+	s.freeGPUs += int64(bits.OnesCount64(gpus))
 }
 
 func maskBits(n int) uint64 {

@@ -40,8 +40,6 @@ type Node struct {
 	Flavor   int32
 	Capacity res.Vec
 	GPUs     int32
-	// GPUBase is the cluster-wide index of the node's first GPU.
-	GPUBase int32
 	// Islands counts the node's GPU islands (NVLink/NUMA groups): always
 	// at least one. Islands are contiguous GPU ranges; bit i of
 	// islandStarts is set where one starts.
@@ -56,12 +54,9 @@ type Node struct {
 // Domain is a set of nodes sharing a topology path prefix: a contiguous node
 // range.
 type Domain struct {
-	// Name is the label value at the domain's level ("" for a flavor root).
-	Name string
 	// Path is the label values from the broadest level down, joined by "/".
-	Path   string
-	Level  int32
-	Flavor int32
+	Path  string
+	Level int32
 	// First and End bound the domain's nodes: [First, End).
 	First, End int32
 	// ChildFirst and ChildEnd bound the domain's children one level down:
@@ -150,7 +145,7 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 	labelIDs := make(map[string]int32)
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
 	at := int32(0)
-	base := int32(0)
+	total := 0
 	for i, o := range order {
 		sp := &specs[o]
 		gpus := int64(0)
@@ -173,17 +168,17 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 			}
 			t.labels = append(t.labels, id)
 		}
-		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: sp.Capacity, GPUs: int32(gpus), GPUBase: base,
+		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: sp.Capacity, GPUs: int32(gpus),
 			Islands: islands, islandStarts: starts, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
 			name: [2]int32{at, at + int32(len(sp.Name))}}
 		at += int32(len(sp.Name))
-		base += int32(gpus)
+		total += int(gpus)
 		t.byName.add(t, int32(i))
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
 	}
-	t.TotalGPUs = int(base)
+	t.TotalGPUs = total
 	t.islands = make([]int32, len(t.Nodes)+1)
 	for i := range t.Nodes {
 		t.islands[i+1] = t.islands[i]
@@ -291,7 +286,7 @@ func (t *Topology) buildDomains(flavors int) {
 		ft.Levels = make([][2]int32, L+1)
 		// Level 0: the flavor's root.
 		root := int32(len(t.Domains))
-		t.Domains = append(t.Domains, Domain{Path: "", Level: 0, Flavor: int32(f), First: first, End: end, Parent: -1})
+		t.Domains = append(t.Domains, Domain{Path: "", Level: 0, First: first, End: end, Parent: -1})
 		ft.Levels[0] = [2]int32{root, root + 1}
 		for n := first; n < end; n++ {
 			t.NodeDomains(n)[0] = root
@@ -304,8 +299,7 @@ func (t *Topology) buildDomains(flavors int) {
 					m++
 				}
 				id := int32(len(t.Domains))
-				t.Domains = append(t.Domains, Domain{Name: t.NodeLabel(n, l-1), Path: t.labelPath(n, l),
-					Level: int32(l), Flavor: int32(f), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
+				t.Domains = append(t.Domains, Domain{Path: t.labelPath(n, l), Level: int32(l), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
 				for k := n; k < m; k++ {
 					t.NodeDomains(k)[l] = id
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/allot-sched/allot/bench/trace"
@@ -203,26 +204,15 @@ func TestPackAgreesWithTheStore(t *testing.T) {
 		t.Fatalf("replay: %d unallocated, %d placed; store: %d free, %d running, %d pending",
 			r.UnallocatedGPUs, r.Placed, free, len(s.RunningIDs()), s.NumPending())
 	}
-	st, topo := s.State(), s.Topology()
-	cpu, mem := -1, -1
-	for i, name := range s.Resources() {
-		switch name {
-		case "cpu":
-			cpu = i
-		case "memory":
-			mem = i
-		}
-	}
-	if cpu < 0 || mem < 0 {
+	if !slices.Contains(s.Resources(), "cpu") || !slices.Contains(s.Resources(), "memory") {
 		t.Fatalf("resources %v: CPU and memory not booked", s.Resources())
 	}
 	for i := range pk.free {
-		n, ok := topo.NodeIndex(nodeName(i))
+		v, ok := s.NodeFree(nodeName(i))
 		if !ok {
 			t.Fatalf("no node %s", nodeName(i))
 		}
-		v := st.Node(n).Free
-		pk.free[i] = room{gpus: int32(v[topo.GPU]), cpu: v[cpu], mem: v[mem]}
+		pk.free[i] = room{gpus: int32(v["gpu"]), cpu: v["cpu"], mem: v["memory"]}
 	}
 	mine, allots := pk.measureBinding(pk.mix), r.Fragmentation
 	if mine.NodesWithFree != allots.NodesWithFree || mine.StrandedNodes != allots.StrandedNodes || mine.FreeGPUs != allots.FreeGPUs ||

@@ -171,5 +171,5 @@ func (r *run) mixFragmentation(mix []shapeCount) gang.Fragmentation {
 		// Every node is of the one flavor, index 0.
 		demand[k] = gang.Demand{Count: m.count, GPUs: int(m.pod.gpus), Res: v, Flavors: 1}
 	}
-	return gang.MeasureDemand(s.State(), demand)
+	return s.FragmentationOf(demand)
 }

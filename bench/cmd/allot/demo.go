@@ -52,12 +52,13 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	s := store.Load()
-	var mix []gang.PodSet
+	var mix []gang.Demand
 	for _, c := range bench.GangCases() {
 		ps := c.Req.PodSets[0]
-		mix = append(mix, gang.PodSet{Count: int64(ps.Count), GPUs: int(ps.PerPod["gpu"]), Mode: gang.Unconstrained, Policy: gang.Pack})
+		// Every node is of the first flavor.
+		mix = append(mix, gang.Demand{Count: int64(ps.Count), GPUs: int(ps.PerPod["gpu"]), Flavors: 1})
 	}
-	f := gang.Measure(s.State(), mix)
+	f := s.FragmentationOf(mix)
 	fmt.Fprintf(stdout, "\nafter the admissions: version %d, %d GPUs free on %d nodes; for the request mix %.1f%% of those nodes are stranded and %.1f of the free GPUs are expected stranded (FGD)\n",
 		s.Version(), f.FreeGPUs, f.NodesWithFree, 100*f.NodeShare, f.ExpectedStranded)
 	return 0
