@@ -793,8 +793,9 @@ func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) erro
 	if msg, field := s.validate((*Request)(&w)); msg != "" {
 		return buildErr(ErrInvalid, p+"."+field, "%s", msg)
 	}
-	cp := w
-	cp.PodSets = slices.Clone(w.PodSets)
+	// A deep copy: the caller's maps and slices stay the caller's, so
+	// changing them after Build or Submit changes no version.
+	cp := w.clone()
 	s.enqueue(&cp)
 	return nil
 }

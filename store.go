@@ -559,8 +559,22 @@ type Eviction struct {
 	At             int64  `json:"at"`
 }
 
-// Evictions lists the evictions the store has made, oldest first.
-func (s *Snapshot) Evictions() []Eviction { return s.evictions[:len(s.evictions):len(s.evictions)] }
+// Evictions lists the evictions the store has made, oldest first: a copy,
+// as versions share the log.
+func (s *Snapshot) Evictions() []Eviction { return slices.Clone(s.evictions) }
+
+// NumEvictions is how many evictions the store has made.
+func (s *Snapshot) NumEvictions() int { return len(s.evictions) }
+
+// EvictionsSince lists the evictions after the first n, oldest first (a
+// copy): a reader that keeps count of those it has seen pays only for the
+// new ones. n out of range gives none.
+func (s *Snapshot) EvictionsSince(n int) []Eviction {
+	if n < 0 || n >= len(s.evictions) {
+		return nil
+	}
+	return slices.Clone(s.evictions[n:])
+}
 
 // evict frees an admitted workload, puts it back among the pending (its
 // placement cleared, to be admitted again) and records the eviction.

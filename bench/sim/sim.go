@@ -601,7 +601,7 @@ func (r *run) fail(n int32) error {
 		r.interrupted(js, true)
 	}
 	// These evictions are accounted for here, not as preemptions.
-	r.evictionsSeen = len(r.st.Load().Evictions())
+	r.evictionsSeen = r.st.Load().NumEvictions()
 	r.freed = true // the interrupted jobs wait again: schedule now
 	repair := r.o.RepairTime
 	if repair <= 0 {
@@ -625,13 +625,12 @@ func (r *run) account(ds []outcome) error {
 	r.decisions += len(ds)
 	s := r.st.Load()
 	// Evictions first: a victim's GPUs went to the preemptor.
-	log := s.Evictions()
-	for _, e := range log[r.evictionsSeen:] {
+	for _, e := range s.EvictionsSince(r.evictionsSeen) {
 		if i, ok := r.byID[e.ID]; ok {
 			r.evicted(&r.jobs[i])
 		}
 	}
-	r.evictionsSeen = len(log)
+	r.evictionsSeen = s.NumEvictions()
 	for _, d := range ds {
 		jid, ok := r.byID[d.workload]
 		if !ok {
