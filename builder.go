@@ -59,7 +59,7 @@ type Builder struct {
 // Build validates the description and returns the snapshot.
 func (b *Builder) Build() (*Snapshot, error) {
 	s := &Snapshot{fixed: new(fixed), version: b.Version, now: b.Now, config: &config{history: b.History, options: b.Options,
-		fairSharing: b.FairSharing, cohorts: slices.Clone(b.Cohorts), queues: slices.Clone(b.Queues)}}
+		fairSharing: b.FairSharing, cohorts: cloneAll(b.Cohorts, cloneCohort), queues: cloneAll(b.Queues, cloneQueue)}}
 	if err := b.checkOptions(); err != nil {
 		return nil, err
 	}

@@ -85,3 +85,47 @@ func TestBuilderAndSubmitKeepNoCallerMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderAndEventsKeepNoCallerQueues changes the queues and cohorts
+// given to Build, SetQueue and SetCohort afterwards: the configuration a
+// later event resolves quota from stays as given.
+func TestBuilderAndEventsKeepNoCallerQueues(t *testing.T) {
+	w := 2.0
+	quota := func(n int64) []allot.FlavorQuota {
+		return []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: n}}}}
+	}
+	b := allot.Builder{
+		Resources: []string{"gpu"},
+		Flavors:   []allot.Flavor{{Name: "f"}},
+		Cohorts:   []allot.Cohort{{Name: "c", Quota: quota(4), FairSharing: &allot.QueueFairSharing{Weight: &w}}},
+		Queues:    []allot.Queue{{Name: "q", Cohort: "c", Quota: quota(8), Tenants: []string{"t"}}},
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := allot.NewStore(s)
+	set := allot.SetQueue{Queue: allot.Queue{Name: "r", Cohort: "c", Quota: quota(2)}}
+	if _, err := st.Apply(set); err != nil {
+		t.Fatal(err)
+	}
+	b.Queues[0].Quota[0].Resources[0].Nominal = 100
+	b.Queues[0].Tenants[0] = "other"
+	b.Cohorts[0].Quota[0].Resources[0].Nominal = 100
+	w = 9
+	set.Queue.Quota[0].Resources[0].Nominal = 100
+	// A configuration change resolves every queue's quota again.
+	snap, err := st.Apply(allot.SetCohort{Cohort: allot.Cohort{Name: "d"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := snap.Queue("q")
+	r, _ := snap.Queue("r")
+	if q.Quota[0].Resources[0].Nominal != 8 || q.Tenants[0] != "t" || r.Quota[0].Resources[0].Nominal != 2 {
+		t.Fatalf("the caller's change reached the snapshot: q %+v, r %+v", q, r)
+	}
+	d := allot.Decide(snap, allot.Request{ID: "x", Queue: "q", Tenant: "t", PodSets: []allot.PodSet{{Name: "w", Count: 1, PerPod: allot.Resources{"gpu": 14}}}})
+	if d.Verdict != allot.VerdictAdmit {
+		t.Fatalf("14 of 8+2+4 gpu: %v %v: %s", d.Verdict, d.Reason, d.Message)
+	}
+}

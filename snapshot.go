@@ -538,16 +538,7 @@ func clonePodSets(sets []PodSet) []PodSet {
 }
 
 func cloneQueue(q Queue) Queue {
-	q.Quota = slices.Clone(q.Quota)
-	for i := range q.Quota {
-		rs := slices.Clone(q.Quota[i].Resources)
-		for k := range rs {
-			r := &rs[k]
-			r.BorrowingLimit, r.LendingLimit = clonePtr(r.BorrowingLimit), clonePtr(r.LendingLimit)
-			r.Hard, r.Soft = clonePtr(r.Hard), clonePtr(r.Soft)
-		}
-		q.Quota[i].Resources = rs
-	}
+	q.Quota = cloneFlavorQuotas(q.Quota)
 	q.FlavorOrder = slices.Clone(q.FlavorOrder)
 	bw := &q.Preemption.BorrowWithinCohort
 	bw.MaxPriorityThreshold = clonePtr(bw.MaxPriorityThreshold)
@@ -562,6 +553,40 @@ func cloneQueue(q Queue) Queue {
 	q.Windows = slices.Clone(q.Windows)
 	q.SLATier = clonePtr(q.SLATier)
 	return q
+}
+
+// cloneFlavorQuotas copies quota given per flavor, its limits included.
+func cloneFlavorQuotas(fqs []FlavorQuota) []FlavorQuota {
+	fqs = slices.Clone(fqs)
+	for i := range fqs {
+		rs := slices.Clone(fqs[i].Resources)
+		for k := range rs {
+			r := &rs[k]
+			r.BorrowingLimit, r.LendingLimit = clonePtr(r.BorrowingLimit), clonePtr(r.LendingLimit)
+			r.Hard, r.Soft = clonePtr(r.Hard), clonePtr(r.Soft)
+		}
+		fqs[i].Resources = rs
+	}
+	return fqs
+}
+
+func cloneCohort(c Cohort) Cohort {
+	c.Quota = cloneFlavorQuotas(c.Quota)
+	if c.FairSharing != nil {
+		fs := *c.FairSharing
+		fs.Weight = clonePtr(fs.Weight)
+		c.FairSharing = &fs
+	}
+	return c
+}
+
+// cloneAll copies each element with clone.
+func cloneAll[T any](xs []T, clone func(T) T) []T {
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = clone(x)
+	}
+	return out
 }
 
 func clonePtr[T any](p *T) *T {

@@ -730,9 +730,9 @@ func (e SetQueue) apply(s *Snapshot) error {
 	queues := slices.Clone(s.queues)
 	old, exists := s.queueIdx[e.Queue.Name]
 	if exists {
-		queues[old] = e.Queue
+		queues[old] = cloneQueue(e.Queue)
 	} else {
-		queues = append(queues, e.Queue)
+		queues = append(queues, cloneQueue(e.Queue))
 	}
 	if err := s.requota(queues); err != nil {
 		return err
@@ -754,9 +754,9 @@ type SetCohort struct{ Cohort Cohort }
 func (e SetCohort) apply(s *Snapshot) error {
 	cohorts := slices.Clone(s.cohorts)
 	if i := slices.IndexFunc(cohorts, func(c Cohort) bool { return c.Name == e.Cohort.Name }); i >= 0 {
-		cohorts[i] = e.Cohort
+		cohorts[i] = cloneCohort(e.Cohort)
 	} else {
-		cohorts = append(cohorts, e.Cohort)
+		cohorts = append(cohorts, cloneCohort(e.Cohort))
 	}
 	old := s.config
 	s.ownConfig()
