@@ -16,18 +16,6 @@ import (
 // DefaultResources are the resources of a snapshot that declares none.
 var DefaultResources = []string{"gpu", "cpu", "memory"}
 
-// maxQuantity bounds every quantity so that sums and products of counts
-// cannot overflow int64.
-const maxQuantity = int64(1) << 56
-
-// bounded reports whether used plus count × q stays within maxQuantity: the
-// bound on what a pod set charges and on every queue's usage of a flavor's
-// resource, which requests, running workloads and commits all keep to.
-func bounded(used, q int64, count int32) bool {
-	c, ok := res.MulOK(q, int64(count))
-	return ok && c <= maxQuantity-used
-}
-
 // maxPodCount bounds a pod set's count.
 const maxPodCount = 1 << 20
 
@@ -229,7 +217,7 @@ func (s *Snapshot) vectorKeys(m Resources, path string) (res.Vec, uint16, error)
 		}
 		found++
 		keys |= 1 << i
-		if q < 0 || q > maxQuantity {
+		if q < 0 || q > quota.MaxQuantity {
 			return v, keys, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, 2^56]", q)
 		}
 		v[i] = q
@@ -458,7 +446,7 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 				if c.v == nil {
 					continue
 				}
-				if *c.v < 0 || *c.v > maxQuantity {
+				if *c.v < 0 || *c.v > quota.MaxQuantity {
 					return out, nil, buildErr(ErrInvalid, rp+"."+c.name, "quantity %d out of range", *c.v)
 				}
 				c.dst[r] = scaled(*c.v, scale)
@@ -510,7 +498,7 @@ func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasPar
 			if !ok {
 				return nil, buildErr(ErrUnknownResource, rp+".name", "resource %q is not declared", rq.Name)
 			}
-			if rq.Nominal < 0 || rq.Nominal > maxQuantity {
+			if rq.Nominal < 0 || rq.Nominal > quota.MaxQuantity {
 				return nil, buildErr(ErrInvalid, rp+".nominal", "quantity %d out of range", rq.Nominal)
 			}
 			e := quota.ResourceQuota{Nominal: scaled(rq.Nominal, scale)}
@@ -525,7 +513,7 @@ func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasPar
 				if !hasParent {
 					return nil, buildErr(ErrInvalid, rp+"."+l.name, "a %s needs a cohort to borrow from or lend to", l.name)
 				}
-				if *l.v < 0 || *l.v > maxQuantity {
+				if *l.v < 0 || *l.v > quota.MaxQuantity {
 					return nil, buildErr(ErrInvalid, rp+"."+l.name, "quantity %d out of range", *l.v)
 				}
 				v := *l.v
@@ -688,14 +676,14 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 }
 
 // checkCharge refuses a running pod set of count pods, each charging per
-// and a token budget of tokens, that charges more than maxQuantity of a
+// and a token budget of tokens, that charges more than quota.MaxQuantity of a
 // resource, as a request's validation does.
 func (s *Snapshot) checkCharge(per res.Vec, tokens int64, count int32, p string) error {
 	for r, name := range s.resources {
-		if !bounded(0, per[r], count) {
+		if !quota.Bounded(0, per[r], count) {
 			return buildErr(ErrInvalid, p+".perPod."+name, "%d pods × %d is more than 2^56", count, per[r])
 		}
-		if r == s.tokens && !bounded(0, per[r]+tokens, count) {
+		if r == s.tokens && !quota.Bounded(0, per[r]+tokens, count) {
 			return buildErr(ErrInvalid, p+".tokens", "%d pods × %d tokens is more than 2^56", count, per[r]+tokens)
 		}
 	}
@@ -703,7 +691,7 @@ func (s *Snapshot) checkCharge(per res.Vec, tokens int64, count int32, p string)
 }
 
 // checkUsage refuses a running workload r that would take its queue's usage
-// of a flavor's resource past maxQuantity, with the workloads before it.
+// of a flavor's resource past quota.MaxQuantity, with the workloads before it.
 func (s *Snapshot) checkUsage(r *running, p string) error {
 	for i := range r.sets {
 		f := r.sets[i].flavor
@@ -715,7 +703,7 @@ func (s *Snapshot) checkUsage(r *running, p string) error {
 		}
 		need := s.need(r, i)
 		for k, name := range s.resources {
-			if !bounded(used[k], need[k], 1) {
+			if !quota.Bounded(used[k], need[k], 1) {
 				return buildErr(ErrInvalid, fmt.Sprintf("%s.podSets[%d].perPod.%s", p, i, name),
 					"queue %q would hold %d %s of flavor %q, more than 2^56", r.w.Queue, used[k]+need[k], name, s.flavors[f].Name)
 			}
@@ -733,11 +721,11 @@ func (s *Snapshot) podCharge(per res.Vec, t *Tokens, p string) (res.Vec, error) 
 	if s.tokens < 0 {
 		return per, buildErr(ErrUnknownResource, p+".tokens", "the snapshot declares no \"tokens\" resource")
 	}
-	if t.Prompt < 0 || t.MaxTokens < 0 || t.Prompt > maxQuantity || t.MaxTokens > maxQuantity {
+	if t.Prompt < 0 || t.MaxTokens < 0 || t.Prompt > quota.MaxQuantity || t.MaxTokens > quota.MaxQuantity {
 		return per, buildErr(ErrInvalid, p+".tokens", "token counts out of range")
 	}
 	per[s.tokens] += t.Prompt + t.MaxTokens
-	if per[s.tokens] > maxQuantity {
+	if per[s.tokens] > quota.MaxQuantity {
 		return per, buildErr(ErrInvalid, p+".tokens", "token counts out of range")
 	}
 	return per, nil

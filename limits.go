@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/preempt"
+	"github.com/allot-sched/allot/quota"
 )
 
 // secondsPerDay is the period of time-of-day windows (UTC).
@@ -312,8 +313,8 @@ func scaled(v int64, scale float64) int64 {
 		return v
 	}
 	x := math.Floor(float64(v)*scale + 1e-9)
-	if x >= float64(maxQuantity) {
-		return maxQuantity
+	if x >= float64(quota.MaxQuantity) {
+		return quota.MaxQuantity
 	}
 	return int64(x)
 }
