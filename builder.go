@@ -66,7 +66,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	s.initTrees()
 	s.usage = s.rtree.NewUsage()
 	s.runCount = make([]int32, len(s.queues))
-	s.limitUsage = &limitUsage{users: make([]userUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
+	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
 	if err := s.buildHistory(b.History); err != nil {
 		return nil, err
 	}

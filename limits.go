@@ -2,7 +2,6 @@ package allot
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -24,15 +23,10 @@ type queueLimits struct {
 	note  string
 	// maxScale is the largest scale at any time of day.
 	maxScale float64
-	// userCap bounds what one user's workloads hold in the queue, summed
-	// over flavors (Slurm's MaxTRESPerUser); bit r of userMask set when
-	// resource r is capped.
-	userCap  res.Vec
-	userMask uint16
-	// neverCap bounds what the queue's never-preemptible workloads hold
-	// together.
-	neverCap  res.Vec
-	neverMask uint16
+	// userCap bounds what one user's workloads hold in the queue
+	// (Slurm's MaxTRESPerUser); neverCap what the queue's
+	// never-preemptible workloads hold together.
+	userCap, neverCap quota.Cap
 	// Kueue's preemption policies of the queue.
 	withinQueue, reclaim, borrow preempt.Policy
 	// threshold is borrowWithinCohort.maxPriorityThreshold, when set.
@@ -138,10 +132,10 @@ func (s *Snapshot) resolveLimits(q *Queue, p string, now int64) (queueLimits, er
 	}
 	l.note = strings.Join(notes, ", ")
 	var err error
-	if l.userCap, l.userMask, err = s.capVector(q.UserCap, p+".userCap"); err != nil {
+	if l.userCap, err = s.capVector(q.UserCap, p+".userCap"); err != nil {
 		return l, err
 	}
-	if l.neverCap, l.neverMask, err = s.capVector(q.NonPreemptibleCap, p+".nonPreemptibleCap"); err != nil {
+	if l.neverCap, err = s.capVector(q.NonPreemptibleCap, p+".nonPreemptibleCap"); err != nil {
 		return l, err
 	}
 	pp := q.Preemption
@@ -185,22 +179,23 @@ func fairWeight(fs *QueueFairSharing, p string) (float64, error) {
 	return *fs.Weight, nil
 }
 
-func (s *Snapshot) capVector(m Resources, p string) (res.Vec, uint16, error) {
+// capVector reads a cap: the resources m names are capped.
+func (s *Snapshot) capVector(m Resources, p string) (quota.Cap, error) {
 	v, err := s.vector(m, p)
 	if err != nil {
-		return v, 0, err
+		return quota.Cap{}, err
 	}
-	var mask uint16
+	c := quota.Cap{Limit: v}
 	for name := range m {
-		mask |= 1 << s.resIdx[name]
+		c.Mask |= 1 << s.resIdx[name]
 	}
-	return v, mask, nil
+	return c, nil
 }
 
 // capped reports whether a request of preemption class c meets any of the
 // queue's caps.
 func (l *queueLimits) capped(c PreemptionClass) bool {
-	return l.userMask != 0 || l.neverMask != 0 && c == Never
+	return l.userCap.Set() || l.neverCap.Set() && c == Never
 }
 
 // capBreach is a request breaking one of its queue's caps, with the figures
@@ -216,24 +211,24 @@ type capBreach struct {
 
 // checkCaps checks need, what a request of user and preemption class c
 // charges summed over its pod sets, against queue q's per-user cap and, for
-// never-preemptible work, its non-preemptible cap. Decide's caps stage and
-// Commit's re-check both ask it.
+// never-preemptible work, its non-preemptible cap (quota's Cap.Over). Decide's
+// caps stage and Commit's re-check both ask it.
 func (s *Snapshot) checkCaps(q int32, user string, c PreemptionClass, need res.Vec) (capBreach, bool) {
 	l := &s.limits[q]
-	if l.userMask != 0 {
+	if l.userCap.Set() {
 		used := s.users[q][user]
-		if r, over, alone := overCap(l.userCap, l.userMask, used, need); over {
-			b := capBreach{reason: UserCapReached, res: r, used: used[r], limit: l.userCap[r], need: need[r]}
+		if r, over, alone := l.userCap.Over(used, need); over {
+			b := capBreach{reason: UserCapReached, res: r, used: used[r], limit: l.userCap.Limit[r], need: need[r]}
 			if alone {
 				b.reason = ExceedsUserCap
 			}
 			return b, true
 		}
 	}
-	if l.neverMask != 0 && c == Never {
+	if l.neverCap.Set() && c == Never {
 		used := s.never[q]
-		if r, over, alone := overCap(l.neverCap, l.neverMask, used, need); over {
-			b := capBreach{reason: NonPreemptibleCapReached, res: r, used: used[r], limit: l.neverCap[r], need: need[r]}
+		if r, over, alone := l.neverCap.Over(used, need); over {
+			b := capBreach{reason: NonPreemptibleCapReached, res: r, used: used[r], limit: l.neverCap.Limit[r], need: need[r]}
 			if alone {
 				b.reason = NeverFits
 			}
@@ -241,25 +236,6 @@ func (s *Snapshot) checkCaps(q int32, user string, c PreemptionClass, need res.V
 		}
 	}
 	return capBreach{}, false
-}
-
-// overCap finds the first capped resource that need breaks: alone, or
-// together with used.
-func overCap(limit res.Vec, mask uint16, used, need res.Vec) (r int, over, alone bool) {
-	for r := range limit {
-		if mask&(1<<r) == 0 || need[r] == 0 {
-			continue
-		}
-		if need[r] > limit[r] {
-			return r, true, true
-		}
-	}
-	for r := range limit {
-		if mask&(1<<r) != 0 && need[r] > 0 && used[r]+need[r] > limit[r] {
-			return r, true, false
-		}
-	}
-	return 0, false, false
 }
 
 // appendCapBreach writes the message of b, a breach by a request of user in
@@ -319,28 +295,6 @@ func scaled(v int64, scale float64) int64 {
 	return int64(x)
 }
 
-// userUsage is what each user's admitted workloads hold in one queue, summed
-// over flavors. A map is never written after it is shared: a change
-// replaces the queue's map.
-type userUsage map[string]res.Vec
-
-func (u userUsage) with(user string, v res.Vec, sign int64) userUsage {
-	next := maps.Clone(u)
-	if next == nil {
-		next = userUsage{}
-	}
-	cur := next[user]
-	for i := range cur {
-		cur[i] += sign * v[i]
-	}
-	if cur.IsZero() {
-		delete(next, user)
-	} else {
-		next[user] = cur
-	}
-	return next
-}
-
 // neverPreempted reports whether an admitted workload counts against its
 // queue's non-preemptible cap: class never, and on no spot flavor.
 func (s *Snapshot) neverPreempted(r *running) bool {
@@ -359,15 +313,15 @@ func (s *Snapshot) neverPreempted(r *running) bool {
 // the per-user and non-preemptible usage of its queue.
 func (s *Snapshot) trackLimits(r *running, sign int64) {
 	l := &s.limits[r.queue]
-	if l.userMask == 0 && l.neverMask == 0 {
+	if !l.userCap.Set() && !l.neverCap.Set() {
 		return
 	}
 	t := s.total(r)
 	s.own(rowUsers | rowNever)
-	if l.userMask != 0 {
-		s.users[r.queue] = s.users[r.queue].with(r.w.User, t, sign)
+	if l.userCap.Set() {
+		s.users[r.queue] = s.users[r.queue].With(r.w.User, t, sign)
 	}
-	if l.neverMask != 0 && s.neverPreempted(r) {
+	if l.neverCap.Set() && s.neverPreempted(r) {
 		nu := s.never[r.queue]
 		for i := range nu {
 			nu[i] += sign * t[i]
@@ -379,7 +333,7 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 // recountLimits rebuilds the per-user and non-preemptible usage of every
 // queue from the admitted workloads (after a configuration change).
 func (s *Snapshot) recountLimits() {
-	s.limitUsage = &limitUsage{users: make([]userUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
+	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
 	s.shared &^= rowUsers | rowNever
 	s.running.Scan(func(r *running) bool {
 		s.trackLimits(r, 1)

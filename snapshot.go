@@ -79,7 +79,7 @@ type pendingSet struct {
 // limitUsage holds, per queue, the per-user usage and the usage of
 // never-preemptible work. It is written only after own(rowUsers|rowNever).
 type limitUsage struct {
-	users []userUsage
+	users []quota.UserUsage
 	never []res.Vec
 }
 
