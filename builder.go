@@ -396,9 +396,10 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 	return nil
 }
 
-// resolveQueue turns a queue's configuration into quota's form, its nominal
-// quota multiplied by scale (the windows and tier in force) and, for what
-// can ever fit, by maxScale (the largest at any time of day).
+// resolveQueue validates a queue's configuration and turns it into quota's
+// form, which scales it (FlavorQuota.SetResource): by scale, the windows and
+// tier in force, and for what can ever fit by maxScale, the largest scale of
+// the day.
 func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quota.Queue, []quota.ResourceQuota, error) {
 	out := quota.Queue{Name: q.Name, Hold: q.Hold, Tenants: slices.Sorted(slices.Values(q.Tenants))}
 	if q.Name == "" {
@@ -434,27 +435,18 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 			if e.Covered&(1<<r) != 0 {
 				return out, nil, buildErr(ErrDuplicateID, rp+".name", "resource %q twice", rq.Name)
 			}
-			e.Covered |= 1 << r
-			e.Nominal[r] = scaled(rq.Nominal, scale)
-			e.Ever[r] = scaled(rq.Nominal, max(scale, maxScale))
 			for _, c := range [...]struct {
 				v    *int64
-				dst  *res.Vec
-				mask *uint16
 				name string
-			}{{rq.Hard, &e.Hard, &e.HardMask, "hard"}, {rq.Soft, &e.Soft, &e.SoftMask, "soft"}} {
-				if c.v == nil {
-					continue
-				}
-				if *c.v < 0 || *c.v > quota.MaxQuantity {
+			}{{rq.Hard, "hard"}, {rq.Soft, "soft"}} {
+				if c.v != nil && (*c.v < 0 || *c.v > quota.MaxQuantity) {
 					return out, nil, buildErr(ErrInvalid, rp+"."+c.name, "quantity %d out of range", *c.v)
 				}
-				c.dst[r] = scaled(*c.v, scale)
-				*c.mask |= 1 << r
 			}
 			if rq.Hard != nil && rq.Soft != nil && *rq.Soft > *rq.Hard {
 				return out, nil, buildErr(ErrInvalid, rp+".soft", "soft cap %d above hard cap %d", *rq.Soft, *rq.Hard)
 			}
+			e.SetResource(r, rq.Nominal, rq.Hard, rq.Soft, scale, maxScale)
 		}
 		byFlavor[f] = e
 		order = append(order, f)
@@ -480,10 +472,9 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 	return out, node, nil
 }
 
-// treeQuotas turns a queue's or cohort's quota into its node of the
-// resource tree: one entry per flavor-resource, nominal scaled. Borrowing
-// and lending limits need a parent; a lending limit above the (scaled)
-// nominal quota lends all of it.
+// treeQuotas validates a queue's or cohort's quota and turns it into its
+// node of the resource tree: one entry per flavor-resource, scaled by quota
+// (ResourceQuota.Scaled). Borrowing and lending limits need a parent.
 func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasParent bool) ([]quota.ResourceQuota, error) {
 	R := len(s.resources)
 	out := make([]quota.ResourceQuota, len(s.flavors)*R)
@@ -501,7 +492,7 @@ func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasPar
 			if rq.Nominal < 0 || rq.Nominal > quota.MaxQuantity {
 				return nil, buildErr(ErrInvalid, rp+".nominal", "quantity %d out of range", rq.Nominal)
 			}
-			e := quota.ResourceQuota{Nominal: scaled(rq.Nominal, scale)}
+			e := quota.ResourceQuota{Nominal: rq.Nominal}
 			for _, l := range [...]struct {
 				v    *int64
 				dst  **int64
@@ -519,13 +510,12 @@ func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasPar
 				v := *l.v
 				*l.dst = &v
 			}
-			if e.LendingLimit != nil && *e.LendingLimit > e.Nominal {
-				if scale == 1 && fqIsQueue(p) {
-					return nil, buildErr(ErrInvalid, rp+".lendingLimit", "lending limit %d above nominal %d", *e.LendingLimit, e.Nominal)
-				}
-				v := e.Nominal
-				e.LendingLimit = &v
+			// Unscaled, a queue's lending limit above its nominal quota is
+			// a mistake; any other lends all of a nominal quota it exceeds.
+			if scale == 1 && fqIsQueue(p) && e.LendingLimit != nil && *e.LendingLimit > e.Nominal {
+				return nil, buildErr(ErrInvalid, rp+".lendingLimit", "lending limit %d above nominal %d", *e.LendingLimit, e.Nominal)
 			}
+			e = e.Scaled(scale)
 			out[int(f)*R+r] = e
 		}
 	}

@@ -11,9 +11,6 @@ import (
 	"github.com/allot-sched/allot/quota"
 )
 
-// secondsPerDay is the period of time-of-day windows (UTC).
-const secondsPerDay = 86400
-
 // queueLimits are what a queue allows beyond its quota, resolved at the
 // snapshot's time.
 type queueLimits struct {
@@ -44,94 +41,32 @@ func (l *queueLimits) preempts() bool {
 	return l.withinQueue != preempt.Never || l.reclaim != preempt.Never
 }
 
-// window is a parsed time-of-day window: [from, to) in seconds of the day,
-// wrapping past midnight when to < from.
-type window struct {
-	from, to int64
-	scale    float64
-	text     string
-}
-
-func parseClock(s string) (int64, error) {
-	h, m, ok := strings.Cut(s, ":")
-	hh, err1 := strconv.Atoi(h)
-	mm, err2 := strconv.Atoi(m)
-	if !ok || err1 != nil || err2 != nil || hh < 0 || hh > 24 || mm < 0 || mm > 59 || hh == 24 && mm != 0 {
-		return 0, fmt.Errorf("%q is not a time of day HH:MM", s)
-	}
-	return int64(hh*3600 + mm*60), nil
-}
-
-func parseWindow(w Window) (window, error) {
-	from, err := parseClock(w.From)
-	if err != nil {
-		return window{}, err
-	}
-	to, err := parseClock(w.To)
-	if err != nil {
-		return window{}, err
-	}
-	if from == to {
-		return window{}, fmt.Errorf("window %s-%s is empty", w.From, w.To)
-	}
-	if !(w.Scale > 0) || math.IsInf(w.Scale, 0) {
-		return window{}, fmt.Errorf("scale %v must be a positive number", w.Scale)
-	}
-	return window{from: from, to: to, scale: w.Scale, text: w.From + "-" + w.To}, nil
-}
-
-// in reports whether time now (seconds on the snapshot's clock, taken
-// modulo one day) is inside the window.
-func (w window) in(now int64) bool {
-	t := now % secondsPerDay
-	if t < 0 {
-		t += secondsPerDay
-	}
-	if w.from < w.to {
-		return t >= w.from && t < w.to
-	}
-	return t >= w.from || t < w.to
-}
-
 // resolveLimits validates a queue's caps, windows and tier and resolves
-// them at time now.
+// them at time now: quota computes the scales, the note names what is in
+// force for messages.
 func (s *Snapshot) resolveLimits(q *Queue, p string, now int64) (queueLimits, error) {
-	l := queueLimits{scale: 1}
+	var l queueLimits
+	var err error
+	sc := quota.Scaling{Windows: make([]quota.Window, len(q.Windows)), Tier: 1}
 	var notes []string
-	ws := make([]window, len(q.Windows))
 	for i, w := range q.Windows {
-		pw, err := parseWindow(w)
+		pw, err := quota.ParseWindow(w.From, w.To, w.Scale)
 		if err != nil {
 			return l, buildErr(ErrInvalid, fmt.Sprintf("%s.windows[%d]", p, i), "%v", err)
 		}
-		ws[i] = pw
-		if pw.in(now) {
-			l.scale *= pw.scale
-			notes = append(notes, fmt.Sprintf("window %s ×%g", pw.text, pw.scale))
+		sc.Windows[i] = pw
+		if pw.In(now) {
+			notes = append(notes, fmt.Sprintf("window %s ×%g", w.From+"-"+w.To, w.Scale))
 		}
-	}
-	// The product of the windows in force changes only where a window
-	// opens, so its largest value is at one of those times (or 1).
-	l.maxScale = 1
-	for _, w := range ws {
-		p := 1.0
-		for _, o := range ws {
-			if o.in(w.from) {
-				p *= o.scale
-			}
-		}
-		l.maxScale = max(l.maxScale, p)
 	}
 	if t := q.SLATier; t != nil {
-		if !(t.Scale > 0) || math.IsInf(t.Scale, 0) || !(t.Availability > 0 && t.Availability <= 1) {
-			return l, buildErr(ErrInvalid, p+".slaTier", "availability must be in (0, 1] and scale positive, got %v and %v", t.Availability, t.Scale)
+		if sc.Tier, err = quota.TierScale(t.Availability, t.Scale); err != nil {
+			return l, buildErr(ErrInvalid, p+".slaTier", "%v", err)
 		}
-		l.scale *= t.Scale
-		l.maxScale *= t.Scale
 		notes = append(notes, fmt.Sprintf("SLA tier %g%% ×%g", 100*t.Availability, t.Scale))
 	}
+	l.scale, l.maxScale = sc.At(now), sc.Max()
 	l.note = strings.Join(notes, ", ")
-	var err error
 	if l.userCap, err = s.capVector(q.UserCap, p+".userCap"); err != nil {
 		return l, err
 	}
@@ -281,18 +216,6 @@ func (s *Snapshot) appendCapBreach(buf []byte, b capBreach, user, queue string) 
 		buf = appendQuantity(buf, name, b.need)
 	}
 	return buf
-}
-
-// scaled applies a queue's scale to a quantity, rounding down.
-func scaled(v int64, scale float64) int64 {
-	if scale == 1 || v == 0 {
-		return v
-	}
-	x := math.Floor(float64(v)*scale + 1e-9)
-	if x >= float64(quota.MaxQuantity) {
-		return quota.MaxQuantity
-	}
-	return int64(x)
 }
 
 // neverPreempted reports whether an admitted workload counts against its
