@@ -350,14 +350,14 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 		if err != nil {
 			return err
 		}
-		nodes[i] = quota.NodeSpec{Name: q.Name, Parent: -1, Queue: true, Quotas: node}
+		nodes[i] = quota.NodeSpec{Name: q.Name, Queue: true, Quotas: node}
 		if _, dup := s.queueIdx[q.Name]; dup {
 			return buildErr(ErrDuplicateID, fmt.Sprintf("queues[%d].name", i), "queue %q twice", q.Name)
 		}
 		s.queueIdx[q.Name] = int32(i)
 		qs[i], qc[i] = q, queues[i].Cohort
 	}
-	t, err := quota.NewTree(len(s.flavors), cs, qs, qc)
+	parents, err := quota.Parents(cs, qs, qc)
 	s.cohortWeight = make([]float64, len(cohorts))
 	if err != nil {
 		switch {
@@ -372,27 +372,19 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 		if err != nil {
 			return err
 		}
-		nodes[len(queues)+i] = quota.NodeSpec{Name: c.Name, Parent: -1, Quotas: node}
+		nodes[len(queues)+i] = quota.NodeSpec{Name: c.Name, Quotas: node}
 		if s.cohortWeight[i], err = fairWeight(c.FairSharing, fmt.Sprintf("cohorts[%d]", i)); err != nil {
 			return err
 		}
 	}
-	Q := int32(len(queues))
-	for i := range t.Queues {
-		if c := t.Queues[i].Cohort; c >= 0 {
-			nodes[i].Parent = Q + c
-		}
-	}
-	for i := range t.Cohorts {
-		if p := t.Cohorts[i].Parent; p >= 0 {
-			nodes[int(Q)+i].Parent = Q + p
-		}
+	for i := range nodes {
+		nodes[i].Parent = parents[i]
 	}
 	rt, err := quota.NewResourceTree(len(s.flavors), len(s.resources), nodes)
 	if err != nil {
 		return buildErr(ErrInvalid, "queues", "%v", err)
 	}
-	s.quota, s.rtree = t, rt
+	s.quota, s.rtree = quota.NewTree(qs, rt), rt
 	return nil
 }
 

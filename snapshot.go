@@ -94,8 +94,8 @@ type config struct {
 	queues   []Queue // the configuration as given
 	// cohortWeight is each cohort's fair-sharing weight, by cohort index.
 	cohortWeight []float64
-	// rtree is the cohort tree's quantities (Kueue's resource nodes: queue
-	// q is node q, cohorts follow).
+	// rtree is quota.Nodes, the cohort tree's quantities (Kueue's resource
+	// nodes: queue q is node q, cohorts follow).
 	rtree       *quota.ResourceTree
 	cohorts     []Cohort
 	history     History
