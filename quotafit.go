@@ -16,10 +16,8 @@ type quotaFit struct {
 	// also sets them for a placement failure.
 	res                      int
 	used, need, limit, avail int64
-	// On a fit: the borrowing level, whether it borrows and whether it
-	// passes a soft cap.
+	// On a fit: the borrowing level and whether it passes a soft cap.
 	level    int
-	borrow   bool
 	overSoft bool
 }
 
@@ -39,5 +37,5 @@ func (s *Snapshot) fitQuota(q int32, fq *quota.FlavorQuota, earlier, need res.Ve
 	f := s.rtree.Fit(s.usage, q, fq, earlier, need)
 	return quotaFit{verdict: f.Verdict, reason: fitReasons[f.Reason], res: f.Res,
 		used: f.Used, need: f.Need, limit: f.Limit, avail: f.Avail,
-		level: f.Level, borrow: f.Borrow, overSoft: f.OverSoft}
+		level: f.Level, overSoft: f.OverSoft}
 }
