@@ -93,10 +93,11 @@ func (s *Scaling) At(now int64) float64 {
 	return p * s.Tier
 }
 
-// Max is the largest scale at any time of day. The product of the windows
-// in force changes only where a window opens or closes and a closing only
-// removes a factor, so the largest product is at one of the openings, or 1
-// where none is in force.
+// Max is the largest of 1 and the scale at each window's opening, times
+// the tier. It is the largest scale of the day when no window scales down:
+// the product of the windows in force changes only where one opens or
+// closes, and a closing then never raises it. A closing window that scales
+// down can leave a product above Max (a ×0.5 window closing inside a ×2 one).
 func (s *Scaling) Max() float64 {
 	m := 1.0
 	for _, w := range s.Windows {
