@@ -44,7 +44,8 @@
 // times the tier; Scaling.Max the largest scale at any window's opening.
 // FlavorQuota.SetResource scales nominal quota and caps by the scale in
 // force, and Ever, what decides that a request can never fit, by the
-// largest; ResourceQuota.Scaled scales a tree node's nominal quota.
+// largest; ResourceQuota.Scaled scales a tree node's nominal quota, and a
+// lending limit above the scaled quota lends all of it.
 // Scaled rounds down and saturates at MaxQuantity.
 //
 // # The resource-node tree
