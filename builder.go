@@ -16,18 +16,6 @@ import (
 // DefaultResources are the resources of a snapshot that declares none.
 var DefaultResources = []string{"gpu", "cpu", "memory"}
 
-// maxQuantity bounds every quantity so that sums and products of counts
-// cannot overflow int64.
-const maxQuantity = int64(1) << 56
-
-// bounded reports whether used plus count × q stays within maxQuantity: the
-// bound on what a pod set charges and on every queue's usage of a flavor's
-// resource, which requests, running workloads and commits all keep to.
-func bounded(used, q int64, count int32) bool {
-	c, ok := res.MulOK(q, int64(count))
-	return ok && c <= maxQuantity-used
-}
-
 // maxPodCount bounds a pod set's count.
 const maxPodCount = 1 << 20
 
@@ -78,7 +66,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	s.initTrees()
 	s.usage = s.rtree.NewUsage()
 	s.runCount = make([]int32, len(s.queues))
-	s.limitUsage = &limitUsage{users: make([]userUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
+	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
 	if err := s.buildHistory(b.History); err != nil {
 		return nil, err
 	}
@@ -229,7 +217,7 @@ func (s *Snapshot) vectorKeys(m Resources, path string) (res.Vec, uint16, error)
 		}
 		found++
 		keys |= 1 << i
-		if q < 0 || q > maxQuantity {
+		if q < 0 || q > quota.MaxQuantity {
 			return v, keys, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, 2^56]", q)
 		}
 		v[i] = q
@@ -362,14 +350,14 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 		if err != nil {
 			return err
 		}
-		nodes[i] = quota.NodeSpec{Name: q.Name, Parent: -1, Queue: true, Quotas: node}
+		nodes[i] = quota.NodeSpec{Name: q.Name, Queue: true, Quotas: node}
 		if _, dup := s.queueIdx[q.Name]; dup {
 			return buildErr(ErrDuplicateID, fmt.Sprintf("queues[%d].name", i), "queue %q twice", q.Name)
 		}
 		s.queueIdx[q.Name] = int32(i)
 		qs[i], qc[i] = q, queues[i].Cohort
 	}
-	t, err := quota.NewTree(len(s.flavors), cs, qs, qc)
+	parents, err := quota.Parents(cs, qs, qc)
 	s.cohortWeight = make([]float64, len(cohorts))
 	if err != nil {
 		switch {
@@ -384,33 +372,26 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 		if err != nil {
 			return err
 		}
-		nodes[len(queues)+i] = quota.NodeSpec{Name: c.Name, Parent: -1, Quotas: node}
+		nodes[len(queues)+i] = quota.NodeSpec{Name: c.Name, Quotas: node}
 		if s.cohortWeight[i], err = fairWeight(c.FairSharing, fmt.Sprintf("cohorts[%d]", i)); err != nil {
 			return err
 		}
 	}
-	Q := int32(len(queues))
-	for i := range t.Queues {
-		if c := t.Queues[i].Cohort; c >= 0 {
-			nodes[i].Parent = Q + c
-		}
-	}
-	for i := range t.Cohorts {
-		if p := t.Cohorts[i].Parent; p >= 0 {
-			nodes[int(Q)+i].Parent = Q + p
-		}
+	for i := range nodes {
+		nodes[i].Parent = parents[i]
 	}
 	rt, err := quota.NewResourceTree(len(s.flavors), len(s.resources), nodes)
 	if err != nil {
 		return buildErr(ErrInvalid, "queues", "%v", err)
 	}
-	s.quota, s.rtree = t, rt
+	s.quota, s.rtree = quota.NewTree(qs, rt), rt
 	return nil
 }
 
-// resolveQueue turns a queue's configuration into quota's form, its nominal
-// quota multiplied by scale (the windows and tier in force) and, for what
-// can ever fit, by maxScale (the largest at any time of day).
+// resolveQueue validates a queue's configuration and turns it into quota's
+// form, which scales it (FlavorQuota.SetResource): by scale, the windows and
+// tier in force, and for what can ever fit by maxScale, the largest scale of
+// the day.
 func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quota.Queue, []quota.ResourceQuota, error) {
 	out := quota.Queue{Name: q.Name, Hold: q.Hold, Tenants: slices.Sorted(slices.Values(q.Tenants))}
 	if q.Name == "" {
@@ -446,27 +427,18 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 			if e.Covered&(1<<r) != 0 {
 				return out, nil, buildErr(ErrDuplicateID, rp+".name", "resource %q twice", rq.Name)
 			}
-			e.Covered |= 1 << r
-			e.Nominal[r] = scaled(rq.Nominal, scale)
-			e.Ever[r] = scaled(rq.Nominal, max(scale, maxScale))
 			for _, c := range [...]struct {
 				v    *int64
-				dst  *res.Vec
-				mask *uint16
 				name string
-			}{{rq.Hard, &e.Hard, &e.HardMask, "hard"}, {rq.Soft, &e.Soft, &e.SoftMask, "soft"}} {
-				if c.v == nil {
-					continue
-				}
-				if *c.v < 0 || *c.v > maxQuantity {
+			}{{rq.Hard, "hard"}, {rq.Soft, "soft"}} {
+				if c.v != nil && (*c.v < 0 || *c.v > quota.MaxQuantity) {
 					return out, nil, buildErr(ErrInvalid, rp+"."+c.name, "quantity %d out of range", *c.v)
 				}
-				c.dst[r] = scaled(*c.v, scale)
-				*c.mask |= 1 << r
 			}
 			if rq.Hard != nil && rq.Soft != nil && *rq.Soft > *rq.Hard {
 				return out, nil, buildErr(ErrInvalid, rp+".soft", "soft cap %d above hard cap %d", *rq.Soft, *rq.Hard)
 			}
+			e.SetResource(r, rq.Nominal, rq.Hard, rq.Soft, scale, maxScale)
 		}
 		byFlavor[f] = e
 		order = append(order, f)
@@ -492,10 +464,9 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 	return out, node, nil
 }
 
-// treeQuotas turns a queue's or cohort's quota into its node of the
-// resource tree: one entry per flavor-resource, nominal scaled. Borrowing
-// and lending limits need a parent; a lending limit above the (scaled)
-// nominal quota lends all of it.
+// treeQuotas validates a queue's or cohort's quota and turns it into its
+// node of the resource tree: one entry per flavor-resource, scaled by quota
+// (ResourceQuota.Scaled). Borrowing and lending limits need a parent.
 func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasParent bool) ([]quota.ResourceQuota, error) {
 	R := len(s.resources)
 	out := make([]quota.ResourceQuota, len(s.flavors)*R)
@@ -510,10 +481,10 @@ func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasPar
 			if !ok {
 				return nil, buildErr(ErrUnknownResource, rp+".name", "resource %q is not declared", rq.Name)
 			}
-			if rq.Nominal < 0 || rq.Nominal > maxQuantity {
+			if rq.Nominal < 0 || rq.Nominal > quota.MaxQuantity {
 				return nil, buildErr(ErrInvalid, rp+".nominal", "quantity %d out of range", rq.Nominal)
 			}
-			e := quota.ResourceQuota{Nominal: scaled(rq.Nominal, scale)}
+			e := quota.ResourceQuota{Nominal: rq.Nominal}
 			for _, l := range [...]struct {
 				v    *int64
 				dst  **int64
@@ -525,19 +496,18 @@ func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasPar
 				if !hasParent {
 					return nil, buildErr(ErrInvalid, rp+"."+l.name, "a %s needs a cohort to borrow from or lend to", l.name)
 				}
-				if *l.v < 0 || *l.v > maxQuantity {
+				if *l.v < 0 || *l.v > quota.MaxQuantity {
 					return nil, buildErr(ErrInvalid, rp+"."+l.name, "quantity %d out of range", *l.v)
 				}
 				v := *l.v
 				*l.dst = &v
 			}
-			if e.LendingLimit != nil && *e.LendingLimit > e.Nominal {
-				if scale == 1 && fqIsQueue(p) {
-					return nil, buildErr(ErrInvalid, rp+".lendingLimit", "lending limit %d above nominal %d", *e.LendingLimit, e.Nominal)
-				}
-				v := e.Nominal
-				e.LendingLimit = &v
+			// Unscaled, a queue's lending limit above its nominal quota is
+			// a mistake; any other lends all of a nominal quota it exceeds.
+			if scale == 1 && fqIsQueue(p) && e.LendingLimit != nil && *e.LendingLimit > e.Nominal {
+				return nil, buildErr(ErrInvalid, rp+".lendingLimit", "lending limit %d above nominal %d", *e.LendingLimit, e.Nominal)
 			}
+			e = e.Scaled(scale)
 			out[int(f)*R+r] = e
 		}
 	}
@@ -688,14 +658,14 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 }
 
 // checkCharge refuses a running pod set of count pods, each charging per
-// and a token budget of tokens, that charges more than maxQuantity of a
+// and a token budget of tokens, that charges more than quota.MaxQuantity of a
 // resource, as a request's validation does.
 func (s *Snapshot) checkCharge(per res.Vec, tokens int64, count int32, p string) error {
 	for r, name := range s.resources {
-		if !bounded(0, per[r], count) {
+		if !quota.Bounded(0, per[r], count) {
 			return buildErr(ErrInvalid, p+".perPod."+name, "%d pods × %d is more than 2^56", count, per[r])
 		}
-		if r == s.tokens && !bounded(0, per[r]+tokens, count) {
+		if r == s.tokens && !quota.Bounded(0, per[r]+tokens, count) {
 			return buildErr(ErrInvalid, p+".tokens", "%d pods × %d tokens is more than 2^56", count, per[r]+tokens)
 		}
 	}
@@ -703,7 +673,7 @@ func (s *Snapshot) checkCharge(per res.Vec, tokens int64, count int32, p string)
 }
 
 // checkUsage refuses a running workload r that would take its queue's usage
-// of a flavor's resource past maxQuantity, with the workloads before it.
+// of a flavor's resource past quota.MaxQuantity, with the workloads before it.
 func (s *Snapshot) checkUsage(r *running, p string) error {
 	for i := range r.sets {
 		f := r.sets[i].flavor
@@ -715,7 +685,7 @@ func (s *Snapshot) checkUsage(r *running, p string) error {
 		}
 		need := s.need(r, i)
 		for k, name := range s.resources {
-			if !bounded(used[k], need[k], 1) {
+			if !quota.Bounded(used[k], need[k], 1) {
 				return buildErr(ErrInvalid, fmt.Sprintf("%s.podSets[%d].perPod.%s", p, i, name),
 					"queue %q would hold %d %s of flavor %q, more than 2^56", r.w.Queue, used[k]+need[k], name, s.flavors[f].Name)
 			}
@@ -733,11 +703,11 @@ func (s *Snapshot) podCharge(per res.Vec, t *Tokens, p string) (res.Vec, error) 
 	if s.tokens < 0 {
 		return per, buildErr(ErrUnknownResource, p+".tokens", "the snapshot declares no \"tokens\" resource")
 	}
-	if t.Prompt < 0 || t.MaxTokens < 0 || t.Prompt > maxQuantity || t.MaxTokens > maxQuantity {
+	if t.Prompt < 0 || t.MaxTokens < 0 || t.Prompt > quota.MaxQuantity || t.MaxTokens > quota.MaxQuantity {
 		return per, buildErr(ErrInvalid, p+".tokens", "token counts out of range")
 	}
 	per[s.tokens] += t.Prompt + t.MaxTokens
-	if per[s.tokens] > maxQuantity {
+	if per[s.tokens] > quota.MaxQuantity {
 		return per, buildErr(ErrInvalid, p+".tokens", "token counts out of range")
 	}
 	return per, nil

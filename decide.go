@@ -684,7 +684,7 @@ func (dc *decider) explain(a attempt) {
 		dc.w(" are available")
 		if dc.qc.Cohort >= 0 {
 			dc.w(" with what cohort ")
-			dc.wq(s.quota.Cohorts[dc.qc.Cohort].Name)
+			dc.wq(s.quota.CohortName(dc.qc.Cohort))
 			dc.w(" can lend")
 		}
 		dc.wnote()

@@ -47,8 +47,8 @@
 // the request alone breaks one, else wait), flavor assignment against quota
 // (the queue's flavors in order; quota, borrowing and lending as Kueue's
 // cohort tree computes them, with hard caps and the time-of-day windows and
-// SLA tier in force; whenCanBorrow: TryNextFlavor prefers a later flavor
-// within nominal), gang placement on that flavor's free capacity (package
+// SLA tier in force, package quota; whenCanBorrow: TryNextFlavor prefers a
+// later flavor within nominal), gang placement on that flavor's free capacity (package
 // gang), the soft cap (beyond it only idle capacity, not while a
 // higher-priority workload of the cohort waits), then the admission: Fits,
 // Borrowing (with the borrowing level) or OverSoftCap, the last two

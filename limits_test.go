@@ -2,46 +2,9 @@ package allot
 
 import "testing"
 
-func TestWindows(t *testing.T) {
-	cases := []struct {
-		w        Window
-		at       int64
-		in       bool
-		parseErr bool
-	}{
-		{Window{From: "20:00", To: "08:00", Scale: 2}, 22 * 3600, true, false},
-		{Window{From: "20:00", To: "08:00", Scale: 2}, 7*3600 + 3599, true, false},
-		{Window{From: "20:00", To: "08:00", Scale: 2}, 8 * 3600, false, false},
-		{Window{From: "20:00", To: "08:00", Scale: 2}, 86400 + 21*3600, true, false}, // the next day
-		{Window{From: "09:00", To: "17:30", Scale: 0.5}, 17*3600 + 29*60, true, false},
-		{Window{From: "09:00", To: "17:30", Scale: 0.5}, 17*3600 + 30*60, false, false},
-		{Window{From: "00:00", To: "24:00", Scale: 3}, 0, true, false},
-		{Window{From: "9", To: "10:00", Scale: 1}, 0, false, true},
-		{Window{From: "10:00", To: "10:00", Scale: 1}, 0, false, true},
-		{Window{From: "10:00", To: "11:60", Scale: 1}, 0, false, true},
-		{Window{From: "10:00", To: "11:00", Scale: 0}, 0, false, true},
-	}
-	for _, c := range cases {
-		w, err := parseWindow(c.w)
-		if (err != nil) != c.parseErr {
-			t.Fatalf("%+v: parse error %v", c.w, err)
-		}
-		if err == nil && w.in(c.at) != c.in {
-			t.Errorf("%+v at %d: in=%v, want %v", c.w, c.at, !c.in, c.in)
-		}
-	}
-}
-
-func TestScaledAndMaxScale(t *testing.T) {
-	if got := scaled(10, 1.2); got != 12 {
-		t.Fatalf("10 × 1.2 = %d", got)
-	}
-	if got := scaled(8, 2); got != 16 {
-		t.Fatalf("8 × 2 = %d", got)
-	}
-	if got := scaled(7, 0.5); got != 3 {
-		t.Fatalf("7 × 0.5 rounds down, got %d", got)
-	}
+// TestResolveLimits pins the scales and the note a queue's windows and tier
+// resolve to; quota's tests check the scaling rules themselves.
+func TestResolveLimits(t *testing.T) {
 	s := &Snapshot{fixed: &fixed{resIdx: map[string]int{"gpu": 0}, resources: []string{"gpu"}}}
 	// Two overlapping windows: 18-24 ×2 and 22-06 ×1.5 are both in force
 	// from 22:00 to 24:00 (×3); an SLA tier multiplies everything.
@@ -57,5 +20,27 @@ func TestScaledAndMaxScale(t *testing.T) {
 	l, _ = s.resolveLimits(&q, "queues[0]", 23*3600)
 	if l.scale < 3.6-1e-9 || l.note != "window 18:00-24:00 ×2, window 22:00-06:00 ×1.5, SLA tier 90% ×1.2" {
 		t.Fatalf("%+v", l)
+	}
+}
+
+// TestResolveLimitsErrors pins the paths and details of the build errors a
+// queue's windows and tier report: quota's error, under the field's path.
+func TestResolveLimitsErrors(t *testing.T) {
+	s := &Snapshot{fixed: &fixed{resIdx: map[string]int{"gpu": 0}, resources: []string{"gpu"}}}
+	for _, c := range []struct {
+		q    Queue
+		want string
+	}{
+		{Queue{Windows: []Window{{From: "08:00", To: "09:00", Scale: 2}, {From: "9", To: "10:00", Scale: 1}}},
+			`allot: invalid value: queues[3].windows[1]: "9" is not a time of day HH:MM`},
+		{Queue{Windows: []Window{{From: "10:00", To: "10:00", Scale: 1}}},
+			`allot: invalid value: queues[3].windows[0]: window 10:00-10:00 is empty`},
+		{Queue{SLATier: &SLATier{Availability: 1.5, Scale: 1}},
+			`allot: invalid value: queues[3].slaTier: availability must be in (0, 1] and scale positive, got 1.5 and 1`},
+	} {
+		_, err := s.resolveLimits(&c.q, "queues[3]", 0)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("got %v\nwant %s", err, c.want)
+		}
 	}
 }

@@ -80,7 +80,7 @@ type pendingSet struct {
 // limitUsage holds, per queue, the per-user usage and the usage of
 // never-preemptible work. It is written only after own(rowUsers|rowNever).
 type limitUsage struct {
-	users []userUsage
+	users []quota.UserUsage
 	never []res.Vec
 }
 
@@ -95,8 +95,8 @@ type config struct {
 	queues   []Queue // the configuration as given
 	// cohortWeight is each cohort's fair-sharing weight, by cohort index.
 	cohortWeight []float64
-	// rtree is the cohort tree's quantities (Kueue's resource nodes: queue
-	// q is node q, cohorts follow).
+	// rtree is quota.Nodes, the cohort tree's quantities (Kueue's resource
+	// nodes: queue q is node q, cohorts follow).
 	rtree       *quota.ResourceTree
 	cohorts     []Cohort
 	history     History

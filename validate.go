@@ -3,6 +3,8 @@ package allot
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/allot-sched/allot/quota"
 )
 
 // maxPodSets is the most pod sets a workload may have (Kueue's limit).
@@ -69,10 +71,10 @@ func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
 		if q < 0 {
 			return fmt.Sprintf("must not be negative, got %d", q), "perPod." + name
 		}
-		if q > maxQuantity {
+		if q > quota.MaxQuantity {
 			return fmt.Sprintf("%d is more than 2^56", q), "perPod." + name
 		}
-		if !bounded(0, q, ps.Count) {
+		if !quota.Bounded(0, q, ps.Count) {
 			return fmt.Sprintf("%d pods × %d overflows", ps.Count, q), "perPod." + name
 		}
 	}
@@ -92,8 +94,8 @@ func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
 			return "must not be negative", "tokens"
 		}
 		// Each term is at most 2^56, so the sum cannot overflow.
-		if t.Prompt > maxQuantity || t.MaxTokens > maxQuantity ||
-			!bounded(0, t.Prompt+t.MaxTokens+ps.PerPod["tokens"], ps.Count) {
+		if t.Prompt > quota.MaxQuantity || t.MaxTokens > quota.MaxQuantity ||
+			!quota.Bounded(0, t.Prompt+t.MaxTokens+ps.PerPod["tokens"], ps.Count) {
 			return "token budget overflows", "tokens"
 		}
 	}

@@ -1,6 +1,23 @@
 package quota
 
-import "math"
+import (
+	"math"
+
+	"github.com/allot-sched/allot/internal/res"
+)
+
+// MaxQuantity bounds every configured and requested quantity, and every
+// queue's usage of a flavor's resource, so that sums and products of pod
+// counts cannot overflow int64. It is far below Unlimited.
+const MaxQuantity = int64(1) << 56
+
+// Bounded reports whether used plus count × q stays within MaxQuantity: the
+// bound on what a pod set charges and on every queue's usage of a flavor's
+// resource, which requests, running workloads and commits all keep to.
+func Bounded(used, q int64, count int32) bool {
+	c, ok := res.MulOK(q, int64(count))
+	return ok && c <= MaxQuantity-used
+}
 
 // Unlimited is the quota amount with no bound. It is Kueue's
 // resources.Unlimited: a borrowing limit that is not set behaves as

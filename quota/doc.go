@@ -1,12 +1,52 @@
 // Package quota holds queues, cohorts and the quantities of Kueue's quota
-// model.
+// model, and every quota rule of the decision pipeline: the quota fit, the
+// caps and the scaling of quota by time-of-day windows and SLA tier. Each
+// works over concrete inputs; the root package calls them, turns their
+// reasons into its own codes and writes every message.
 //
-// A Tree holds the queues (Kueue's ClusterQueues) and the cohorts they
-// belong to, with each queue's configuration: per flavor and resource its
-// nominal quota (scaled by the time windows and SLA tier in force) and
-// allot's hard and soft caps; the flavors it tries, in order, and its flavor
-// fungibility; a tenant allow-list; and hold. The quantities live in a
-// ResourceTree, below; the root package checks requests against it.
+// One tree holds the queues (Kueue's ClusterQueues) and their cohorts: a
+// ResourceTree, below, whose nodes are the queues and then the cohorts
+// (Parents turns the cohorts' names into its links). A Tree keeps beside
+// it each queue's configuration: per flavor and resource its nominal quota
+// and allot's hard and soft caps (FlavorQuota), scaled; the flavors it
+// tries, in order, and its flavor fungibility; a tenant allow-list; and
+// hold.
+//
+// # The fit
+//
+// ResourceTree.Fit checks what a request puts on one flavor against a
+// queue's FlavorQuota and the tree's usage, as Kueue's flavor assigner
+// does. Its Verdict is NoFitEver when the request asks for a resource the
+// flavor does not cover (Uncovered), is above the hard cap or MaxQuantity
+// on its own (OverHardCap), or above what the cohort tree could ever give
+// the queue at its largest quota of the day (BeyondReach); NoFitNow when
+// the hard cap or MaxQuantity is reached with the queue's usage (AtHardCap)
+// or the tree has too little available now (Exhausted); else Fit, with the
+// borrowing level, whether it borrows and whether it passes a soft cap.
+// The never-checks run over every resource before the now-checks, so a
+// request that can never fit is not told to wait. MaxQuantity bounds every
+// quantity so that sums and products of pod counts cannot overflow; Bounded
+// checks it.
+//
+// # Caps
+//
+// A Cap bounds what a group of a queue's workloads holds together, summed
+// over flavors: one user's (Slurm's MaxTRESPerUser, held in a UserUsage)
+// or the never-preemptible ones'. Cap.Over finds the first resource a
+// request breaks, on its own (checked first, on every resource) or with
+// what the group holds.
+//
+// # Windows and SLA tiers
+//
+// A Window scales a queue's quota during part of every day (UTC, wrapping
+// past midnight); a Scaling is a queue's windows and its SLA tier's scale.
+// Scaling.At is the scale in force, the product of the windows in force
+// times the tier; Scaling.Max the largest scale at any window's opening.
+// FlavorQuota.SetResource scales nominal quota and caps by the scale in
+// force, and Ever, what decides that a request can never fit, by the
+// largest; ResourceQuota.Scaled scales a tree node's nominal quota, and a
+// lending limit above the scaled quota lends all of it.
+// Scaled rounds down and saturates at MaxQuantity.
 //
 // # The resource-node tree
 //

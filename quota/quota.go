@@ -8,7 +8,7 @@ import (
 	"github.com/allot-sched/allot/internal/res"
 )
 
-// Errors returned by NewTree.
+// Errors returned by Parents and NewResourceTree.
 var (
 	ErrUnknownCohort = errors.New("quota: unknown cohort")
 	ErrCohortCycle   = errors.New("quota: cycle in the cohort tree")
@@ -34,8 +34,9 @@ type FlavorQuota struct {
 
 // Queue is a queue's quota configuration.
 type Queue struct {
-	Name   string
-	Cohort int32 // -1 without a cohort
+	Name string
+	// Cohort is the queue's cohort, -1 without one (set by NewTree).
+	Cohort int32
 	// Flavors in the order the queue tries them.
 	Flavors []FlavorQuota
 	// Tenants is the sorted allow-list; empty admits anyone.
@@ -51,33 +52,48 @@ type Queue struct {
 	StopAtPreemption bool
 }
 
-// Cohort is a node of the cohort tree.
-type Cohort struct {
-	Name   string
-	Parent int32 // -1 at a root
+// Tree is every queue's configuration beside Nodes, the ResourceTree of
+// the queues and their cohorts: queue q is node q, and cohort c is node
+// len(Queues)+c.
+type Tree struct {
+	Queues []Queue
+	Nodes  *ResourceTree
 }
 
-// Tree is every queue and cohort.
-type Tree struct {
-	Queues  []Queue
-	Cohorts []Cohort
-	// Flavors is the number of flavors; usage is indexed queue*Flavors+flavor.
-	Flavors int
+// NewTree keeps queues beside nodes, their tree, and sets each queue's
+// Cohort from its node's parent.
+func NewTree(queues []Queue, nodes *ResourceTree) *Tree {
+	q := int32(len(queues))
+	for i := range queues {
+		queues[i].Cohort = -1
+		if p := nodes.Parent(int32(i)); p >= 0 {
+			queues[i].Cohort = p - q
+		}
+	}
+	return &Tree{Queues: queues, Nodes: nodes}
 }
+
+// CohortName is the name of cohort c.
+func (t *Tree) CohortName(c int32) string { return t.Nodes.Name(int32(len(t.Queues)) + c) }
 
 // CohortSpec names a cohort and its parent ("" for none).
 type CohortSpec struct{ Name, Parent string }
 
-// NewTree validates the cohort tree: every parent and every queue's cohort
-// must exist, and no cohort may be its own ancestor.
-func NewTree(flavors int, cohorts []CohortSpec, queues []Queue, queueCohorts []string) (*Tree, error) {
-	t := &Tree{Flavors: flavors, Queues: queues}
+// Parents resolves the cohort tree's names to the parent of every node of
+// its ResourceTree, queues first (queueCohorts[q] naming queue q's cohort,
+// "" for none), then cohorts, -1 at a root. Every parent and every queue's
+// cohort must exist, and no cohort may be its own ancestor.
+func Parents(cohorts []CohortSpec, queues []Queue, queueCohorts []string) ([]int32, error) {
+	nq := int32(len(queues))
+	parents := make([]int32, int(nq)+len(cohorts))
 	idx := make(map[string]int32, len(cohorts))
 	for i, c := range cohorts {
 		idx[c.Name] = int32(i)
-		t.Cohorts = append(t.Cohorts, Cohort{Name: c.Name, Parent: -1})
 	}
+	// up is each cohort's parent cohort.
+	up := parents[nq:]
 	for i, c := range cohorts {
+		up[i] = -1
 		if c.Parent == "" {
 			continue
 		}
@@ -85,28 +101,33 @@ func NewTree(flavors int, cohorts []CohortSpec, queues []Queue, queueCohorts []s
 		if !ok {
 			return nil, fmt.Errorf("%w: cohort %q names parent %q", ErrUnknownCohort, c.Name, c.Parent)
 		}
-		t.Cohorts[i].Parent = p
+		up[i] = p
 	}
-	for i := range t.Cohorts {
+	for i := range cohorts {
 		seen := 0
-		for c := int32(i); c >= 0; c = t.Cohorts[c].Parent {
-			if seen > len(t.Cohorts) {
-				return nil, fmt.Errorf("%w: through cohort %q", ErrCohortCycle, t.Cohorts[i].Name)
+		for c := int32(i); c >= 0; c = up[c] {
+			if seen > len(cohorts) {
+				return nil, fmt.Errorf("%w: through cohort %q", ErrCohortCycle, cohorts[i].Name)
 			}
 			seen++
 		}
 	}
-	for i := range t.Queues {
-		t.Queues[i].Cohort = -1
+	for i := range queues {
+		parents[i] = -1
 		if name := queueCohorts[i]; name != "" {
 			c, ok := idx[name]
 			if !ok {
-				return nil, fmt.Errorf("%w: queue %q names cohort %q", ErrUnknownCohort, t.Queues[i].Name, name)
+				return nil, fmt.Errorf("%w: queue %q names cohort %q", ErrUnknownCohort, queues[i].Name, name)
 			}
-			t.Queues[i].Cohort = c
+			parents[i] = nq + c
 		}
 	}
-	return t, nil
+	for i, p := range up {
+		if p >= 0 {
+			up[i] = nq + p
+		}
+	}
+	return parents, nil
 }
 
 // Authorized reports whether tenant may submit to queue q.

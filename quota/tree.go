@@ -166,8 +166,8 @@ func (t *ResourceTree) link() error {
 	depth := make([]int32, n)
 	maxDepth := int32(0)
 	for i := range n {
-		// Re-checked here although NewTree rejects cycles: this tree may be
-		// built from any node list.
+		// Re-checked here although Parents rejects cycles: this tree may
+		// be built from any node list.
 		d := int32(0)
 		for p := t.parent[i]; p >= 0; p = t.parent[p] {
 			if d++; int(d) > n {
