@@ -93,23 +93,19 @@ func (s *Scaling) At(now int64) float64 {
 	return p * s.Tier
 }
 
-// Max is the largest of 1 and the scale at each window's opening, times
-// the tier. It is the largest scale of the day when no window scales down:
-// the product of the windows in force changes only where one opens or
-// closes, and a closing then never raises it. A closing window that scales
-// down can leave a product above Max (a ×0.5 window closing inside a ×2 one).
+// Max is the largest scale of the day: the product of the windows in
+// force changes only where one opens or closes, so its largest value is at
+// one of those times (1 without windows), times the tier.
 func (s *Scaling) Max() float64 {
-	m := 1.0
-	for _, w := range s.Windows {
-		p := 1.0
-		for _, o := range s.Windows {
-			if o.In(w.From) {
-				p *= o.Scale
-			}
-		}
-		m = max(m, p)
+	if len(s.Windows) == 0 {
+		return s.Tier
 	}
-	return m * s.Tier
+	m := 0.0
+	for _, w := range s.Windows {
+		// A window is in force from its opening up to, not at, its closing.
+		m = max(m, s.At(w.From), s.At(w.To))
+	}
+	return m
 }
 
 // Scaled applies a scale to a quantity, rounding down and saturating at
@@ -145,8 +141,13 @@ func (fq *FlavorQuota) SetResource(r int, nominal int64, hard, soft *int64, now,
 
 // Scaled is q with its nominal quota multiplied by scale. A lending limit
 // above the scaled nominal quota lends all of it, so a scale below 1 never
-// leaves a queue lending more than it has.
+// leaves a queue lending more than it has. Unscaled, q is as given: a
+// cohort's lending limit bounds what its whole subtree lends, and may
+// exceed the cohort's own nominal quota.
 func (q ResourceQuota) Scaled(scale float64) ResourceQuota {
+	if scale == 1 {
+		return q
+	}
 	q.Nominal = Scaled(q.Nominal, scale)
 	if q.LendingLimit != nil && *q.LendingLimit > q.Nominal {
 		v := q.Nominal

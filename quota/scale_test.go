@@ -83,6 +83,8 @@ func TestScaling(t *testing.T) {
 		{"one of two in force", Scaling{Windows: []Window{evening, night}, Tier: 1}, h(3), 1.5, 3},
 		{"and the tier", Scaling{Windows: []Window{evening, night}, Tier: 1.2}, h(12), 1.2, 3 * 1.2},
 		{"a window that scales down never makes the largest below 1", Scaling{Windows: []Window{low}, Tier: 1}, h(10), 0.5, 1},
+		{"a window closing inside another can raise the scale", Scaling{Windows: []Window{{From: h(10), To: h(12), Scale: 0.5}, {From: h(11), To: h(13), Scale: 2}}, Tier: 1}, h(12) + 1800, 2, 2},
+		{"windows over the whole day that scale down", Scaling{Windows: []Window{{From: h(0), To: h(12), Scale: 0.5}, {From: h(12), To: h(24), Scale: 0.5}}, Tier: 1}, h(3), 0.5, 0.5},
 	}
 	for _, c := range cases {
 		if now, mx := c.s.At(c.at), c.s.Max(); math.Abs(now-c.now) > 1e-12 || math.Abs(mx-c.mx) > 1e-12 {
