@@ -565,7 +565,7 @@ func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
 // gangPodSet resolves one pod set, per pod vector per, for the placer on
 // flavor f.
 func (s *Snapshot) gangPodSet(ps *PodSet, per res.Vec, f int32) gang.PodSet {
-	book := s.placementRes(f, per)
+	book := s.nodeRes.Mask(f, per)
 	g := gang.PodSet{Flavor: f, Count: int64(ps.Count), Res: book, Mode: gang.Unconstrained, Policy: gang.Pack}
 	if s.gpu >= 0 {
 		g.GPUs = int(book[s.gpu])

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/fairness"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/preempt"
 	"github.com/allot-sched/allot/quota"
 )
@@ -57,15 +58,15 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 	p.cands = p.cands[:0]
 	s.running.Scan(func(w *running) bool {
 		c := candidate{r: w, variant: preempt.ReclaimWithoutBorrowing}
-		if w.queue == p.q {
-			if !l.withinQueue.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
+		if w.Queue == p.q {
+			if !l.withinQueue.Allows(r.Priority, w.Priority, r.SubmittedAt, w.SubmittedAt) {
 				return true
 			}
 			c.variant = preempt.WithinQueue
-		} else if !reclaimFrom[w.queue] || !l.reclaim.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
+		} else if !reclaimFrom[w.Queue] || !l.reclaim.Allows(r.Priority, w.Priority, r.SubmittedAt, w.SubmittedAt) {
 			return true
 		}
-		if !p.usesNeeded(w) || (w.w.Preemption.Class == Never && !s.onSpot(w)) {
+		if !p.usesNeeded(w) || w.Pinned {
 			return true
 		}
 		p.cands = append(p.cands, c)
@@ -82,7 +83,7 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 		keys[i], order[i] = p.key(&p.cands[i]), int32(i)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int {
-		if qa, qb := p.cands[a].r.queue, p.cands[b].r.queue; qa != qb {
+		if qa, qb := p.cands[a].r.Queue, p.cands[b].r.Queue; qa != qb {
 			return int(qa) - int(qb)
 		}
 		switch {
@@ -96,11 +97,11 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 	perQueue := make([][]*candidate, t.Len())
 	for _, i := range order {
 		c := &p.cands[i]
-		perQueue[c.r.queue] = append(perQueue[c.r.queue], c)
+		perQueue[c.r.Queue] = append(perQueue[c.r.Queue], c)
 	}
-	p.m = sim{s: s, usage: s.usage.Clone()}
+	p.m = view.Sim{Tree: t, Usage: s.usage.Clone(), Tokens: s.tokens, Nodes: s.nodeRes}
 	if p.sets != nil {
-		p.m.state = s.state.Fork()
+		p.m.State = s.state.Fork()
 	}
 	var targets []*candidate
 	var retry [][]*candidate = make([][]*candidate, t.Len())
@@ -108,7 +109,7 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 	fits := func() bool { return p.fits(true) }
 	take := func(c *candidate, reason preempt.Variant) {
 		c.variant = reason
-		p.m.evict(c.r)
+		p.m.Evict(&c.r.Booking)
 		targets = append(targets, c)
 	}
 	// The first pass runs the first configured strategy on each candidate;
@@ -152,9 +153,9 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 				ok = pre.Less(target) // preemptor's new share < target's initial share
 			} else {
 				// Shares read quota usage only: no placement to move.
-				p.m.moveUsage(c.r, 1)
+				p.m.MoveUsage(&c.r.Booking, 1)
 				_, after := p.shares(tq)
-				p.m.moveUsage(c.r, -1)
+				p.m.MoveUsage(&c.r.Booking, -1)
 				ok = !after.Less(pre) // preemptor's new share ≤ target's final share
 			}
 			if ok {
@@ -189,8 +190,8 @@ func (p *preemption) fairSearch() ([]*candidate, bool) {
 // key is a candidate's ordering key for fair-sharing preemption.
 func (p *preemption) key(c *candidate) preempt.Candidate {
 	s := p.s
-	return preempt.Candidate{OwnQueue: c.r.queue == p.q, Priority: c.r.w.Priority, AdmittedAt: c.r.w.AdmittedAt,
-		LostWork: s.lostWork(c.r), Debt: s.debt[c.r.queue].Now(s.now, s.history.HalfLife)}
+	return preempt.Candidate{OwnQueue: c.r.Queue == p.q, Priority: c.r.Priority, AdmittedAt: c.r.AdmittedAt,
+		LostWork: s.lostWork(c.r), Debt: s.debt[c.r.Queue].Now(s.now, s.history.HalfLife)}
 }
 
 // queueBorrows reports whether queue q uses more than its nominal quota on
@@ -208,7 +209,7 @@ func (p *preemption) queueBorrows(u quota.Usage, q int32) bool {
 // what it needs once the request is counted, in the current view.
 func (p *preemption) preemptorBorrows() bool {
 	for _, fr := range p.frs {
-		if p.s.rtree.BorrowingWith(p.m.usage, p.q, fr, p.needAt(fr)) {
+		if p.s.rtree.BorrowingWith(p.m.Usage, p.q, fr, p.needAt(fr)) {
 			return true
 		}
 	}
@@ -222,7 +223,7 @@ func (p *preemption) shares(tq int32) (preemptor, target fairness.Share) {
 	t := s.rtree
 	// A scratch copy of the view's rows table: AddVec replaces the rows it
 	// writes, so the view itself stays as it was.
-	p.scratch = append(p.scratch[:0], p.m.usage...)
+	p.scratch = append(p.scratch[:0], p.m.Usage...)
 	u := p.scratch
 	for f, fq := range p.fqs {
 		if fq != nil {
@@ -265,16 +266,16 @@ func (p *preemption) nextTarget(cands [][]*candidate) int32 {
 			}
 			var cand int32 = -1
 			if t.IsQueue(c) {
-				if len(cands[c]) > 0 && (c == p.q || p.queueBorrows(p.m.usage, c)) {
+				if len(cands[c]) > 0 && (c == p.q || p.queueBorrows(p.m.Usage, c)) {
 					cand = c
 				}
-			} else if onPath := slices.Contains(p.path, c); onPath || !t.IsWithinNominal(p.m.usage, c, p.frs) {
+			} else if onPath := slices.Contains(p.path, c); onPath || !t.IsWithinNominal(p.m.Usage, c, p.frs) {
 				cand = pick(c)
 			}
 			if cand < 0 {
 				continue
 			}
-			sh := fairness.DominantShare(t, p.m.usage, c, nil, p.weight(c))
+			sh := fairness.DominantShare(t, p.m.Usage, c, nil, p.weight(c))
 			if best < 0 || bestShare.Less(sh) {
 				best, bestShare = cand, sh
 			}

@@ -1,11 +1,12 @@
 package allot
 
 import (
-	"cmp"
 	"slices"
+	"unsafe"
 
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/preempt"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
@@ -71,63 +72,21 @@ func (o *ordered) at(i int) int32 {
 	return o.done[i]
 }
 
-// sim is a private view of the snapshot with some workloads evicted: quota
-// usage and free capacity, both copy-on-write.
-type sim struct {
-	s     *Snapshot
-	usage quota.Usage
-	state *topology.State
-	// reserved are GPUs that stay taken when the workload on them leaves
-	// (backfill reservations, held from now on), one entry per node,
-	// sorted by node.
-	reserved []gang.Assignment
+// whatIf is a what-if view of the snapshot's quota usage and of state, the
+// GPUs of reserved (one entry per node, sorted by node) staying taken when
+// the workloads on them leave.
+func (s *Snapshot) whatIf(state *topology.State, reserved []gang.Assignment) view.Sim {
+	return view.Sim{Tree: s.rtree, Usage: s.usage.Clone(), State: state, Tokens: s.tokens, Nodes: s.nodeRes, Reserved: podsOf(reserved)}
 }
 
-func (m *sim) move(r *running, sign int) {
-	m.moveUsage(r, sign)
-	if m.state == nil {
-		return
-	}
-	k := 0
-	for i := range r.sets {
-		for range r.w.PodSets[i].Count {
-			if pa := r.pods[k]; pa.node >= 0 {
-				gpus := pa.gpus &^ m.reservedOn(pa.node)
-				if sign > 0 {
-					m.state.Release(pa.node, gpus, m.s.book(r, i), 1)
-				} else {
-					m.state.Allocate(pa.node, gpus, m.s.book(r, i), 1)
-				}
-			}
-			k++
-		}
-	}
-	m.state.Flush()
+// podsOf is a as the what-if view's pods, without a copy: the two are the
+// same struct (the conversion below would not compile otherwise), and the
+// view only reads them.
+func podsOf(a []gang.Assignment) []view.Pod {
+	return unsafe.Slice((*view.Pod)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
 }
 
-// reservedOn is the mask of node n's reserved GPUs.
-func (m *sim) reservedOn(n int32) uint64 {
-	if len(m.reserved) == 0 {
-		return 0
-	}
-	i, ok := slices.BinarySearchFunc(m.reserved, n, func(a gang.Assignment, n int32) int { return cmp.Compare(a.Node, n) })
-	if !ok {
-		return 0
-	}
-	return m.reserved[i].GPUs
-}
-
-// moveUsage takes a workload's quota usage out of the view (sign 1) or
-// puts it back (-1), leaving its placement.
-func (m *sim) moveUsage(r *running, sign int) {
-	for i := range r.sets {
-		m.s.rtree.AddVec(m.usage, r.queue, int(r.sets[i].flavor), m.s.need(r, i), -sign)
-	}
-}
-
-// evict and restore move one workload out of and back into the view.
-func (m *sim) evict(r *running)   { m.move(r, 1) }
-func (m *sim) restore(r *running) { m.move(r, -1) }
+var _ = view.Pod(gang.Assignment{})
 
 // preemption is the search for victims for one flavor assignment: each
 // pod set on its flavor, the pod sets that fit keeping theirs.
@@ -147,7 +106,7 @@ type preemption struct {
 	all    []int // every flavor-resource the request asks for
 	sets   []gang.PodSet
 	path   []int32 // the preemptor queue's path to the root of its tree
-	m      sim
+	m      view.Sim
 	pl     *gang.Placer // reused by every placement of the search
 	asg    []gang.Assignment
 	// cands holds every candidate; the ordered lists index it.
@@ -164,7 +123,7 @@ func (p *preemption) needAt(fr int) int64 {
 
 // lostWork is what evicting an admitted workload now throws away.
 func (s *Snapshot) lostWork(r *running) int64 {
-	return preempt.LostWork(s.now, r.w.AdmittedAt, r.w.Preemption.LastCheckpointAt, r.w.Preemption.Class == Checkpointable, s.lostSize(r))
+	return preempt.LostWork(s.now, r.AdmittedAt, r.LastCheckpoint, r.Checkpointable, s.lostSize(r))
 }
 
 // lostSize is what a workload's lost time is multiplied by: the GPUs it
@@ -172,13 +131,13 @@ func (s *Snapshot) lostWork(r *running) int64 {
 // other quantity.
 func (s *Snapshot) lostSize(r *running) int64 {
 	if s.gpu >= 0 {
-		if g := s.charged(r, s.gpu); g > 0 {
+		if g := r.Charged(s.gpu, s.tokens); g > 0 {
 			return g
 		}
 	}
 	size := int64(0)
 	for k := range s.resources {
-		size = max(size, s.charged(r, k))
+		size = max(size, r.Charged(k, s.tokens))
 	}
 	return size
 }
@@ -527,26 +486,26 @@ func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
 	rank := int32(-1)
 	s.running.Scan(func(w *running) bool {
 		rank++
-		if !p.usesNeeded(w) || (w.w.Preemption.Class == Never && !s.onSpot(w)) {
+		if !p.usesNeeded(w) || w.Pinned {
 			return true
 		}
 		c := candidate{r: w}
-		key := preempt.Candidate{Index: int32(len(p.cands)), IDRank: rank, OwnQueue: w.queue == p.q,
-			Priority: w.w.Priority, AdmittedAt: w.w.AdmittedAt, LostWork: s.lostWork(w),
-			Debt: s.debt[w.queue].Now(s.now, s.history.HalfLife)}
-		if w.queue == p.q {
-			if l.withinQueue.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
+		key := preempt.Candidate{Index: int32(len(p.cands)), IDRank: rank, OwnQueue: w.Queue == p.q,
+			Priority: w.Priority, AdmittedAt: w.AdmittedAt, LostWork: s.lostWork(w),
+			Debt: s.debt[w.Queue].Now(s.now, s.history.HalfLife)}
+		if w.Queue == p.q {
+			if l.withinQueue.Allows(r.Priority, w.Priority, r.SubmittedAt, w.SubmittedAt) {
 				c.variant = preempt.WithinQueue
 				p.cands = append(p.cands, c)
 				own.heap = append(own.heap, key)
 			}
 			return true
 		}
-		if l.reclaim == preempt.Never || !l.reclaim.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
+		if l.reclaim == preempt.Never || !l.reclaim.Allows(r.Priority, w.Priority, r.SubmittedAt, w.SubmittedAt) {
 			return true
 		}
-		lca := p.lcaIndex(w.queue)
-		if lca < 0 || !p.borrowingBelow(s.usage, w.queue, lca) {
+		lca := p.lcaIndex(w.Queue)
+		if lca < 0 || !p.borrowingBelow(s.usage, w.Queue, lca) {
 			return true
 		}
 		c.lca = int32(lca)
@@ -557,7 +516,7 @@ func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
 			return true
 		}
 		c.variant = preempt.ReclaimWithoutBorrowing
-		if l.borrow != preempt.Never && w.w.Priority < r.Priority && (!l.hasThreshold || w.w.Priority <= l.threshold) {
+		if l.borrow != preempt.Never && w.Priority < r.Priority && (!l.hasThreshold || w.Priority <= l.threshold) {
 			c.variant = preempt.ReclaimWhileBorrowing
 		}
 		p.cands = append(p.cands, c)
@@ -570,27 +529,16 @@ func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
 	return hierarchy, priority, own
 }
 
-// onSpot reports whether a workload runs on a spot flavor, which makes it
-// preemptible whatever it asked.
-func (s *Snapshot) onSpot(r *running) bool {
-	for i := range r.sets {
-		if s.flavors[r.sets[i].flavor].Spot {
-			return true
-		}
-	}
-	return false
-}
-
 // usesNeeded reports whether a workload holds any flavor-resource the
 // preemptor needs.
 func (p *preemption) usesNeeded(w *running) bool {
 	R := p.s.rtree.Resources()
-	for i := range w.sets {
-		set := &w.sets[i]
+	for i := range w.Sets {
+		set := &w.Sets[i]
 		for _, fr := range p.frs {
 			// The pod set charges resource r when its pods ask for it (a
 			// pod set has at least one pod).
-			if r := fr % R; fr/R == int(set.flavor) && (set.per[r] > 0 || r == p.s.tokens && set.tokens > 0) {
+			if r := fr % R; fr/R == int(set.Flavor) && (set.Per[r] > 0 || r == p.s.tokens && set.Tokens > 0) {
 				return true
 			}
 		}
@@ -636,21 +584,21 @@ func (p *preemption) fits(allowBorrowing bool) bool {
 	for _, fr := range p.all {
 		r := fr % R
 		v := p.needAt(fr)
-		used := p.m.usage.At(p.q, fr)
-		if !allowBorrowing && t.BorrowingWith(p.m.usage, p.q, fr, v) {
+		used := p.m.Usage.At(p.q, fr)
+		if !allowBorrowing && t.BorrowingWith(p.m.Usage, p.q, fr, v) {
 			return false
 		}
-		if v > t.AvailableClamped(p.m.usage, p.q, fr) {
+		if v > t.AvailableClamped(p.m.Usage, p.q, fr) {
 			return false
 		}
 		if fq := p.fqs[fr/R]; fq.HardMask&(1<<r) != 0 && used+v > fq.Hard[r] {
 			return false
 		}
 	}
-	if p.m.state == nil {
+	if p.m.State == nil {
 		return true
 	}
-	p.pl.Reset(p.m.state)
+	p.pl.Reset(p.m.State)
 	p.pl.Final = true
 	var ok bool
 	p.asg, _, ok = p.pl.Place(p.sets, p.asg[:0])
@@ -660,9 +608,9 @@ func (p *preemption) fits(allowBorrowing bool) bool {
 // greedy is one pass of Kueue's greedy removal with reverse fill-back.
 func (p *preemption) greedy(seq []*ordered, allowBorrowing bool) ([]*candidate, bool) {
 	s := p.s
-	p.m = sim{s: s, usage: s.usage.Clone()}
+	p.m = view.Sim{Tree: s.rtree, Usage: s.usage.Clone(), Tokens: s.tokens, Nodes: s.nodeRes}
 	if p.sets != nil {
-		p.m.state = s.state.Fork()
+		p.m.State = s.state.Fork()
 	}
 	var targets []*candidate
 	for _, list := range seq {
@@ -671,7 +619,7 @@ func (p *preemption) greedy(seq []*ordered, allowBorrowing bool) ([]*candidate, 
 			if !p.valid(c, allowBorrowing) {
 				continue
 			}
-			p.m.evict(c.r)
+			p.m.Evict(&c.r.Booking)
 			targets = append(targets, c)
 			if p.fits(allowBorrowing) {
 				return p.fillBack(targets, allowBorrowing), true
@@ -685,11 +633,11 @@ func (p *preemption) greedy(seq []*ordered, allowBorrowing bool) ([]*candidate, 
 // the preemptor still needs; the last one taken is always needed.
 func (p *preemption) fillBack(targets []*candidate, allowBorrowing bool) []*candidate {
 	for i := len(targets) - 2; i >= 0; i-- {
-		p.m.restore(targets[i].r)
+		p.m.Restore(&targets[i].r.Booking)
 		if p.fits(allowBorrowing) {
 			targets = slices.Delete(targets, i, i+1)
 		} else {
-			p.m.evict(targets[i].r)
+			p.m.Evict(&targets[i].r.Booking)
 		}
 	}
 	return targets
@@ -707,7 +655,7 @@ func (p *preemption) valid(c *candidate, allowBorrowing bool) bool {
 			return false
 		}
 	}
-	return p.borrowingBelow(p.m.usage, c.r.queue, int(c.lca))
+	return p.borrowingBelow(p.m.Usage, c.r.Queue, int(c.lca))
 }
 
 // concludePreemption fills in a Preempt decision: the victims, with their
@@ -729,12 +677,12 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 			policy = "reclaimWithinCohort: " + s.limits[dc.q].reclaim.String()
 		}
 		ckpt := int64(0)
-		if v.r.w.Preemption.Class == Checkpointable {
-			ckpt = v.r.w.Preemption.LastCheckpointAt
+		if v.r.Checkpointable {
+			ckpt = v.r.LastCheckpoint
 		}
-		d.Victims = append(d.Victims, Victim{ID: v.r.w.ID, Queue: v.r.w.Queue, Priority: v.r.w.Priority,
+		d.Victims = append(d.Victims, Victim{ID: v.r.ID, Queue: v.r.w.Queue, Priority: v.r.Priority,
 			Reason: v.variant.Reason(), LostGPUSeconds: s.lostWork(v.r), Preemptor: r.ID, CheckpointAt: ckpt, Policy: policy,
-			AdmittedAt: v.r.w.AdmittedAt})
+			AdmittedAt: v.r.AdmittedAt})
 	}
 	slices.SortFunc(d.Victims, func(a, b Victim) int { return cmpStrings(a.ID, b.ID) })
 	d.Preemptible = false
@@ -745,8 +693,8 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 		d.Preemptible = d.Preemptible || s.flavors[f].Spot
 	}
 	// The placement the victims free, for the embedder to hold.
-	if p.m.state != nil {
-		p.pl.Reset(p.m.state)
+	if p.m.State != nil {
+		p.pl.Reset(p.m.State)
 		asg, _, _ := p.pl.Place(p.sets, p.asg[:0])
 		p.asg = asg
 		at := 0
