@@ -534,7 +534,7 @@ func (e Evict) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	s.evict(r, Eviction{ID: e.ID, Queue: r.w.Queue, Reason: "Evicted", LostGPUSeconds: s.lostWork(r), At: s.now})
+	s.evict(r, Eviction{ID: e.ID, Queue: r.w.Queue, Reason: "Evicted", LostGPUSeconds: s.cost().Lost(&r.Booking), At: s.now})
 	return nil
 }
 
