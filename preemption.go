@@ -2,14 +2,11 @@ package allot
 
 import (
 	"slices"
-	"unsafe"
 
-	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/preempt"
 	"github.com/allot-sched/allot/quota"
-	"github.com/allot-sched/allot/topology"
 )
 
 // Fair-sharing preemption strategies (Kueue's names).
@@ -36,6 +33,7 @@ func fairStrategies(names []string) [2]preempt.Strategy {
 	return out
 }
 
+// booking is what the search reads of an admitted workload.
 func (r *running) booking() *view.Booking { return &r.Booking }
 
 // cost prices evictions now.
@@ -60,34 +58,17 @@ func (dc *decider) preemptWorld() preempt.World {
 	return w
 }
 
-// whatIf is a what-if view of the snapshot's quota usage and of state, the
-// GPUs of reserved (one entry per node, sorted by node) staying taken when
-// the workloads on them leave.
-func (s *Snapshot) whatIf(state *topology.State, reserved []gang.Assignment) view.Sim {
-	return view.Sim{Tree: s.rtree, Usage: s.usage.Clone(), State: state, Tokens: s.tokens, Nodes: s.nodeRes, Reserved: podsOf(reserved)}
-}
-
-// podsOf is a as the what-if view's pods, without a copy: the two are the
-// same struct (the conversion below would not compile otherwise), and the
-// view only reads them.
-func podsOf(a []gang.Assignment) []view.Pod {
-	return unsafe.Slice((*view.Pod)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
-}
-
-var _ = view.Pod(gang.Assignment{})
-
 // tryPreemption is the preemption step: it looks for victims whose
-// eviction lets the request fit, its quota and a placement on the freed
-// capacity, concludes the decision and reports true when it finds some.
-// The pod sets the flavor assignment already fitted keep their flavors
-// (Kueue preempts only for the pod sets whose assignment needs it); the
-// unit that failed goes on flavor only (whenCanPreempt Preempt stops
-// there), or with only -1 on each flavor of the queue in order, a pod set
-// that does not allow it on the first flavor it allows. With whenCanBorrow
-// TryNextFlavor victims that still leave the request borrowing do not
-// count on flavor only (later flavors are tried then), and among the
-// queue's flavors give way to a later one's that do not; otherwise, and
-// failing such a flavor, the first flavor with victims wins.
+// eviction lets the request fit, both its quota and a placement on the
+// freed capacity, concludes the decision and reports true when it finds
+// some. The pod sets the flavor assignment fitted keep their flavors (Kueue
+// preempts only for the pod sets whose assignment needs it). The unit that
+// failed goes on flavor only (whenCanPreempt Preempt stops there) or, with
+// only -1, on each flavor of the queue in turn, a pod set that does not
+// allow it on the first flavor it allows. Under whenCanBorrow TryNextFlavor
+// victims that still leave the request borrowing do not count on flavor
+// only, and among the queue's flavors give way to a later flavor's that do
+// not; otherwise the first flavor with victims wins.
 func (dc *decider) tryPreemption(only int32) bool {
 	if !dc.s.limits[dc.q].preempts() {
 		return false

@@ -2,13 +2,13 @@
 // its fair-sharing preemption, over concrete inputs.
 //
 // The root prepares a World (the cohort tree with its usage, the free and
-// the empty cluster, the admitted workloads' bookings in ID order, each
-// queue's fairness debt, fair sharing with its strategies and weights) and
-// a Preemptor (its queue's policies, priority and submission time, and per
-// flavor what one flavor assignment charges there, the queue's quota, and
-// the pod sets to place), calls Find, and renders the Result: the victims
-// with the variant each was taken under, the placement they free, and
-// whether the preemptor still borrows.
+// the empty cluster, each queue's fairness debt, fair sharing with its
+// strategies and weights) and a Preemptor (its queue's policies, priority
+// and submission time, and per flavor what one flavor assignment charges
+// there, the queue's quota, and the pod sets to place), calls Find over the
+// admitted workloads' bookings in ID order (view.Booking), and renders the
+// Result: the victims with the variant each was taken under, the placement
+// they free, and whether the preemptor still borrows.
 //
 // The classical search collects candidates the way Kueue does (the
 // preemptor's own queue, then the cohort tree walked upward with

@@ -113,7 +113,8 @@ type Result struct {
 
 // search is one run of Find: its inputs and its scratch.
 type search struct {
-	// Copies, so that nothing of the caller's escapes through them.
+	// Copies of the caller's: pointers to them would move them to the
+	// heap.
 	World
 	Preemptor
 	pl *gang.Placer // reused by every placement of the search
@@ -141,7 +142,9 @@ type search struct {
 // Find looks for victims whose eviction lets preemptor p fit world w: its
 // quota and, for its pod sets on nodes, a placement (pl places them).
 // admitted holds the admitted workloads in ID order, and booking reads
-// one's booking. It reports whether it found some.
+// one's booking: the search scans the set itself, as an iterator's loop
+// body would go to the heap on every search. It reports whether it found
+// victims.
 func Find[R any](w *World, p *Preemptor, pl *gang.Placer, admitted *cow.Buffered[R], booking func(R) *view.Booking) (Result, bool) {
 	s := search{World: *w, Preemptor: *p, pl: pl}
 	if !s.start() {
