@@ -13,12 +13,14 @@ type Pod struct {
 type Set struct {
 	Flavor int32
 	Count  int32
-	// Keys marks the resources the pod set named, so that its owner can
-	// give its per-pod resources back as they were given.
+	// Per is what each pod asks for, and Keys marks the resources the pod
+	// set named, so that its owner can give the pod set's resources back
+	// as they were given: a booking keeps no map, as thousands of small
+	// maps cost the garbage collector more than all the rest of a
+	// snapshot.
 	Keys uint16
-	// Per is what each pod asks for; Tokens is each pod's token budget,
-	// charged to the tokens resource.
-	Per    res.Vec
+	Per  res.Vec
+	// Tokens is each pod's token budget, charged to the tokens resource.
 	Tokens int64
 }
 
