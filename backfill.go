@@ -224,7 +224,7 @@ func (s *Snapshot) leavingOrder() []leaving {
 	ends := []leaving{}
 	s.running.Scan(func(w *running) bool {
 		if w.w.ExpectedRuntime > 0 {
-			ends = append(ends, leaving{w, w.w.AdmittedAt + w.w.ExpectedRuntime})
+			ends = append(ends, leaving{w, w.AdmittedAt + w.w.ExpectedRuntime})
 		}
 		return true
 	})
@@ -232,7 +232,7 @@ func (s *Snapshot) leavingOrder() []leaving {
 		if a.end != b.end {
 			return cmp.Compare(a.end, b.end)
 		}
-		return cmp.Compare(a.r.w.ID, b.r.w.ID)
+		return cmp.Compare(a.r.ID, b.r.ID)
 	})
 	return ends
 }
@@ -268,14 +268,14 @@ func (s *Snapshot) plan(w *Workload, ends []leaving, held *topology.State, reser
 		return reservation{}, false
 	}
 	work.ahead = sets
-	m := sim{s: s, usage: s.usage.Clone(), state: held.Fork(), reserved: reserved}
+	m := s.whatIf(held.Fork(), reserved)
 	pl := &work.search
 	for _, l := range ends {
-		m.evict(l.r)
-		if !quotaFitsIn(s, m.usage, q, fq, need) {
+		m.Evict(&l.r.Booking)
+		if !quotaFitsIn(s, m.Usage, q, fq, need) {
 			continue
 		}
-		pl.Reset(m.state)
+		pl.Reset(m.State)
 		pl.Final = true
 		asg, _, ok := pl.Place(sets, work.planned[:0])
 		work.planned = asg

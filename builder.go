@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
@@ -551,12 +552,12 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 	if w.AdmittedAt > s.now {
 		return buildErr(ErrInvalid, p+".admittedAt", "%d is after now (%d)", w.AdmittedAt, s.now)
 	}
-	*r = running{w: w, queue: q}
+	newRunning(r, &w, q)
 	if len(w.PodSets) == 1 {
 		r.one.ps[0] = w.PodSets[0]
-		r.w.PodSets, r.sets = r.one.ps[:], r.one.set[:0]
+		r.w.PodSets, r.Sets = r.one.ps[:], r.one.set[:0]
 		if w.PodSets[0].Count == 1 {
-			r.pods = r.one.pod[:0]
+			r.Pods = r.one.pod[:0]
 		}
 	} else {
 		r.w.PodSets = slices.Clone(w.PodSets)
@@ -582,12 +583,12 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 		if err := s.checkCharge(per, tokens, ps.Count, pp); err != nil {
 			return err
 		}
-		book := s.placementRes(f, per)
-		r.sets = append(r.sets, runSet{flavor: f, per: per, keys: keys, tokens: tokens})
-		ps.PerPod = nil // kept as per and keys
+		book := s.nodeRes.Mask(f, per)
+		r.Sets = append(r.Sets, view.Set{Flavor: f, Count: ps.Count, Per: per, Keys: keys, Tokens: tokens})
+		ps.PerPod = nil // kept as Per and Keys
 		if len(ps.Nodes) == 0 {
 			for range ps.Count {
-				r.pods = append(r.pods, podAlloc{node: -1})
+				r.Pods = append(r.Pods, view.Pod{Node: -1})
 			}
 			continue
 		}
@@ -644,12 +645,13 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 				return buildErr(ErrOverCapacity, np, "node %q already holds its %d pods", name, node.MaxPods)
 			}
 			s.state.Allocate(n, mask, book, 1)
-			r.pods = append(r.pods, podAlloc{node: n, gpus: mask})
+			r.Pods = append(r.Pods, view.Pod{Node: n, GPUs: mask})
 		}
 	}
 	for i := range r.w.PodSets {
 		r.w.PodSets[i].Nodes, r.w.PodSets[i].GPUIndices = nil, nil
 	}
+	r.Pinned = s.neverPreempted(r)
 	if err := s.checkUsage(r, p); err != nil {
 		return err
 	}
@@ -675,15 +677,15 @@ func (s *Snapshot) checkCharge(per res.Vec, tokens int64, count int32, p string)
 // checkUsage refuses a running workload r that would take its queue's usage
 // of a flavor's resource past quota.MaxQuantity, with the workloads before it.
 func (s *Snapshot) checkUsage(r *running, p string) error {
-	for i := range r.sets {
-		f := r.sets[i].flavor
-		used := s.usageOf(r.queue, f)
+	for i := range r.Sets {
+		f := r.Sets[i].Flavor
+		used := s.usageOf(r.Queue, f)
 		for j := range i {
-			if r.sets[j].flavor == f {
-				used = used.Add(s.need(r, j))
+			if r.Sets[j].Flavor == f {
+				used = used.Add(r.Need(j, s.tokens))
 			}
 		}
-		need := s.need(r, i)
+		need := r.Need(i, s.tokens)
 		for k, name := range s.resources {
 			if !quota.Bounded(used[k], need[k], 1) {
 				return buildErr(ErrInvalid, fmt.Sprintf("%s.podSets[%d].perPod.%s", p, i, name),
@@ -726,28 +728,25 @@ func (s *Snapshot) podTokens(per res.Vec, t *Tokens, p string) (int64, error) {
 // insertRunning books an admitted workload in the indexes and usage. Every
 // caller has made sure that no workload of r's ID is running.
 func (s *Snapshot) insertRunning(r *running) {
-	for i := range r.sets {
-		s.addUsage(r.queue, r.sets[i].flavor, s.need(r, i), 1)
-	}
-	for _, pa := range r.pods {
-		r.gpus += int64(bits.OnesCount64(pa.gpus))
+	for i := range r.Sets {
+		s.addUsage(r.Queue, r.Sets[i].Flavor, r.Need(i, s.tokens), 1)
 	}
 	s.running.Insert(r)
 	s.trackLimits(r, 1)
 	s.own(rowRunCount)
-	s.runCount[r.queue]++
+	s.runCount[r.Queue]++
 }
 
 // removeRunning releases an admitted workload.
 func (s *Snapshot) removeRunning(r *running) {
-	for i := range r.sets {
-		s.addUsage(r.queue, r.sets[i].flavor, s.need(r, i), -1)
+	for i := range r.Sets {
+		s.addUsage(r.Queue, r.Sets[i].Flavor, r.Need(i, s.tokens), -1)
 	}
-	s.holdPods(r, len(r.pods), -1)
+	s.holdPods(r, len(r.Pods), -1)
 	s.running.Delete(r)
 	s.trackLimits(r, -1)
 	s.own(rowRunCount)
-	s.runCount[r.queue]--
+	s.runCount[r.Queue]--
 }
 
 func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) error {

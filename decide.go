@@ -380,7 +380,7 @@ func (dc *decider) assign() bool {
 				// victims make room for the whole request.
 				if dc.qc.StopAtPreemption && !a.never {
 					dc.explain(a)
-					if dc.tryPreemptionAt(f, dc.qc.TryNextWhenBorrowing) {
+					if dc.tryPreemption(f) {
 						return false
 					}
 					dc.d.Trail = dc.d.Trail[:len(dc.d.Trail)-1]
@@ -397,7 +397,7 @@ func (dc *decider) assign() bool {
 			// Not admissible as things stand: when the request could fit
 			// later and the queue's policy allows, look for victims.
 			if !best.never {
-				dc.tryPreemption()
+				dc.tryPreemption(-1)
 			}
 		default:
 			m := dc.mark()
@@ -565,7 +565,7 @@ func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
 // gangPodSet resolves one pod set, per pod vector per, for the placer on
 // flavor f.
 func (s *Snapshot) gangPodSet(ps *PodSet, per res.Vec, f int32) gang.PodSet {
-	book := s.placementRes(f, per)
+	book := s.nodeRes.Mask(f, per)
 	g := gang.PodSet{Flavor: f, Count: int64(ps.Count), Res: book, Mode: gang.Unconstrained, Policy: gang.Pack}
 	if s.gpu >= 0 {
 		g.GPUs = int(book[s.gpu])

@@ -195,4 +195,7 @@ type workspace struct {
 	line  Workload
 	asg   []gang.Assignment
 	gsets []gang.PodSet
+	// weights holds each cohort tree node's fair-sharing weight for a
+	// fair-sharing preemption search.
+	weights []float64
 }

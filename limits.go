@@ -221,11 +221,11 @@ func (s *Snapshot) appendCapBreach(buf []byte, b capBreach, user, queue string) 
 // neverPreempted reports whether an admitted workload counts against its
 // queue's non-preemptible cap: class never, and on no spot flavor.
 func (s *Snapshot) neverPreempted(r *running) bool {
-	if r.w.Preemption.Class != Never {
+	if r.w.Class != Never {
 		return false
 	}
-	for i := range r.sets {
-		if s.flavors[r.sets[i].flavor].Spot {
+	for i := range r.Sets {
+		if s.flavors[r.Sets[i].Flavor].Spot {
 			return false
 		}
 	}
@@ -235,21 +235,21 @@ func (s *Snapshot) neverPreempted(r *running) bool {
 // trackLimits books (sign 1) or releases (sign -1) an admitted workload in
 // the per-user and non-preemptible usage of its queue.
 func (s *Snapshot) trackLimits(r *running, sign int64) {
-	l := &s.limits[r.queue]
+	l := &s.limits[r.Queue]
 	if !l.userCap.Set() && !l.neverCap.Set() {
 		return
 	}
-	t := s.total(r)
+	t := r.Total(s.tokens)
 	s.own(rowUsers | rowNever)
 	if l.userCap.Set() {
-		s.users[r.queue] = s.users[r.queue].With(r.w.User, t, sign)
+		s.users[r.Queue] = s.users[r.Queue].With(r.w.User, t, sign)
 	}
 	if l.neverCap.Set() && s.neverPreempted(r) {
-		nu := s.never[r.queue]
+		nu := s.never[r.Queue]
 		for i := range nu {
 			nu[i] += sign * t[i]
 		}
-		s.never[r.queue] = nu
+		s.never[r.Queue] = nu
 	}
 }
 

@@ -1,229 +1,115 @@
 package allot
 
 import (
-	"cmp"
 	"slices"
 
-	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/preempt"
 	"github.com/allot-sched/allot/quota"
-	"github.com/allot-sched/allot/topology"
 )
 
-// candidate is a running workload the preemptor may evict.
-type candidate struct {
-	r       *running
-	variant preempt.Variant
-	// lca is the index, in the preemptor queue's path to the root, of the
-	// lowest cohort shared with the candidate's queue (0 in the own queue).
-	lca int32
-}
+// Fair-sharing preemption strategies (Kueue's names).
+const (
+	lessThanOrEqualToFinalShare = "LessThanOrEqualToFinalShare"
+	lessThanInitialShare        = "LessThanInitialShare"
+)
 
-// ordered yields candidates in preempt.Less order, sorting lazily: a heap
-// of pointer-free keys pops only as many as the search looks at, so a
-// queue of ten thousand workloads is not sorted to find the few victims it
-// needs.
-type ordered struct {
-	heap []preempt.Candidate
-	done []int32 // popped, in order: indices into the search's candidates
-}
-
-func (o *ordered) len() int { return len(o.heap) + len(o.done) }
-
-func (o *ordered) less(i, j int) bool { return preempt.Less(&o.heap[i], &o.heap[j]) }
-
-func (o *ordered) down(i int) {
-	n := len(o.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && o.less(r, l) {
-			m = r
-		}
-		if !o.less(m, i) {
-			return
-		}
-		o.heap[i], o.heap[m] = o.heap[m], o.heap[i]
-		i = m
+// fairStrategies are the configured fair-sharing preemption strategies, in
+// order; by default both.
+func fairStrategies(names []string) [2]preempt.Strategy {
+	if len(names) == 0 {
+		return [2]preempt.Strategy{preempt.LessThanOrEqualToFinalShare, preempt.LessThanInitialShare}
 	}
-}
-
-func (o *ordered) init() {
-	for i := len(o.heap)/2 - 1; i >= 0; i-- {
-		o.down(i)
-	}
-}
-
-// at returns the index of the i-th candidate in order, popping the heap as
-// needed.
-func (o *ordered) at(i int) int32 {
-	for len(o.done) <= i {
-		n := len(o.heap) - 1
-		o.heap[0], o.heap[n] = o.heap[n], o.heap[0]
-		o.done = append(o.done, o.heap[n].Index)
-		o.heap = o.heap[:n]
-		o.down(0)
-	}
-	return o.done[i]
-}
-
-// sim is a private view of the snapshot with some workloads evicted: quota
-// usage and free capacity, both copy-on-write.
-type sim struct {
-	s     *Snapshot
-	usage quota.Usage
-	state *topology.State
-	// reserved are GPUs that stay taken when the workload on them leaves
-	// (backfill reservations, held from now on), one entry per node,
-	// sorted by node.
-	reserved []gang.Assignment
-}
-
-func (m *sim) move(r *running, sign int) {
-	m.moveUsage(r, sign)
-	if m.state == nil {
-		return
-	}
-	k := 0
-	for i := range r.sets {
-		for range r.w.PodSets[i].Count {
-			if pa := r.pods[k]; pa.node >= 0 {
-				gpus := pa.gpus &^ m.reservedOn(pa.node)
-				if sign > 0 {
-					m.state.Release(pa.node, gpus, m.s.book(r, i), 1)
-				} else {
-					m.state.Allocate(pa.node, gpus, m.s.book(r, i), 1)
-				}
-			}
-			k++
+	var out [2]preempt.Strategy
+	for i, name := range names[:min(len(names), len(out))] {
+		switch name {
+		case lessThanOrEqualToFinalShare:
+			out[i] = preempt.LessThanOrEqualToFinalShare
+		case lessThanInitialShare:
+			out[i] = preempt.LessThanInitialShare
 		}
 	}
-	m.state.Flush()
+	return out
 }
 
-// reservedOn is the mask of node n's reserved GPUs.
-func (m *sim) reservedOn(n int32) uint64 {
-	if len(m.reserved) == 0 {
-		return 0
-	}
-	i, ok := slices.BinarySearchFunc(m.reserved, n, func(a gang.Assignment, n int32) int { return cmp.Compare(a.Node, n) })
-	if !ok {
-		return 0
-	}
-	return m.reserved[i].GPUs
+// booking is what the search reads of an admitted workload.
+func (r *running) booking() *view.Booking { return &r.Booking }
+
+// cost prices evictions now.
+func (s *Snapshot) cost() preempt.Cost {
+	return preempt.Cost{Now: s.now, GPU: s.gpu, Tokens: s.tokens, Resources: len(s.resources)}
 }
 
-// moveUsage takes a workload's quota usage out of the view (sign 1) or
-// puts it back (-1), leaving its placement.
-func (m *sim) moveUsage(r *running, sign int) {
-	for i := range r.sets {
-		m.s.rtree.AddVec(m.usage, r.queue, int(r.sets[i].flavor), m.s.need(r, i), -sign)
-	}
-}
-
-// evict and restore move one workload out of and back into the view.
-func (m *sim) evict(r *running)   { m.move(r, 1) }
-func (m *sim) restore(r *running) { m.move(r, -1) }
-
-// preemption is the search for victims for one flavor assignment: each
-// pod set on its flavor, the pod sets that fit keeping theirs.
-type preemption struct {
-	s   *Snapshot
-	q   int32
-	req *Request
-	// flavor is each pod set's flavor; need[f] is what the request charges
-	// to flavor f, open[f] the part of it the assignment has not placed,
-	// and fqs[f] the queue's quota there (nil for a flavor no pod set
-	// uses).
-	flavor []int32
-	need   []res.Vec
-	open   []res.Vec
-	fqs    []*quota.FlavorQuota
-	frs    []int // the flavor-resources that need room (Kueue's preempt mode)
-	all    []int // every flavor-resource the request asks for
-	sets   []gang.PodSet
-	path   []int32 // the preemptor queue's path to the root of its tree
-	m      sim
-	pl     *gang.Placer // reused by every placement of the search
-	asg    []gang.Assignment
-	// cands holds every candidate; the ordered lists index it.
-	cands []candidate
-	// scratch is the usage table shares counts the request into.
-	scratch quota.Usage
-}
-
-// needAt is what the request charges to flavor-resource fr.
-func (p *preemption) needAt(fr int) int64 {
-	R := p.s.rtree.Resources()
-	return p.need[fr/R][fr%R]
-}
-
-// lostWork is what evicting an admitted workload now throws away.
-func (s *Snapshot) lostWork(r *running) int64 {
-	return preempt.LostWork(s.now, r.w.AdmittedAt, r.w.Preemption.LastCheckpointAt, r.w.Preemption.Class == Checkpointable, s.lostSize(r))
-}
-
-// lostSize is what a workload's lost time is multiplied by: the GPUs it
-// holds (charged to quota, on nodes or not), or without GPUs its largest
-// other quantity.
-func (s *Snapshot) lostSize(r *running) int64 {
-	if s.gpu >= 0 {
-		if g := s.charged(r, s.gpu); g > 0 {
-			return g
-		}
-	}
-	size := int64(0)
-	for k := range s.resources {
-		size = max(size, s.charged(r, k))
-	}
-	return size
-}
-
-// tryPreemption looks for victims whose eviction lets the request fit:
-// its quota and a placement on the freed capacity. The pod sets the flavor
-// assignment already fitted keep their flavors (Kueue preempts only for
-// the pod sets whose assignment needs it); the others are tried on each
-// flavor of the queue in order, a pod set that does not allow it on the
-// first flavor it allows. With whenCanBorrow TryNextFlavor a flavor whose
-// victims still leave the request borrowing gives way to a later one that
-// does not; otherwise, and failing such a flavor, the first flavor with
-// victims wins. It concludes the decision and reports true when it finds
-// some.
-func (dc *decider) tryPreemption() bool {
+// preemptWorld is the snapshot as the preemption search reads it.
+func (dc *decider) preemptWorld() preempt.World {
 	s := dc.s
-	if !s.limits[dc.q].preempts() {
+	w := preempt.World{Tree: s.rtree, Usage: s.usage, Free: s.state, Empty: s.capacity, Nodes: s.nodeRes,
+		Cost: s.cost(), Debt: s.debt, HalfLife: s.history.HalfLife,
+		Fair: preempt.Sharing{Enabled: s.fairSharing.Enabled, Strategies: fairStrategies(s.fairSharing.PreemptionStrategies)}}
+	if w.Fair.Enabled {
+		weights := dc.d.work.weights[:0]
+		for n := range s.rtree.Len() {
+			weights = append(weights, s.weightOf(int32(n)))
+		}
+		dc.d.work.weights = weights
+		w.Fair.Weights = weights
+	}
+	return w
+}
+
+// tryPreemption is the preemption step: it looks for victims whose
+// eviction lets the request fit, both its quota and a placement on the
+// freed capacity, concludes the decision and reports true when it finds
+// some. The pod sets the flavor assignment fitted keep their flavors (Kueue
+// preempts only for the pod sets whose assignment needs it). The unit that
+// failed goes on flavor only (whenCanPreempt Preempt stops there) or, with
+// only -1, on each flavor of the queue in turn, a pod set that does not
+// allow it on the first flavor it allows. Under whenCanBorrow TryNextFlavor
+// victims that still leave the request borrowing do not count on flavor
+// only, and among the queue's flavors give way to a later flavor's that do
+// not; otherwise the first flavor with victims wins.
+func (dc *decider) tryPreemption(only int32) bool {
+	if !dc.s.limits[dc.q].preempts() {
 		return false
 	}
-	var first *preemption
-	var firstVictims []*candidate
+	if only >= 0 {
+		flavors, ok := dc.preemptionFlavors(only)
+		if !ok {
+			return false
+		}
+		w := dc.preemptWorld()
+		found, ok := dc.findVictims(&w, flavors[:dc.n])
+		if !ok || dc.qc.TryNextWhenBorrowing && found.Borrows {
+			return false
+		}
+		dc.concludePreemption(flavors[:dc.n], found)
+		return true
+	}
+	w := dc.preemptWorld()
+	var first preempt.Result
+	var firstFlavors [maxPodSets]int32
+	haveFirst := false
 	for k := range dc.qc.Flavors {
 		f := dc.qc.Flavors[k].Flavor
 		flavors, ok := dc.preemptionFlavors(f)
 		if !ok {
 			continue // the failed unit may not use f
 		}
-		p := dc.preemptionFor(flavors[:dc.n])
-		if p == nil {
-			continue
-		}
-		victims, ok := p.search()
+		found, ok := dc.findVictims(&w, flavors[:dc.n])
 		if !ok {
 			continue
 		}
-		if !dc.qc.TryNextWhenBorrowing || !p.preemptorBorrows() {
-			dc.concludePreemption(p, victims)
+		if !dc.qc.TryNextWhenBorrowing || !found.Borrows {
+			dc.concludePreemption(flavors[:dc.n], found)
 			return true
 		}
-		if first == nil {
-			first, firstVictims = p, victims
+		if !haveFirst {
+			first, firstFlavors, haveFirst = found, flavors, true
 		}
 	}
-	if first != nil {
-		dc.concludePreemption(first, firstVictims)
+	if haveFirst {
+		dc.concludePreemption(firstFlavors[:dc.n], first)
 		return true
 	}
 	return false
@@ -313,57 +199,56 @@ func (dc *decider) firstAllowed(u uint16) int32 {
 	return -1
 }
 
-// tryPreemptionAt looks for victims with the unit that failed on flavor f
-// (whenCanPreempt Preempt stops there); it concludes the decision and
-// reports true when it finds some. With withinNominal, victims that still
-// leave the request borrowing do not count (whenCanBorrow TryNextFlavor
-// tries later flavors then).
-func (dc *decider) tryPreemptionAt(f int32, withinNominal bool) bool {
-	if !dc.s.limits[dc.q].preempts() {
-		return false
-	}
-	flavors, ok := dc.preemptionFlavors(f)
+// findVictims runs the search on w with pod set i on flavors[i].
+func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Result, bool) {
+	p, ok := dc.preemptorFor(flavors)
 	if !ok {
-		return false
+		return preempt.Result{}, false
 	}
-	p := dc.preemptionFor(flavors[:dc.n])
-	if p == nil {
-		return false
-	}
-	victims, ok := p.search()
-	if !ok || withinNominal && p.preemptorBorrows() {
-		return false
-	}
-	dc.concludePreemption(p, victims)
-	return true
+	return preempt.Find(w, &p, &dc.d.work.search, &dc.s.running, (*running).booking)
 }
 
-// preemptionFor prepares the search with pod set i on flavors[i]; nil when
-// a pod set may not use its flavor or the queue has no quota there.
-func (dc *decider) preemptionFor(flavors []int32) *preemption {
+// preemptorFor is the request as the search sees it with pod set i on
+// flavors[i]; false when a pod set may not use its flavor, the queue has
+// no quota there, or its quota there can never hold the request (or only
+// past a cap preemption cannot lift).
+func (dc *decider) preemptorFor(flavors []int32) (preempt.Preemptor, bool) {
 	s := dc.s
 	nf := len(s.flavors)
 	vecs := make([]res.Vec, 2*nf)
-	p := &preemption{s: s, q: dc.q, req: dc.r, pl: &dc.d.work.search, flavor: flavors,
-		need: vecs[:nf:nf], open: vecs[nf:], fqs: make([]*quota.FlavorQuota, nf)}
+	l := &s.limits[dc.q]
+	p := preempt.Preemptor{Queue: dc.q, Admitted: int(s.runCount[dc.q]), Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
+		Policies: preempt.Policies{WithinQueue: l.withinQueue, Reclaim: l.reclaim, Borrow: l.borrow, Threshold: l.threshold, HasThreshold: l.hasThreshold},
+		Need:     vecs[:nf:nf], Open: vecs[nf:], Quota: make([]*quota.FlavorQuota, nf)}
 	nodes := false
 	for i, f := range flavors {
 		if f < 0 || !dc.allowed(1<<i, f) {
-			return nil
+			return p, false
 		}
 		fq, ok := dc.qc.Quota(f)
 		if !ok {
-			return nil
+			return p, false
 		}
-		p.fqs[f] = fq
-		p.need[f] = p.need[f].Add(dc.need[i])
+		p.Quota[f] = fq
+		p.Need[f] = p.Need[f].Add(dc.need[i])
 		if dc.chosen[i] < 0 {
-			p.open[f] = p.open[f].Add(dc.need[i])
+			p.Open[f] = p.Open[f].Add(dc.need[i])
 		}
 		nodes = nodes || s.flavorHasNodes(f)
 	}
+	// Quota that can never fit, or a cap preemption cannot lift.
+	for f, fq := range p.Quota {
+		if fq == nil {
+			continue
+		}
+		fit := s.fitQuota(dc.q, fq, res.Vec{}, p.Need[f])
+		if fit.verdict == quota.NoFitEver {
+			return p, false
+		}
+		p.Exhausted = p.Exhausted || fit.verdict == quota.NoFitNow && fit.reason == QuotaExhausted
+	}
 	if !nodes {
-		return p
+		return p, true
 	}
 	// Pod sets in request order (the placement maps back by it); the
 	// members of a topology group share a group number and a flavor.
@@ -383,343 +268,23 @@ func (dc *decider) preemptionFor(flavors []int32) *preemption {
 			}
 			g.Group = at + 1
 		}
-		p.sets = append(p.sets, g)
+		p.Sets = append(p.Sets, g)
 	}
-	return p
-}
-
-// search runs Kueue's classical preemption on one flavor, with placement.
-func (p *preemption) search() ([]*candidate, bool) {
-	s := p.s
-	t := s.rtree
-	// Kueue looks for victims only on the flavor-resources that do not fit
-	// (its "preempt" mode). When quota fits and only the placement does
-	// not, those of the pod sets the assignment could not place: the others
-	// fit as they are, and a queue borrowing only there gives back nothing
-	// the placement needs (taking its workloads anyway lets the two sides
-	// evict each other in turn).
-	for f, fq := range p.fqs {
-		if fq == nil {
-			continue
-		}
-		for r := range s.resources {
-			if p.need[f][r] > 0 {
-				fr := t.FR(f, r)
-				p.all = append(p.all, fr)
-				if p.need[f][r] > t.AvailableClamped(s.usage, p.q, fr) {
-					p.frs = append(p.frs, fr)
-				}
-			}
-		}
-	}
-	if len(p.frs) == 0 {
-		for f, fq := range p.fqs {
-			for r := range s.resources {
-				if fq != nil && p.open[f][r] > 0 {
-					p.frs = append(p.frs, t.FR(f, r))
-				}
-			}
-		}
-	}
-	if len(p.frs) == 0 {
-		return nil, false
-	}
-	// Quota that can never fit, or a cap preemption cannot lift.
-	exhausted := false
-	for f, fq := range p.fqs {
-		if fq == nil {
-			continue
-		}
-		fit := s.fitQuota(p.q, fq, res.Vec{}, p.need[f])
-		if fit.verdict == quota.NoFitEver {
-			return nil, false
-		}
-		exhausted = exhausted || fit.verdict == quota.NoFitNow && fit.reason == QuotaExhausted
-	}
-	if p.sets != nil {
-		p.pl.Reset(s.capacity)
-		if _, _, ok := p.pl.Place(p.sets, nil); !ok {
-			return nil, false // no emptied cluster holds it
-		}
-	}
-	// Kueue considers preemption for quota only if the request fits the
-	// queue's nominal quota, or the cohort tree can reclaim for it, or it
-	// may preempt while borrowing.
-	if exhausted {
-		l := &s.limits[p.q]
-		// With fair sharing, reclaiming in the cohort counts as a way to
-		// preempt while borrowing.
-		ok := l.borrow != preempt.Never || s.fairSharing.Enabled && l.reclaim != preempt.Never
-		for _, fr := range p.frs {
-			R := t.Resources()
-			v := p.needAt(fr)
-			_, mayReclaim := t.BorrowingLevel(s.usage, p.q, fr, v)
-			ok = ok || p.fqs[fr/R].Nominal[fr%R] >= v || mayReclaim
-		}
-		if !ok {
-			return nil, false
-		}
-	}
-	p.path = t.Path(p.q)
-	if s.fairSharing.Enabled {
-		return p.fairSearch()
-	}
-	hierarchy, priority, own := p.candidates()
-	if hierarchy.len()+priority.len()+own.len() == 0 {
-		return nil, false
-	}
-	l := &s.limits[p.q]
-	forbidden := l.borrow == preempt.Never
-	underNominal := true
-	for _, fr := range p.frs {
-		underNominal = underNominal && t.Nominal(p.q, fr) > s.usage.At(p.q, fr)
-	}
-	cross := hierarchy.len() + priority.len()
-	var passes []bool
-	switch {
-	case cross == 0 || forbidden && !underNominal:
-		passes = []bool{true}
-	case forbidden && hierarchy.len() == 0:
-		passes = []bool{false, true}
-	default:
-		passes = []bool{true, false}
-	}
-	seq := []*ordered{hierarchy, priority, own}
-	for _, allowBorrowing := range passes {
-		if victims, ok := p.greedy(seq, allowBorrowing); ok {
-			return victims, true
-		}
-	}
-	return nil, false
-}
-
-// candidates collects and orders the workloads the policies allow as
-// victims: the hierarchy list, the priority list and the own queue's list.
-func (p *preemption) candidates() (hierarchy, priority, own *ordered) {
-	hierarchy, priority, own = new(ordered), new(ordered), new(ordered)
-	s := p.s
-	t := s.rtree
-	l := &s.limits[p.q]
-	r := p.req
-	// Hierarchical advantage at each ancestor of the preemptor's queue:
-	// adv[i] holds before collecting at path[i].
-	adv := make([]bool, len(p.path))
-	has := true
-	// Kueue weighs the whole request here, not only what needs room.
-	remaining := make([]int64, len(p.all))
-	for k, fr := range p.all {
-		fits, rem := t.FitsInQuota(s.usage, p.q, fr, p.needAt(fr))
-		has = has && fits
-		remaining[k] = rem
-	}
-	for i := 1; i < len(p.path); i++ {
-		adv[i] = has
-		all := true
-		for k, fr := range p.all {
-			fits, rem := t.FitsInQuota(s.usage, p.path[i], fr, remaining[k])
-			all = all && fits
-			remaining[k] = rem
-		}
-		has = has || all
-	}
-	own.heap = make([]preempt.Candidate, 0, s.runCount[p.q])
-	p.cands = make([]candidate, 0, s.runCount[p.q])
-	rank := int32(-1)
-	s.running.Scan(func(w *running) bool {
-		rank++
-		if !p.usesNeeded(w) || (w.w.Preemption.Class == Never && !s.onSpot(w)) {
-			return true
-		}
-		c := candidate{r: w}
-		key := preempt.Candidate{Index: int32(len(p.cands)), IDRank: rank, OwnQueue: w.queue == p.q,
-			Priority: w.w.Priority, AdmittedAt: w.w.AdmittedAt, LostWork: s.lostWork(w),
-			Debt: s.debt[w.queue].Now(s.now, s.history.HalfLife)}
-		if w.queue == p.q {
-			if l.withinQueue.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
-				c.variant = preempt.WithinQueue
-				p.cands = append(p.cands, c)
-				own.heap = append(own.heap, key)
-			}
-			return true
-		}
-		if l.reclaim == preempt.Never || !l.reclaim.Allows(r.Priority, w.w.Priority, r.SubmittedAt, w.w.SubmittedAt) {
-			return true
-		}
-		lca := p.lcaIndex(w.queue)
-		if lca < 0 || !p.borrowingBelow(s.usage, w.queue, lca) {
-			return true
-		}
-		c.lca = int32(lca)
-		if adv[lca] {
-			c.variant = preempt.HierarchicalReclaim
-			p.cands = append(p.cands, c)
-			hierarchy.heap = append(hierarchy.heap, key)
-			return true
-		}
-		c.variant = preempt.ReclaimWithoutBorrowing
-		if l.borrow != preempt.Never && w.w.Priority < r.Priority && (!l.hasThreshold || w.w.Priority <= l.threshold) {
-			c.variant = preempt.ReclaimWhileBorrowing
-		}
-		p.cands = append(p.cands, c)
-		priority.heap = append(priority.heap, key)
-		return true
-	})
-	hierarchy.init()
-	priority.init()
-	own.init()
-	return hierarchy, priority, own
-}
-
-// onSpot reports whether a workload runs on a spot flavor, which makes it
-// preemptible whatever it asked.
-func (s *Snapshot) onSpot(r *running) bool {
-	for i := range r.sets {
-		if s.flavors[r.sets[i].flavor].Spot {
-			return true
-		}
-	}
-	return false
-}
-
-// usesNeeded reports whether a workload holds any flavor-resource the
-// preemptor needs.
-func (p *preemption) usesNeeded(w *running) bool {
-	R := p.s.rtree.Resources()
-	for i := range w.sets {
-		set := &w.sets[i]
-		for _, fr := range p.frs {
-			// The pod set charges resource r when its pods ask for it (a
-			// pod set has at least one pod).
-			if r := fr % R; fr/R == int(set.flavor) && (set.per[r] > 0 || r == p.s.tokens && set.tokens > 0) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// lcaIndex is the index in the preemptor's path of the lowest cohort it
-// shares with queue q, or -1 when they are in different trees.
-func (p *preemption) lcaIndex(q int32) int {
-	other := p.s.rtree.Path(q)
-	for i, a := range p.path {
-		if slices.Contains(other, a) {
-			return i
-		}
-	}
-	return -1
-}
-
-// borrowingBelow reports whether queue q and every cohort strictly between
-// it and the preemptor's ancestor at lca use more than their own quota on
-// the needed flavor-resources: only such candidates can give quota back.
-func (p *preemption) borrowingBelow(u quota.Usage, q int32, lca int) bool {
-	t := p.s.rtree
-	top := p.path[lca]
-	for _, n := range t.Path(q) {
-		if n == top {
-			return true
-		}
-		if t.IsWithinNominal(u, n, p.frs) {
-			return false
-		}
-	}
-	return true
-}
-
-// fits reports whether the request fits the view: quota (without
-// borrowing unless allowed, the hard cap included) and placement.
-func (p *preemption) fits(allowBorrowing bool) bool {
-	s := p.s
-	t := s.rtree
-	R := t.Resources()
-	for _, fr := range p.all {
-		r := fr % R
-		v := p.needAt(fr)
-		used := p.m.usage.At(p.q, fr)
-		if !allowBorrowing && t.BorrowingWith(p.m.usage, p.q, fr, v) {
-			return false
-		}
-		if v > t.AvailableClamped(p.m.usage, p.q, fr) {
-			return false
-		}
-		if fq := p.fqs[fr/R]; fq.HardMask&(1<<r) != 0 && used+v > fq.Hard[r] {
-			return false
-		}
-	}
-	if p.m.state == nil {
-		return true
-	}
-	p.pl.Reset(p.m.state)
-	p.pl.Final = true
-	var ok bool
-	p.asg, _, ok = p.pl.Place(p.sets, p.asg[:0])
-	return ok
-}
-
-// greedy is one pass of Kueue's greedy removal with reverse fill-back.
-func (p *preemption) greedy(seq []*ordered, allowBorrowing bool) ([]*candidate, bool) {
-	s := p.s
-	p.m = sim{s: s, usage: s.usage.Clone()}
-	if p.sets != nil {
-		p.m.state = s.state.Fork()
-	}
-	var targets []*candidate
-	for _, list := range seq {
-		for i := 0; i < list.len(); i++ {
-			c := &p.cands[list.at(i)]
-			if !p.valid(c, allowBorrowing) {
-				continue
-			}
-			p.m.evict(c.r)
-			targets = append(targets, c)
-			if p.fits(allowBorrowing) {
-				return p.fillBack(targets, allowBorrowing), true
-			}
-		}
-	}
-	return nil, false
-}
-
-// fillBack adds the victims back in reverse order and keeps out only those
-// the preemptor still needs; the last one taken is always needed.
-func (p *preemption) fillBack(targets []*candidate, allowBorrowing bool) []*candidate {
-	for i := len(targets) - 2; i >= 0; i-- {
-		p.m.restore(targets[i].r)
-		if p.fits(allowBorrowing) {
-			targets = slices.Delete(targets, i, i+1)
-		} else {
-			p.m.evict(targets[i].r)
-		}
-	}
-	return targets
-}
-
-// valid is Kueue's dynamic candidate check: a candidate of another queue
-// stops being one as soon as its queue, or a cohort below the common
-// ancestor, is back within its nominal quota.
-func (p *preemption) valid(c *candidate, allowBorrowing bool) bool {
-	switch c.variant {
-	case preempt.WithinQueue:
-		return true
-	case preempt.ReclaimWithoutBorrowing:
-		if allowBorrowing {
-			return false
-		}
-	}
-	return p.borrowingBelow(p.m.usage, c.r.queue, int(c.lca))
+	return p, true
 }
 
 // concludePreemption fills in a Preempt decision: the victims, with their
 // cost, and the placement the preemptor gets once they are gone.
-func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
+func (dc *decider) concludePreemption(flavors []int32, found preempt.Result) {
 	s, r, d := dc.s, dc.r, dc.d
+	victims := found.Victims
+	cost := s.cost()
 	own, fair := true, false
 	for _, v := range victims {
-		own = own && v.variant == preempt.WithinQueue
-		fair = fair || v.variant == preempt.FairSharing
+		own = own && v.Variant == preempt.WithinQueue
+		fair = fair || v.Variant == preempt.FairSharing
 		policy := "withinQueue: " + s.limits[dc.q].withinQueue.String()
-		switch v.variant {
+		switch v.Variant {
 		case preempt.WithinQueue:
 		case preempt.ReclaimWhileBorrowing:
 			policy = "borrowWithinCohort: " + s.limits[dc.q].borrow.String()
@@ -729,30 +294,27 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 			policy = "reclaimWithinCohort: " + s.limits[dc.q].reclaim.String()
 		}
 		ckpt := int64(0)
-		if v.r.w.Preemption.Class == Checkpointable {
-			ckpt = v.r.w.Preemption.LastCheckpointAt
+		if v.Checkpointable {
+			ckpt = v.LastCheckpoint
 		}
-		d.Victims = append(d.Victims, Victim{ID: v.r.w.ID, Queue: v.r.w.Queue, Priority: v.r.w.Priority,
-			Reason: v.variant.Reason(), LostGPUSeconds: s.lostWork(v.r), Preemptor: r.ID, CheckpointAt: ckpt, Policy: policy,
-			AdmittedAt: v.r.w.AdmittedAt})
+		d.Victims = append(d.Victims, Victim{ID: v.ID, Queue: s.queues[v.Queue].Name, Priority: v.Priority,
+			Reason: v.Variant.Reason(), LostGPUSeconds: cost.Lost(v.Booking), Preemptor: r.ID, CheckpointAt: ckpt, Policy: policy,
+			AdmittedAt: v.AdmittedAt})
 	}
 	slices.SortFunc(d.Victims, func(a, b Victim) int { return cmpStrings(a.ID, b.ID) })
 	d.Preemptible = false
 	for i := 0; i < dc.n; i++ {
-		f := p.flavor[i]
+		f := flavors[i]
 		dc.chosen[i] = f
 		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[f].Name})
 		d.Preemptible = d.Preemptible || s.flavors[f].Spot
 	}
 	// The placement the victims free, for the embedder to hold.
-	if p.m.state != nil {
-		p.pl.Reset(p.m.state)
-		asg, _, _ := p.pl.Place(p.sets, p.asg[:0])
-		p.asg = asg
+	if asg := found.Placement; asg != nil {
 		at := 0
 		for i := 0; i < dc.n; i++ {
 			ps := &r.PodSets[i]
-			if !s.flavorHasNodes(p.flavor[i]) {
+			if !s.flavorHasNodes(flavors[i]) {
 				continue
 			}
 			for k := int32(0); k < ps.Count; k++ {
@@ -787,8 +349,8 @@ func (dc *decider) concludePreemption(p *preemption, victims []*candidate) {
 	}
 	dc.w(") lets the request fit on ")
 	for i := 0; i < dc.n; i++ {
-		f := p.flavor[i]
-		if slices.Index(p.flavor[:i], f) >= 0 {
+		f := flavors[i]
+		if slices.Index(flavors[:i], f) >= 0 {
 			continue
 		}
 		if i > 0 {

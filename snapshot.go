@@ -5,11 +5,13 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
@@ -123,99 +125,84 @@ type fixed struct {
 	flavorIdx map[string]int32
 	// nodeRes[f] has bit r set when some node of flavor f has resource r;
 	// other resources are quota-only on that flavor.
-	nodeRes []uint16
+	nodeRes view.NodeRes
 
 	topo *topology.Topology
 	// capacity is the empty cluster, every node usable: what could ever fit.
 	capacity *topology.State
 }
 
-// running is an admitted workload with its resolved placement. Items are
-// shared between versions and never changed; a change makes a new item.
+// running is an admitted workload with its resolved placement: its booking,
+// which the rules over admitted workloads read, and the rest of it as
+// given. Items are shared between versions and never changed; a change
+// makes a new item.
 type running struct {
-	// w is the workload as admitted, each pod set's Flavor set; its Nodes
-	// and GPUIndices are rebuilt from pods when asked for.
-	w     Workload
-	queue int32
-	sets  []runSet // per pod set
-	pods  []podAlloc
-	gpus  int64
-	// one holds, for a workload of one pod set or one pod, what sets, pods
+	view.Booking
+	// w is the rest of the workload as admitted, each pod set's Flavor
+	// set; workload puts it together with the booking, and rebuilds each
+	// pod set's PerPod, Nodes and GPUIndices.
+	w admittedRest
+	// one holds, for a workload of one pod set or one pod, what Sets, Pods
 	// and w.PodSets would otherwise allocate apart. Items are never
 	// changed, so a copy may keep pointing here.
 	one struct {
 		ps  [1]PodSet
-		set [1]runSet
-		pod [1]podAlloc
+		set [1]view.Set
+		pod [1]view.Pod
 	}
 }
 
-// runSet is what an admitted pod set asks for. What it charges to quota
-// (Snapshot.need) and what a pod books on its node (Snapshot.book) follow
-// from it, so that a running record is 512 bytes: keeping them too made it
-// 640, and with its malloc header a 704-byte allocation on every commit.
-type runSet struct {
-	flavor int32
-	// per and keys are the pod set's perPod as given (the running
-	// workload keeps no map: thousands of small maps cost the garbage
-	// collector more than all the rest of a snapshot); resourceMap
-	// rebuilds it.
-	keys uint16
-	per  res.Vec
-	// tokens is each pod's token budget, charged to the "tokens" resource.
-	tokens int64
+// admittedRest is what an admitted workload keeps beside its booking, under
+// Workload's names. What its pod sets charge to quota and book on nodes
+// (view.Booking's Need and Book) follows from the booking, so that a
+// running record stays within a 512-byte allocation: past it, a malloc
+// header puts it in the next size class on every commit.
+type admittedRest struct {
+	Queue, Tenant, User string
+	ExpectedRuntime     int64
+	PodSets             []PodSet
+	Class               PreemptionClass
+	Borrowing           bool
 }
 
-// need is what pod set i of r charges to quota: its pods' resources and
-// token budgets.
-func (s *Snapshot) need(r *running, i int) res.Vec {
-	set := &r.sets[i]
-	c := set.per
-	if set.tokens != 0 {
-		c[s.tokens] += set.tokens
+// newRunning starts the record of workload w, admitted to queue q: its pod
+// sets and pods are the caller's to fill in.
+func newRunning(r *running, w *Workload, q int32) {
+	*r = running{
+		Booking: view.Booking{ID: w.ID, Queue: q, Priority: w.Priority, SubmittedAt: w.SubmittedAt, AdmittedAt: w.AdmittedAt,
+			LastCheckpoint: w.Preemption.LastCheckpointAt, Checkpointable: w.Preemption.Class == Checkpointable},
+		w: admittedRest{Queue: w.Queue, Tenant: w.Tenant, User: w.User, ExpectedRuntime: w.ExpectedRuntime,
+			PodSets: w.PodSets, Class: w.Preemption.Class, Borrowing: w.Borrowing},
 	}
-	if n := r.w.PodSets[i].Count; n != 1 {
-		c = c.Scale(int64(n))
-	}
-	return c
 }
 
-// charged is what r charges to quota of one resource: need and total for
-// a single component, without building vectors (preemption asks it of
-// every admitted workload).
-func (s *Snapshot) charged(r *running, k int) int64 {
-	var t int64
-	for i := range r.sets {
-		v := r.sets[i].per[k]
-		if k == s.tokens {
-			v += r.sets[i].tokens
-		}
-		t += res.MulSat(v, int64(r.w.PodSets[i].Count))
-	}
-	return t
+// admitted is the workload as admitted, sharing the record's pod sets;
+// their PerPod, Nodes and GPUIndices are empty.
+func (r *running) admitted() Workload {
+	return Workload{ID: r.ID, Queue: r.w.Queue, Tenant: r.w.Tenant, User: r.w.User, Priority: r.Priority,
+		SubmittedAt: r.SubmittedAt, AdmittedAt: r.AdmittedAt, ExpectedRuntime: r.w.ExpectedRuntime,
+		Preemption: PreemptionSpec{Class: r.w.Class, LastCheckpointAt: r.LastCheckpoint},
+		PodSets:    r.w.PodSets, Borrowing: r.w.Borrowing}
 }
 
-// book is what one pod of pod set i of r books on its node.
-func (s *Snapshot) book(r *running, i int) res.Vec {
-	return s.placementRes(r.sets[i].flavor, r.sets[i].per)
+// whatIf is a what-if view of the snapshot's quota usage and of state, the
+// GPUs of reserved (one entry per node, sorted by node) staying taken when
+// the workloads on them leave.
+func (s *Snapshot) whatIf(state *topology.State, reserved []gang.Assignment) view.Sim {
+	return view.Sim{Tree: s.rtree, Usage: s.usage.Clone(), State: state, Tokens: s.tokens, Nodes: s.nodeRes, Reserved: podsOf(reserved)}
 }
 
-// total is what r charges to quota, summed over its pod sets.
-func (s *Snapshot) total(r *running) res.Vec {
-	var t res.Vec
-	for i := range r.sets {
-		t = t.Add(s.need(r, i))
-	}
-	return t
+// podsOf reads assignments as the what-if view's pods, without a copy:
+// the two are the same struct (the conversion below would not compile
+// otherwise), and the view only reads them.
+func podsOf(a []gang.Assignment) []view.Pod {
+	return unsafe.Slice((*view.Pod)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
 }
 
-type podAlloc struct {
-	node int32 // -1 on a quota-only flavor
-	gpus uint64
-}
+var _ = view.Pod(gang.Assignment{})
 
 func (s *Snapshot) initTrees() {
-	s.running = cow.NewBuffered(func(a, b *running) bool { return a.w.ID < b.w.ID })
+	s.running = cow.NewBuffered(func(a, b *running) bool { return a.ID < b.ID })
 	s.pendingSet = &pendingSet{
 		pending: cow.NewTree(func(a, b *Workload) bool { return a.ID < b.ID }),
 		queued:  cow.NewTree(pendingBefore),
@@ -226,7 +213,7 @@ func (s *Snapshot) initTrees() {
 
 // runningByID and pendingByID look a workload up by ID.
 func (s *Snapshot) runningByID(id string) (*running, bool) {
-	return s.running.Find(func(r *running) int { return strings.Compare(r.w.ID, id) })
+	return s.running.Find(func(r *running) int { return strings.Compare(r.ID, id) })
 }
 
 func (s *Snapshot) pendingByID(id string) (*Workload, bool) {
@@ -446,7 +433,7 @@ func (s *Snapshot) Usage(queue, flavor, resource string) int64 {
 // RunningIDs lists the admitted workloads, sorted.
 func (s *Snapshot) RunningIDs() []string {
 	out := make([]string, 0, s.running.Len())
-	s.running.Scan(func(r *running) bool { out = append(out, r.w.ID); return true })
+	s.running.Scan(func(r *running) bool { out = append(out, r.ID); return true })
 	return out
 }
 
@@ -471,23 +458,23 @@ func (s *Snapshot) Running(id string) (Workload, bool) {
 
 // workload renders an admitted workload with its placement.
 func (r *running) workload(s *Snapshot) Workload {
-	w := r.w
+	w := r.admitted()
 	w.PodSets = clonePodSets(r.w.PodSets)
 	k := 0
 	for i := range w.PodSets {
 		ps := &w.PodSets[i]
-		ps.PerPod = s.resourceMap(r.sets[i].per, r.sets[i].keys)
-		if r.pods[k].node < 0 {
+		ps.PerPod = s.resourceMap(r.Sets[i].Per, r.Sets[i].Keys)
+		if r.Pods[k].Node < 0 {
 			k += int(ps.Count)
 			continue
 		}
 		ps.Nodes = make([]string, ps.Count)
 		ps.GPUIndices = make([][]int, ps.Count)
 		for p := range ps.Count {
-			pa := r.pods[k]
+			pa := r.Pods[k]
 			k++
-			ps.Nodes[p] = s.topo.NodeName(pa.node)
-			ps.GPUIndices[p] = GPUSet(pa.gpus).Indices()
+			ps.Nodes[p] = s.topo.NodeName(pa.Node)
+			ps.GPUIndices[p] = GPUSet(pa.GPUs).Indices()
 		}
 	}
 	return w
@@ -616,9 +603,9 @@ func (s *Snapshot) RunningOn(node string) []string {
 	}
 	var out []string
 	s.running.Scan(func(r *running) bool {
-		for _, pa := range r.pods {
-			if pa.node == n {
-				out = append(out, r.w.ID)
+		for _, pa := range r.Pods {
+			if pa.Node == n {
+				out = append(out, r.ID)
 				break
 			}
 		}
@@ -686,17 +673,6 @@ func (s *Snapshot) usageOf(q, f int32) res.Vec {
 
 func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
 	s.rtree.AddVec(s.usage, q, int(f), v, int(sign))
-}
-
-// placementRes masks a per-pod vector down to what nodes of flavor f hold.
-func (s *Snapshot) placementRes(f int32, v res.Vec) res.Vec {
-	m := s.nodeRes[f]
-	for r := range v {
-		if m&(1<<r) == 0 {
-			v[r] = 0
-		}
-	}
-	return v
 }
 
 func (s *Snapshot) flavorHasNodes(f int32) bool {

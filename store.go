@@ -14,6 +14,7 @@ import (
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
@@ -153,7 +154,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 			if !ok {
 				return nil, conflict("victim %q no longer runs", v.ID)
 			}
-			if vr.w.AdmittedAt != v.AdmittedAt {
+			if vr.AdmittedAt != v.AdmittedAt {
 				return nil, conflict("victim %q was admitted again since the decision", v.ID)
 			}
 			victims = append(victims, vr)
@@ -186,7 +187,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		return nil, err
 	}
 	if m.pending.Len() > 0 {
-		m.dequeue(r.w.ID)
+		m.dequeue(r.ID)
 	}
 	m.insertRunning(r)
 	return st.publish(), nil
@@ -284,14 +285,15 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 	if qc.Hold {
 		return nil, conflict("queue %q is on hold", req.Queue)
 	}
-	r := &running{w: Workload(req), queue: q}
+	r := new(running)
+	newRunning(r, (*Workload)(&req), q)
+	r.AdmittedAt = s.now
 	w := &r.w
-	w.AdmittedAt = s.now
 	if len(req.PodSets) == 1 {
 		r.one.ps[0] = req.PodSets[0]
-		w.PodSets, r.sets = r.one.ps[:], r.one.set[:]
+		w.PodSets, r.Sets = r.one.ps[:], r.one.set[:]
 	} else {
-		w.PodSets, r.sets = slices.Clone(req.PodSets), make([]runSet, len(req.PodSets))
+		w.PodSets, r.Sets = slices.Clone(req.PodSets), make([]view.Set, len(req.PodSets))
 	}
 	for i := range w.PodSets {
 		ps := &w.PodSets[i]
@@ -308,24 +310,25 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 		if err != nil {
 			return nil, err
 		}
-		r.sets[i] = runSet{flavor: f, per: per, keys: keys, tokens: tokens}
-		ps.PerPod = nil // kept as per and keys
+		r.Sets[i] = view.Set{Flavor: f, Count: ps.Count, Per: per, Keys: keys, Tokens: tokens}
+		ps.PerPod = nil // kept as Per and Keys
 	}
+	r.Pinned = s.neverPreempted(r)
 	if s.limits[q].capped(req.Preemption.Class) {
-		if b, over := s.checkCaps(q, req.User, req.Preemption.Class, s.total(r)); over {
+		if b, over := s.checkCaps(q, req.User, req.Preemption.Class, r.Total(s.tokens)); over {
 			return nil, conflict("caps: %v: %s", b.reason, s.appendCapBreach(nil, b, req.User, req.Queue))
 		}
 	}
 	// Quota, flavor by flavor: the pod sets on one flavor together.
-	for i := range r.sets {
-		f := r.sets[i].flavor
-		if slices.IndexFunc(r.sets[:i], func(o runSet) bool { return o.flavor == f }) >= 0 {
+	for i := range r.Sets {
+		f := r.Sets[i].Flavor
+		if slices.IndexFunc(r.Sets[:i], func(o view.Set) bool { return o.Flavor == f }) >= 0 {
 			continue
 		}
 		var need res.Vec
-		for j := i; j < len(r.sets); j++ {
-			if r.sets[j].flavor == f {
-				need = need.Add(s.need(r, j))
+		for j := i; j < len(r.Sets); j++ {
+			if r.Sets[j].Flavor == f {
+				need = need.Add(r.Need(j, s.tokens))
 			}
 		}
 		fq, ok := qc.Quota(f)
@@ -354,9 +357,9 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 		total += int(r.w.PodSets[i].Count)
 	}
 	if total == 1 {
-		r.pods = r.one.pod[:0]
+		r.Pods = r.one.pod[:0]
 	} else {
-		r.pods = make([]podAlloc, 0, total)
+		r.Pods = make([]view.Pod, 0, total)
 	}
 	// Pods of one node come one after another: the current run of them is
 	// booked at once, when the next pod is on another node. The pods
@@ -369,10 +372,10 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 	k := 0
 	for i := range r.w.PodSets {
 		ps := &r.w.PodSets[i]
-		book := s.book(r, i)
-		if !s.flavorHasNodes(r.sets[i].flavor) {
+		book := r.Book(i, s.nodeRes)
+		if !s.flavorHasNodes(r.Sets[i].Flavor) {
 			for range ps.Count {
-				r.pods = append(r.pods, podAlloc{node: -1})
+				r.Pods = append(r.Pods, view.Pod{Node: -1})
 			}
 			continue
 		}
@@ -385,16 +388,16 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 				return fail(err)
 			}
 			k++
-			if pa.node != run.node {
+			if pa.Node != run.node {
 				s.hold(run, 1)
-				run, booked = podRun{node: pa.node}, len(r.pods)
+				run, booked = podRun{node: pa.Node}, len(r.Pods)
 			}
-			run.add(pa.gpus, book)
-			r.pods = append(r.pods, pa)
+			run.add(pa.GPUs, book)
+			r.Pods = append(r.Pods, pa)
 		}
 	}
 	s.hold(run, 1)
-	booked = len(r.pods)
+	booked = len(r.Pods)
 	if k != len(d.Placement) {
 		return fail(fmt.Errorf("%w: the decision places %d pods, its request has %d on nodes", ErrInvalid, len(d.Placement), k))
 	}
@@ -404,43 +407,43 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 // checkPod checks that pod p of pod set i of r, booking book, fits where
 // placement pl puts it, with the workload's earlier pods booked on their
 // nodes, those of run still to be.
-func (s *Snapshot) checkPod(r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, conflict func(string, ...any) error) (podAlloc, error) {
+func (s *Snapshot) checkPod(r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, conflict func(string, ...any) error) (view.Pod, error) {
 	ps := &r.w.PodSets[i]
 	n, ok := run.node, run.node >= 0 && s.topo.NodeName(run.node) == pl.Node
 	if !ok {
 		n, ok = s.topo.NodeIndex(pl.Node)
 	}
-	if !ok || s.topo.Nodes[n].Flavor != r.sets[i].flavor {
-		return podAlloc{}, fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
+	if !ok || s.topo.Nodes[n].Flavor != r.Sets[i].Flavor {
+		return view.Pod{}, fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
 	}
 	node := &s.topo.Nodes[n]
 	mask := uint64(pl.GPUs)
 	if node.GPUs < 64 && mask>>node.GPUs != 0 {
-		return podAlloc{}, fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
+		return view.Pod{}, fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
 	}
 	if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
-		return podAlloc{}, fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
+		return view.Pod{}, fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
 	}
 	ns := s.state.Node(n)
 	if !ns.Usable(s.now) {
-		return podAlloc{}, conflict("node %q is no longer usable", pl.Node)
+		return view.Pod{}, conflict("node %q is no longer usable", pl.Node)
 	}
 	freeMask, free, pods := s.state.FreeMask(n), ns.Free, ns.Pods
 	if run.node == n {
 		freeMask, free, pods = freeMask&^run.gpus, free.Sub(run.booked), pods+run.pods
 	}
 	if mask&^freeMask != 0 {
-		return podAlloc{}, conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
+		return view.Pod{}, conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
 	}
 	if !book.LessEq(free) {
 		earlier, _ := s.bookedOn(r, n)
-		return podAlloc{}, conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(free.Add(earlier)), s.fmtVec(earlier.Add(book)))
+		return view.Pod{}, conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(free.Add(earlier)), s.fmtVec(earlier.Add(book)))
 	}
 	if node.MaxPods > 0 && pods >= node.MaxPods {
 		_, earlier := s.bookedOn(r, n)
-		return podAlloc{}, conflict("node %q no longer has room for %d more pods", pl.Node, earlier+1)
+		return view.Pod{}, conflict("node %q no longer has room for %d more pods", pl.Node, earlier+1)
 	}
-	return podAlloc{node: n, gpus: mask}, nil
+	return view.Pod{Node: n, GPUs: mask}, nil
 }
 
 // bookedOn is what the pods of r so far hold on node n: resources and pod
@@ -448,9 +451,9 @@ func (s *Snapshot) checkPod(r *running, i int, book res.Vec, pl PodPlacement, p 
 func (s *Snapshot) bookedOn(r *running, n int32) (res.Vec, int32) {
 	var booked res.Vec
 	pods := int32(0)
-	for j, pa := range r.pods {
-		if pa.node == n {
-			booked = booked.Add(s.book(r, r.setOf(j)))
+	for j, pa := range r.Pods {
+		if pa.Node == n {
+			booked = booked.Add(r.Book(r.SetOf(j), s.nodeRes))
 			pods++
 		}
 	}
@@ -487,29 +490,18 @@ func (s *Snapshot) hold(run podRun, sign int) {
 func (s *Snapshot) holdPods(r *running, count, sign int) {
 	run := podRun{node: -1}
 	k := 0
-	for i := range r.sets {
-		book := s.book(r, i)
-		for range min(int(r.w.PodSets[i].Count), count-k) {
-			if pa := r.pods[k]; pa.node != run.node {
+	for i := range r.Sets {
+		book := r.Book(i, s.nodeRes)
+		for range min(int(r.Sets[i].Count), count-k) {
+			if pa := r.Pods[k]; pa.Node != run.node {
 				s.hold(run, sign)
-				run = podRun{node: pa.node}
+				run = podRun{node: pa.Node}
 			}
-			run.add(r.pods[k].gpus, book)
+			run.add(r.Pods[k].GPUs, book)
 			k++
 		}
 	}
 	s.hold(run, sign)
-}
-
-// setOf maps a pod's index to its pod set.
-func (r *running) setOf(pod int) int {
-	for i := range r.w.PodSets {
-		pod -= int(r.w.PodSets[i].Count)
-		if pod < 0 {
-			return i
-		}
-	}
-	return len(r.w.PodSets) - 1
 }
 
 // admitted finds an admitted workload for an event.
@@ -542,7 +534,7 @@ func (e Evict) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	s.evict(r, Eviction{ID: e.ID, Queue: r.w.Queue, Reason: "Evicted", LostGPUSeconds: s.lostWork(r), At: s.now})
+	s.evict(r, Eviction{ID: e.ID, Queue: r.w.Queue, Reason: "Evicted", LostGPUSeconds: s.cost().Lost(&r.Booking), At: s.now})
 	return nil
 }
 
@@ -580,25 +572,25 @@ func (s *Snapshot) EvictionsSince(n int) []Eviction {
 // placement cleared, to be admitted again) and records the eviction.
 func (s *Snapshot) evict(r *running, e Eviction) {
 	s.removeRunning(r)
-	w := r.w
+	w := r.admitted()
 	w.AdmittedAt, w.Borrowing = 0, false
 	w.PodSets = slices.Clone(w.PodSets)
 	for i := range w.PodSets {
 		w.PodSets[i].Flavor, w.PodSets[i].Nodes, w.PodSets[i].GPUIndices = "", nil, nil
-		w.PodSets[i].PerPod = s.resourceMap(r.sets[i].per, r.sets[i].keys)
+		w.PodSets[i].PerPod = s.resourceMap(r.Sets[i].Per, r.Sets[i].Keys)
 	}
 	s.enqueue(&w)
 	s.evictions = append(s.evictions, e)
 	if e.Preemptor != "" {
 		s.own(rowDebt)
-		s.debt[r.queue] = s.debt[r.queue].Add(s.now, s.history.HalfLife, 1)
+		s.debt[r.Queue] = s.debt[r.Queue].Add(s.now, s.history.HalfLife, 1)
 	}
 }
 
 // unevict undoes evict (the record is dropped by the caller).
 func (s *Snapshot) unevict(r *running) {
-	s.dequeue(r.w.ID)
-	s.holdPods(r, len(r.pods), 1)
+	s.dequeue(r.ID)
+	s.holdPods(r, len(r.Pods), 1)
 	s.insertRunning(r)
 }
 
@@ -611,7 +603,7 @@ func (e Checkpoint) apply(s *Snapshot) error {
 		return err
 	}
 	c := *r
-	c.w.Preemption.LastCheckpointAt = s.now
+	c.LastCheckpoint = s.now
 	s.running.Set(&c)
 	return nil
 }

@@ -1,19 +1,27 @@
-// Package preempt holds the pieces of victim selection that do not depend on
-// the snapshot: Kueue's preemption policies, the variants a candidate is
-// collected under (and the victim reason each gives), the order candidates
-// are tried in, and the cost of the work a victim would lose.
+// Package preempt is victim selection: Kueue's classical preemption and
+// its fair-sharing preemption, over concrete inputs.
 //
-// The search itself runs in the root package, which owns the snapshot: it
-// collects candidates the way Kueue's classical preemption does (the
+// The root prepares a World (the cohort tree with its usage, the free and
+// the empty cluster, each queue's fairness debt, fair sharing with its
+// strategies and weights) and a Preemptor (its queue's policies, priority
+// and submission time, and per flavor what one flavor assignment charges
+// there, the queue's quota, and the pod sets to place), calls Find over the
+// admitted workloads' bookings in ID order (view.Booking), and renders the
+// Result: the victims with the variant each was taken under, the placement
+// they free, and whether the preemptor still borrows.
+//
+// The classical search collects candidates the way Kueue does (the
 // preemptor's own queue, then the cohort tree walked upward with
 // hierarchical advantage), orders them with Less, removes them greedily from
-// a copy-on-write view of quota usage and free capacity until the preemptor
-// fits both its quota and a placement, and then fills back in reverse so
-// that the victim set is minimal.
+// a copy-on-write view of quota usage and free capacity (view.Sim) until
+// the preemptor fits both its quota and a placement, and then fills back
+// in reverse so that the victim set is minimal. The fair-sharing search
+// picks target queues by dominant share from the root down and takes their
+// candidates as its strategies allow, then fills back the same way.
 //
 // allot's additions to Kueue's order act only where Kueue has no
 // information: within one priority, victims that lose the least work go
-// first (GPU-seconds since the last checkpoint, or since admission), then
-// the more recently admitted, then ID; a class-never workload is nobody's
-// victim unless it runs on a spot flavor.
+// first (GPU-seconds since the last checkpoint, or since admission, as
+// Cost prices it), then the more recently admitted, then ID; a pinned
+// workload (class never, on no spot flavor) is nobody's victim.
 package preempt

@@ -1,6 +1,10 @@
 package preempt
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/allot-sched/allot/internal/view"
+)
 
 // Policy is a Kueue preemption policy value.
 type Policy uint8
@@ -142,4 +146,32 @@ func LostWork(now, admittedAt, lastCheckpoint int64, checkpointable bool, size i
 		return 1 << 62
 	}
 	return d * size
+}
+
+// Cost prices evictions at the snapshot's time Now. GPU and Tokens are the
+// indices of those resources (-1 when undeclared), Resources how many are
+// declared.
+type Cost struct {
+	Now                    int64
+	GPU, Tokens, Resources int
+}
+
+// Lost is what evicting b at Now throws away (LostWork): its size is the
+// GPUs it holds (charged to quota, on nodes or not), or without GPUs its
+// largest other quantity.
+func (c Cost) Lost(b *view.Booking) int64 {
+	return LostWork(c.Now, b.AdmittedAt, b.LastCheckpoint, b.Checkpointable, c.size(b))
+}
+
+func (c Cost) size(b *view.Booking) int64 {
+	if c.GPU >= 0 {
+		if g := b.Charged(c.GPU, c.Tokens); g > 0 {
+			return g
+		}
+	}
+	size := int64(0)
+	for k := range c.Resources {
+		size = max(size, b.Charged(k, c.Tokens))
+	}
+	return size
 }

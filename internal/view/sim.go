@@ -1,0 +1,75 @@
+package view
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/allot-sched/allot/quota"
+	"github.com/allot-sched/allot/topology"
+)
+
+// Sim is a private view of the cluster with some admitted workloads taken
+// out: quota usage over the cohort tree and free capacity, both
+// copy-on-write over the snapshot's. Its owner starts it on a clone of the
+// usage and a fork of the state.
+type Sim struct {
+	Tree  *quota.ResourceTree
+	Usage quota.Usage
+	// State is the free capacity; nil when only quota matters.
+	State *topology.State
+	// Tokens is the tokens resource's index (-1 when undeclared) and Nodes
+	// the resources each flavor's nodes hold: what a booking charges and
+	// books follows from them.
+	Tokens int
+	Nodes  NodeRes
+	// Reserved are GPUs that stay taken when the workload on them leaves
+	// (backfill reservations, held from now on), one entry per node,
+	// sorted by node.
+	Reserved []Pod
+}
+
+// Evict and Restore move one workload out of and back into the view.
+func (m *Sim) Evict(b *Booking)   { m.move(b, 1) }
+func (m *Sim) Restore(b *Booking) { m.move(b, -1) }
+
+func (m *Sim) move(b *Booking, sign int) {
+	m.MoveUsage(b, sign)
+	if m.State == nil {
+		return
+	}
+	k := 0
+	for i := range b.Sets {
+		for range b.Sets[i].Count {
+			if pa := b.Pods[k]; pa.Node >= 0 {
+				gpus := pa.GPUs &^ m.reservedOn(pa.Node)
+				if sign > 0 {
+					m.State.Release(pa.Node, gpus, b.Book(i, m.Nodes), 1)
+				} else {
+					m.State.Allocate(pa.Node, gpus, b.Book(i, m.Nodes), 1)
+				}
+			}
+			k++
+		}
+	}
+	m.State.Flush()
+}
+
+// MoveUsage takes a workload's quota usage out of the view (sign 1) or
+// puts it back (-1), leaving its placement.
+func (m *Sim) MoveUsage(b *Booking, sign int) {
+	for i := range b.Sets {
+		m.Tree.AddVec(m.Usage, b.Queue, int(b.Sets[i].Flavor), b.Need(i, m.Tokens), -sign)
+	}
+}
+
+// reservedOn is the mask of node n's reserved GPUs.
+func (m *Sim) reservedOn(n int32) uint64 {
+	if len(m.Reserved) == 0 {
+		return 0
+	}
+	i, ok := slices.BinarySearchFunc(m.Reserved, n, func(a Pod, n int32) int { return cmp.Compare(a.Node, n) })
+	if !ok {
+		return 0
+	}
+	return m.Reserved[i].GPUs
+}
