@@ -267,6 +267,17 @@ func lineBefore(a, b *Workload) bool {
 	return pendingBefore(a, b)
 }
 
+// pendingBefore is the order of a queue and of all pending workloads by
+// priority (fairness.Turn): higher priority, then earlier submission, then
+// ID.
+func pendingBefore(a, b *Workload) bool { return turnOf(a).Before(turnOf(b)) }
+
+// turnOf is what orders w among pending workloads once the fairness keys
+// tie.
+func turnOf(w *Workload) fairness.Turn {
+	return fairness.Turn{Priority: w.Priority, SubmittedAt: w.SubmittedAt, ID: w.ID}
+}
+
 // lineStart sorts before every workload of queue q.
 func lineStart(q string) Workload {
 	return Workload{Queue: q, Priority: math.MaxInt32, SubmittedAt: math.MinInt64}
