@@ -264,31 +264,6 @@ func (l *queueLines) stepAside(q int32, w *Workload) {
 // pending again, maybe ahead of a cursor.
 func (l *queueLines) rewind() { clear(l.after) }
 
-// firstFlavorCharges appends, for each pod set of pending workload w, the
-// first flavor of w's queue the pod set allows and what the pod set
-// charges there; pod sets whose resources do not resolve are left out.
-func (s *Snapshot) firstFlavorCharges(w *Workload, out []fairness.Charge) []fairness.Charge {
-	q := s.queueIdx[w.Queue]
-	for i := range w.PodSets {
-		ps := &w.PodSets[i]
-		per, err := s.vector(ps.PerPod, "perPod")
-		if err != nil {
-			continue
-		}
-		charge, err := s.podCharge(per, ps.Tokens, "tokens")
-		if err != nil {
-			continue
-		}
-		for _, fq := range s.quota.Queues[q].Flavors {
-			if len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, s.flavors[fq.Flavor].Name) {
-				out = append(out, fairness.Charge{Flavor: fq.Flavor, Need: charge.Scale(int64(ps.Count))})
-				break
-			}
-		}
-	}
-	return out
-}
-
 // Order lists the pending workloads in the order the scheduling loop
 // considers them if each were admitted in turn: cycles of one head per
 // queue, the heads ordered as Schedule orders them (with fair sharing, by

@@ -1,0 +1,168 @@
+package fairness
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
+	"github.com/allot-sched/allot/topology"
+)
+
+// EndOf is when a running workload admitted at admitted with expected run
+// time runtime is expected to end; false without a run time: the backfill
+// plan never counts on it leaving.
+func EndOf(admitted, runtime int64) (int64, bool) {
+	if runtime <= 0 {
+		return 0, false
+	}
+	return admitted + runtime, true
+}
+
+// Leaving is a running workload the backfill plan expects to end, with what
+// its leaving frees.
+type Leaving struct {
+	End   int64
+	ID    string
+	Queue int32
+	Sets  []LeavingSet
+}
+
+// LeavingSet is one pod set of a leaving workload: what it charges to quota
+// on its flavor, what each of its pods books on its node, and its pods'
+// nodes (-1 on a quota-only flavor) and GPUs.
+type LeavingSet struct {
+	Flavor int32
+	Need   res.Vec
+	Book   res.Vec
+	Pods   []gang.Assignment
+}
+
+// SortLeaving puts ls in the order the workloads are expected to end: by
+// end, then ID.
+func SortLeaving(ls []Leaving) {
+	slices.SortFunc(ls, func(a, b Leaving) int {
+		if a.End != b.End {
+			return cmp.Compare(a.End, b.End)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
+
+// Blocked is a workload that waits for capacity, as planned on one flavor:
+// its queue, what it charges to quota there and its pod sets.
+type Blocked struct {
+	Queue  int32
+	Flavor int32
+	Need   res.Vec
+	Sets   []gang.PodSet
+}
+
+// Planner plans when blocked workloads can start as running workloads
+// leave: Usage is the quota usage now, Leaving the workloads expected to
+// leave, in order (SortLeaving). Placer and Scratch are the caller's
+// placer and assignment buffer, reused by every placement.
+type Planner struct {
+	Tree    *quota.ResourceTree
+	Usage   quota.Usage
+	Now     int64
+	Leaving []Leaving
+	Placer  *gang.Placer
+	Scratch []gang.Assignment
+}
+
+// Reserve finds the first moment blocked workload b fits, running
+// workloads leaving in turn, and where: held is the state with the
+// reservations ahead of b taken, reserved their GPUs (one entry per node,
+// sorted by node), which stay taken as the workloads on them leave. b
+// starts once its quota fits and it can be placed, and no earlier than
+// now; pods are its reserved GPUs, one per pod. false: no moment the plan
+// foresees.
+func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assignment) (start int64, pods []gang.Assignment, ok bool) {
+	u, st := p.Usage.Clone(), held.Fork()
+	for i := range p.Leaving {
+		l := &p.Leaving[i]
+		leave(p.Tree, u, st, l, reserved)
+		if !fitsQuota(p.Tree, u, b) {
+			continue
+		}
+		p.Placer.Reset(st)
+		p.Placer.Final = true
+		asg, _, placed := p.Placer.Place(b.Sets, p.Scratch[:0])
+		p.Scratch = asg
+		if !placed {
+			continue
+		}
+		return max(l.End, p.Now), slices.Clone(asg), true
+	}
+	return 0, nil, false
+}
+
+// leave takes l's usage out of u and frees its pods in st, but for the
+// reserved GPUs.
+func leave(t *quota.ResourceTree, u quota.Usage, st *topology.State, l *Leaving, reserved []gang.Assignment) {
+	for i := range l.Sets {
+		t.AddVec(u, l.Queue, int(l.Sets[i].Flavor), l.Sets[i].Need, -1)
+	}
+	for i := range l.Sets {
+		set := &l.Sets[i]
+		for _, pa := range set.Pods {
+			if pa.Node >= 0 {
+				st.Release(pa.Node, pa.GPUs&^reservedOn(reserved, pa.Node), set.Book, 1)
+			}
+		}
+	}
+	st.Flush()
+}
+
+// fitsQuota checks b's need against what is available to its queue in
+// usage u.
+func fitsQuota(t *quota.ResourceTree, u quota.Usage, b *Blocked) bool {
+	for r := range t.Resources() {
+		if need := b.Need[r]; need > 0 && need > t.AvailableClamped(u, b.Queue, t.FR(int(b.Flavor), r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// reservedOn is the mask of node n's reserved GPUs.
+func reservedOn(reserved []gang.Assignment, n int32) uint64 {
+	if len(reserved) == 0 {
+		return 0
+	}
+	i, ok := slices.BinarySearchFunc(reserved, n, func(a gang.Assignment, n int32) int { return cmp.Compare(a.Node, n) })
+	if !ok {
+		return 0
+	}
+	return reserved[i].GPUs
+}
+
+// WithReserved is reserved (one entry per node, sorted by node) with the
+// GPUs of pods added, in a new slice: plans share the old one.
+func WithReserved(reserved, pods []gang.Assignment) []gang.Assignment {
+	out := make([]gang.Assignment, 0, len(reserved)+len(pods))
+	out = append(out, reserved...)
+	for _, a := range pods {
+		i, ok := slices.BinarySearchFunc(out, a.Node, func(b gang.Assignment, n int32) int { return cmp.Compare(b.Node, n) })
+		if ok {
+			out[i].GPUs |= a.GPUs
+		} else {
+			out = slices.Insert(out, i, a)
+		}
+	}
+	return out
+}
+
+// Overlaps reports whether any assignment of asg takes a GPU of pods.
+func Overlaps(asg, pods []gang.Assignment) bool {
+	for _, a := range asg {
+		for _, b := range pods {
+			if b.Node == a.Node && b.GPUs&a.GPUs != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
