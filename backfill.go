@@ -135,6 +135,7 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 		q = *p
 		q.rs, q.held = slices.Clip(q.rs), slices.Clip(q.held)
 	}
+	ownReserved := false
 	planner := fairness.Planner{Tree: s.rtree, Usage: s.usage, Now: s.now, Leaving: q.ends, Placer: &work.search, Scratch: work.planned}
 	for !q.covers(w, depth) {
 		b := q.ahead[q.next]
@@ -163,7 +164,12 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 		held.Flush()
 		q.rs = append(q.rs, rv)
 		q.held = append(q.held, held)
-		q.reserved = fairness.WithReserved(q.reserved, rv.pods)
+		if !ownReserved {
+			// p shares the reserved GPUs: they grow in place once copied.
+			q.reserved = append(make([]gang.Assignment, 0, len(q.reserved)+len(rv.pods)), q.reserved...)
+			ownReserved = true
+		}
+		q.reserved = fairness.AddReserved(q.reserved, rv.pods)
 	}
 	work.planned = planner.Scratch
 	return &q

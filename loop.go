@@ -127,6 +127,10 @@ type cycle struct {
 // it the borrowing level (when levels is set); the history keys when they
 // are on.
 func (c *cycle) keys(s *Snapshot, heads []*Workload, u quota.Usage, levels bool) {
+	if c.heads == nil {
+		// One head per queue at most: room for all of them at once.
+		c.heads, c.order = make([]fairness.Head, 0, len(s.queues)), make([]int, 0, len(s.queues))
+	}
 	c.heads, c.charges = c.heads[:0], c.charges[:0]
 	h := s.history.HalfLife
 	for _, w := range heads {

@@ -139,20 +139,19 @@ func reservedOn(reserved []gang.Assignment, n int32) uint64 {
 	return reserved[i].GPUs
 }
 
-// WithReserved is reserved (one entry per node, sorted by node) with the
-// GPUs of pods added, in a new slice: plans share the old one.
-func WithReserved(reserved, pods []gang.Assignment) []gang.Assignment {
-	out := make([]gang.Assignment, 0, len(reserved)+len(pods))
-	out = append(out, reserved...)
+// AddReserved adds the GPUs of pods to reserved (one entry per node,
+// sorted by node) as append does: in reserved's array while it has room,
+// so a caller that shares reserved passes a copy.
+func AddReserved(reserved, pods []gang.Assignment) []gang.Assignment {
 	for _, a := range pods {
-		i, ok := slices.BinarySearchFunc(out, a.Node, func(b gang.Assignment, n int32) int { return cmp.Compare(b.Node, n) })
+		i, ok := slices.BinarySearchFunc(reserved, a.Node, func(b gang.Assignment, n int32) int { return cmp.Compare(b.Node, n) })
 		if ok {
-			out[i].GPUs |= a.GPUs
+			reserved[i].GPUs |= a.GPUs
 		} else {
-			out = slices.Insert(out, i, a)
+			reserved = slices.Insert(reserved, i, a)
 		}
 	}
-	return out
+	return reserved
 }
 
 // Overlaps reports whether any assignment of asg takes a GPU of pods.

@@ -33,15 +33,16 @@ func TestSortLeaving(t *testing.T) {
 	}
 }
 
-func TestWithReservedAndOverlaps(t *testing.T) {
+func TestAddReservedAndOverlaps(t *testing.T) {
 	a := func(n int32, gpus uint64) gang.Assignment { return gang.Assignment{Node: n, GPUs: gpus} }
-	old := []gang.Assignment{a(1, 0b0011), a(4, 0b1000)}
-	got := WithReserved(old, []gang.Assignment{a(4, 0b0001), a(0, 0b1111), a(2, 0b0100), a(2, 0b0010)})
+	reserved := make([]gang.Assignment, 0, 8)
+	reserved = AddReserved(reserved, []gang.Assignment{a(1, 0b0011), a(4, 0b1000)})
+	got := AddReserved(reserved, []gang.Assignment{a(4, 0b0001), a(0, 0b1111), a(2, 0b0100), a(2, 0b0010)})
 	if want := []gang.Assignment{a(0, 0b1111), a(1, 0b0011), a(2, 0b0110), a(4, 0b1001)}; !slices.Equal(got, want) {
 		t.Fatalf("reserved %v, want %v", got, want)
 	}
-	if want := []gang.Assignment{a(1, 0b0011), a(4, 0b1000)}; !slices.Equal(old, want) {
-		t.Fatalf("the old reservations changed: %v", old)
+	if &got[0] != &reserved[0] {
+		t.Fatal("reservations with room were not added in place")
 	}
 	for _, c := range []struct {
 		name      string

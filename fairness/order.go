@@ -22,18 +22,22 @@ type Turn struct {
 
 // Before reports whether a comes before b.
 func (a Turn) Before(b Turn) bool {
-	if c := a.ahead(b); c != 0 {
-		return c < 0
+	if before, decided := a.ahead(b); decided {
+		return before
 	}
 	return a.ID < b.ID
 }
 
-// ahead compares by priority, then submission; 0 when both tie.
-func (a Turn) ahead(b Turn) int {
+// ahead reports whether priority and submission put a before b, and
+// whether they decide at all.
+func (a Turn) ahead(b Turn) (before, decided bool) {
 	if a.Priority != b.Priority {
-		return cmp.Compare(b.Priority, a.Priority)
+		return a.Priority > b.Priority, true
 	}
-	return cmp.Compare(a.SubmittedAt, b.SubmittedAt)
+	if a.SubmittedAt != b.SubmittedAt {
+		return a.SubmittedAt < b.SubmittedAt, true
+	}
+	return false, false
 }
 
 // Key is one head of a scheduling cycle with the keys it is ordered by. The
@@ -57,8 +61,8 @@ type Key struct {
 // before orders heads of different queues: higher priority, earlier
 // submission, then queue name and ID.
 func (a *Key) before(b *Key) bool {
-	if c := a.Turn.ahead(b.Turn); c != 0 {
-		return c < 0
+	if before, decided := a.Turn.ahead(b.Turn); decided {
+		return before
 	}
 	if a.QueueName != b.QueueName {
 		return a.QueueName < b.QueueName
