@@ -56,7 +56,9 @@ type backfillPlan struct {
 	// running workload that leaves does not free them for the next
 	// blocked workload.
 	reserved []gang.Assignment
-	ends     []fairness.Leaving
+	// ends are the running workloads expected to leave, in order, listed
+	// once per plan.
+	ends []fairness.Leaving
 }
 
 // heldState is the snapshot's state with the GPUs of rs[:k] taken.
@@ -93,7 +95,7 @@ func (p *backfillPlan) aheadOf(w *Workload) (n, self int) {
 // maxBackfillTest pending), when and where they will start, running
 // workloads leaving at admission plus expected run time (never, without
 // one) and each blocked workload taking the first moment its quota and a
-// placement fit. A workload that could never be planned gets no
+// placement fit (fairness.Planner). A workload that could never be planned gets no
 // reservation. Once planned far enough, it costs a load.
 func (s *Snapshot) reservationPlan(r *Request, work *workspace) *backfillPlan {
 	rq := (*Workload)(r)
