@@ -301,7 +301,7 @@ func Order(s *Snapshot) []string {
 		}
 		// A queue's share depends on its own usage only, and no other head
 		// of this cycle is in the same queue. Without fair sharing the
-		// borrowing level is left 0: the admissions in turn are not placed.
+		// heads order by the history keys and their turn alone.
 		c.keys(s, heads, u, false)
 		if s.fairSharing.Enabled && fairness.Nested(s.rtree, c.heads) {
 			for _, i := range c.tournament(s, u) {
