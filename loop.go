@@ -71,7 +71,10 @@ func schedule(st *Store, decide func(*Snapshot, Request) *Decision, see func(*De
 		// queue's quota (Kueue nominates then orders; the quota figures it
 		// orders by come from the quota check alone), then decide each on
 		// the snapshot its predecessors left, and commit.
-		c.keys(s, heads, s.usage, true)
+		c.reset(s)
+		for _, w := range heads {
+			c.add(s, w, s.usage, true)
+		}
 		var order []int
 		if s.fairSharing.Enabled && fairness.Nested(s.rtree, c.heads) {
 			order = c.tournament(s, s.usage.Clone())
@@ -122,37 +125,39 @@ type cycle struct {
 	weight  []float64
 }
 
-// keys fills in the heads' keys: with fair sharing the queue's dominant
-// share after admission on usage u and what the admission charges, without
-// it the borrowing level (when levels is set); the history keys when they
-// are on.
-func (c *cycle) keys(s *Snapshot, heads []*Workload, u quota.Usage, levels bool) {
+// reset empties the cycle, keeping its memory; at first it makes room
+// for one head per queue, the most a cycle has.
+func (c *cycle) reset(s *Snapshot) {
 	if c.heads == nil {
-		// One head per queue at most: room for all of them at once.
 		c.heads, c.order = make([]fairness.Head, 0, len(s.queues)), make([]int, 0, len(s.queues))
 	}
 	c.heads, c.charges = c.heads[:0], c.charges[:0]
+}
+
+// add appends head w with its keys: with fair sharing its queue's dominant
+// share after admission on usage u and what the admission charges, without
+// it the borrowing level (when levels is set); the history keys when they
+// are on.
+func (c *cycle) add(s *Snapshot, w *Workload, u quota.Usage, levels bool) {
+	q := s.queueIdx[w.Queue]
+	k := fairness.Key{Queue: q, QueueName: w.Queue, Turn: turnOf(w)}
 	h := s.history.HalfLife
-	for _, w := range heads {
-		q := s.queueIdx[w.Queue]
-		k := fairness.Key{Queue: q, QueueName: w.Queue, Turn: turnOf(w)}
-		if s.options.OrderByDebt {
-			k.Debt = s.debt[q].Now(s.now, h)
-		}
-		if s.options.OrderByUsage {
-			k.Usage = fairness.PerWeight(s.used[q].Now(s.now, h), s.limits[q].weight)
-		}
-		from := len(c.charges)
-		if s.fairSharing.Enabled {
-			c.charges = s.firstFlavorCharges(w, c.charges)
-			k.Share = fairness.ShareAfter(s.rtree, u, q, c.charges[from:], s.limits[q].weight)
-		} else if levels {
-			k.Level = s.borrowingLevelOf(w)
-		}
-		// Later heads append past this head's charges: a growth leaves
-		// them in the old array, unchanged.
-		c.heads = append(c.heads, fairness.Head{Key: k, Charges: slices.Clip(c.charges[from:])})
+	if s.options.OrderByDebt {
+		k.Debt = s.debt[q].Now(s.now, h)
 	}
+	if s.options.OrderByUsage {
+		k.Usage = fairness.PerWeight(s.used[q].Now(s.now, h), s.limits[q].weight)
+	}
+	from := len(c.charges)
+	if s.fairSharing.Enabled {
+		c.charges = s.firstFlavorCharges(w, c.charges)
+		k.Share = fairness.ShareAfter(s.rtree, u, q, c.charges[from:], s.limits[q].weight)
+	} else if levels {
+		k.Level = s.borrowingLevelOf(w)
+	}
+	// Later heads append past this head's charges: a growth leaves them
+	// in the old array, unchanged.
+	c.heads = append(c.heads, fairness.Head{Key: k, Charges: slices.Clip(c.charges[from:])})
 }
 
 // sort orders the heads by their keys (fairness.Order.Compare): their
@@ -276,41 +281,44 @@ func (l *queueLines) rewind() { clear(l.after) }
 // differ only when a head cannot be admitted, which Schedule handles.
 func Order(s *Snapshot) []string {
 	byQueue := make([][]*Workload, len(s.queues))
+	n := 0
 	s.byQueue.Scan(func(w *Workload) bool {
 		if q, ok := s.queueIdx[w.Queue]; ok {
 			byQueue[q] = append(byQueue[q], w)
+			n++
 		}
 		return true
 	})
+	var out []string
+	if n > 0 {
+		out = make([]string, 0, n)
+	}
 	// Each cycle's heads are counted in a private usage as they are
 	// admitted in turn.
 	u := s.usage.Clone()
-	var out []string
 	var c cycle
-	heads := make([]*Workload, 0, len(byQueue))
 	for {
-		heads = heads[:0]
-		for q := range byQueue {
-			if len(byQueue[q]) > 0 {
-				heads = append(heads, byQueue[q][0])
-				byQueue[q] = byQueue[q][1:]
-			}
-		}
-		if len(heads) == 0 {
-			return out
-		}
 		// A queue's share depends on its own usage only, and no other head
 		// of this cycle is in the same queue. Without fair sharing the
 		// heads order by the history keys and their turn alone.
-		c.keys(s, heads, u, false)
+		c.reset(s)
+		for q := range byQueue {
+			if len(byQueue[q]) > 0 {
+				c.add(s, byQueue[q][0], u, false)
+				byQueue[q] = byQueue[q][1:]
+			}
+		}
+		if len(c.heads) == 0 {
+			return out
+		}
 		if s.fairSharing.Enabled && fairness.Nested(s.rtree, c.heads) {
 			for _, i := range c.tournament(s, u) {
-				out = append(out, heads[i].ID)
+				out = append(out, c.heads[i].Key.Turn.ID)
 			}
 			continue
 		}
 		for _, i := range c.sort(s) {
-			out = append(out, heads[i].ID)
+			out = append(out, c.heads[i].Key.Turn.ID)
 			if s.fairSharing.Enabled {
 				fairness.Account(s.rtree, u, c.heads[i].Key.Queue, c.heads[i].Charges)
 			}
