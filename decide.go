@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
@@ -562,39 +563,6 @@ func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
 	return out
 }
 
-// gangPodSet resolves one pod set, per pod vector per, for the placer on
-// flavor f.
-func (s *Snapshot) gangPodSet(ps *PodSet, per res.Vec, f int32) gang.PodSet {
-	book := s.nodeRes.Mask(f, per)
-	g := gang.PodSet{Flavor: f, Count: int64(ps.Count), Res: book, Mode: gang.Unconstrained, Policy: gang.Pack}
-	if s.gpu >= 0 {
-		g.GPUs = int(book[s.gpu])
-	}
-	t := &ps.Topology
-	switch {
-	case t.Required != "":
-		g.Mode = gang.Required
-		g.Level, _ = s.topo.LevelIndex(t.Required)
-	case t.Preferred != "":
-		g.Mode = gang.Preferred
-		g.Level, _ = s.topo.LevelIndex(t.Preferred)
-	}
-	switch t.Policy {
-	case Spread:
-		g.Policy = gang.Spread
-	case Balanced:
-		g.Policy = gang.Balanced
-	}
-	if len(t.Slices) > 0 {
-		g.Slices = make([]gang.SliceSpec, len(t.Slices))
-		for j, sl := range t.Slices {
-			lvl, _ := s.topo.LevelIndex(sl.Level)
-			g.Slices[j] = gang.SliceSpec{Level: lvl, Size: int64(sl.Size)}
-		}
-	}
-	return g
-}
-
 // everPlaceable reports whether the unit could be placed on flavor f of an
 // empty cluster (always true on a quota-only flavor).
 func (dc *decider) everPlaceable(u uint16, f int32) bool {
@@ -941,6 +909,117 @@ func (dc *decider) admit() {
 	}
 	dc.msg = dc.since(m)
 	d.Verdict = VerdictAdmit
+}
+
+// backfillSafe checks the admission found against the reservations: a
+// request that ends before a reservation starts, or takes none of its GPUs,
+// may start now; otherwise it is placed again around the reserved GPUs
+// (moved), or it waits: then it concludes the decision and reports false.
+func (dc *decider) backfillSafe() (ok, moved bool) {
+	s, r := dc.s, dc.r
+	if !s.backfillOn() || s.pending.Len() == 0 {
+		return true, false
+	}
+	p := s.reservationPlan(r, dc.d.work)
+	n, self := p.aheadOf((*Workload)(r))
+	count := n
+	if self >= 0 {
+		count--
+	}
+	if count == 0 {
+		return true, false
+	}
+	asg := dc.d.work.asg
+	var blocking *reservation
+	for i := range p.rs[:n] {
+		rv := &p.rs[i]
+		if i == self {
+			continue
+		}
+		if r.ExpectedRuntime > 0 && s.now+r.ExpectedRuntime <= rv.start {
+			continue // it ends before the reservation starts
+		}
+		if fairness.Overlaps(asg, rv.pods) {
+			blocking = rv
+			break
+		}
+	}
+	m := dc.mark()
+	if blocking == nil {
+		dc.w("takes none of the GPUs reserved for ")
+		dc.wi(int64(count))
+		dc.w(" blocked workload(s), or ends before they start")
+		dc.check(StageBackfill, true, dc.since(m))
+		return true, false
+	}
+	// Place again around every reserved GPU.
+	if dc.replaceAround(p, n, self) {
+		dc.w("placed again, around the GPUs reserved for ")
+		dc.wq(blocking.w.ID)
+		dc.check(StageBackfill, true, dc.since(m))
+		return true, true
+	}
+	dc.w("starting now would delay workload ")
+	dc.wq(blocking.w.ID)
+	dc.w(" (priority ")
+	dc.wi(int64(blocking.w.Priority))
+	dc.w("), reserved to start at t=")
+	dc.wi(blocking.start)
+	if r.ExpectedRuntime > 0 {
+		dc.w("; the request would run until t=")
+		dc.wi(s.now + r.ExpectedRuntime)
+	} else {
+		dc.w("; the request has no expected run time to plan around it")
+	}
+	dc.conclude(StageBackfill, BackfillReservation, m)
+	return false, false
+}
+
+// replaceAround places the request again on a view where the GPUs of the
+// plan's first n reservations are taken, but for the request's own (self,
+// -1 when none); it keeps the new placement when that fits.
+func (dc *decider) replaceAround(p *backfillPlan, n, self int) bool {
+	s := dc.s
+	st := p.heldState(n)
+	if self >= 0 {
+		// Rare: the request is a pending workload asked for again with
+		// another priority. Its own reservation is not in its way.
+		st = p.heldState(self).Fork()
+		for _, rv := range p.rs[self+1 : n] {
+			for _, a := range rv.pods {
+				st.Allocate(a.Node, a.GPUs, res.Vec{}, 0)
+			}
+		}
+		st.Flush()
+	}
+	pl := &dc.d.work.search
+	pl.Reset(st)
+	w := dc.d.work
+	w.asg = w.asg[:0]
+	for i := 0; i < dc.n; i++ {
+		dc.asgFrom[i] = -1
+	}
+	for i := 0; i < dc.n; i++ {
+		f := dc.chosen[i]
+		if dc.asgFrom[i] >= 0 || !s.flavorHasNodes(f) {
+			continue
+		}
+		u := dc.unit(i)
+		mark := len(w.asg)
+		asg, _, ok := pl.Place(dc.gangSets(u, f), w.asg)
+		if !ok {
+			return false
+		}
+		w.asg = asg
+		at := int32(mark)
+		for k := 0; k < dc.n; k++ {
+			if u&(1<<k) != 0 {
+				dc.asgFrom[k] = at
+				at += dc.r.PodSets[k].Count
+			}
+		}
+	}
+	return true
 }
 
 // higherPriorityPending concludes the decision when a workload of higher

@@ -23,11 +23,11 @@ var layers = map[string]int{
 	"@/internal/cow":  0,
 	"@/quota":         1,
 	"@/topology":      1,
-	"@/internal/view": 2,
 	"@/gang":          2,
-	"@/fairness":      3,
-	"@/preempt":       4,
-	"@":               5, // the root: Decide's pipeline, the snapshot, the store
+	"@/internal/view": 3,
+	"@/fairness":      4,
+	"@/preempt":       5,
+	"@":               6, // the root: Decide's pipeline, the snapshot, the store
 }
 
 // layerViolations lists every import of graph (package → its imports, the

@@ -1,8 +1,6 @@
 package allot
 
 import (
-	"cmp"
-	"math"
 	"slices"
 
 	"github.com/allot-sched/allot/fairness"
@@ -61,8 +59,9 @@ func schedule(st *Store, decide func(*Snapshot, Request) *Decision, see func(*De
 	start := st.Load()
 	budget := 4*(start.pending.Len()+start.running.Len()) + 16
 	lines := newLines(start)
+	var c cycle
 	notAdmitted := 0
-	for cycle := 0; cycle < budget; cycle++ {
+	for range budget {
 		s := st.Load()
 		heads := lines.heads(s, blocked)
 		if len(heads) == 0 {
@@ -72,29 +71,24 @@ func schedule(st *Store, decide func(*Snapshot, Request) *Decision, see func(*De
 		// queue's quota (Kueue nominates then orders; the quota figures it
 		// orders by come from the quota check alone), then decide each on
 		// the snapshot its predecessors left, and commit.
-		entries := make([]entry, len(heads))
-		for i, w := range heads {
-			entries[i] = entry{w: w}
-			if s.fairSharing.Enabled {
-				entries[i].share = s.shareAfter(w)
-			} else {
-				entries[i].level = s.borrowingLevelOf(w)
-			}
+		c.reset(s)
+		for _, w := range heads {
+			c.add(s, w, s.usage, true)
 		}
-		slices.SortStableFunc(entries, s.headOrder)
-		if s.fairSharing.Enabled && s.nestedCohorts(heads) {
-			ordered := s.fairOrder(heads, s.usage.Clone())
-			for i, w := range ordered {
-				entries[i] = entry{w: w}
-			}
+		var order []int
+		if s.fairSharing.Enabled && fairness.Nested(s.rtree, c.heads) {
+			order = c.tournament(s, s.usage.Clone())
+		} else {
+			order = c.sort(s)
 		}
 		admitted, stepped, preempted := 0, 0, false
-		for _, e := range entries {
-			d := decide(st.Load(), Request(*e.w))
-			q := s.queueIdx[e.w.Queue]
+		for _, i := range order {
+			w := heads[i]
+			d := decide(st.Load(), Request(*w))
+			q := s.queueIdx[w.Queue]
 			if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 				stepped++
-				lines.stepAside(q, e.w)
+				lines.stepAside(q, w)
 				if s.limits[q].strict {
 					blocked[q] = true
 				}
@@ -122,37 +116,77 @@ func schedule(st *Store, decide func(*Snapshot, Request) *Decision, see func(*De
 	}
 }
 
-// entry is one head of a cycle with its ordering keys: the dominant share
-// after admission (fair sharing on) or the borrowing level (off; Order
-// leaves it 0).
-type entry struct {
-	w     *Workload
-	level int
-	share fairness.Share
+// cycle holds the heads of one cycle with their keys (fairness.Key), and
+// the order found for them; its memory serves every cycle of a loop.
+type cycle struct {
+	heads   []fairness.Head
+	charges []fairness.Charge
+	order   []int
+	weight  []float64
 }
 
-// headOrder orders a cycle's heads as Kueue does: with fair sharing, heads
-// that do not borrow first, then the lower share; without, the lower
-// borrowing level; then the history keys, priority, submission and queue.
-func (s *Snapshot) headOrder(a, b entry) int {
+// reset empties the cycle, keeping its memory; at first it makes room
+// for one head per queue, the most a cycle has.
+func (c *cycle) reset(s *Snapshot) {
+	if c.heads == nil {
+		c.heads, c.order = make([]fairness.Head, 0, len(s.queues)), make([]int, 0, len(s.queues))
+	}
+	c.heads, c.charges = c.heads[:0], c.charges[:0]
+}
+
+// add appends head w with its keys: with fair sharing its queue's dominant
+// share after admission on usage u and what the admission charges, without
+// it the borrowing level (when levels is set); the history keys when they
+// are on.
+func (c *cycle) add(s *Snapshot, w *Workload, u quota.Usage, levels bool) {
+	q := s.queueIdx[w.Queue]
+	k := fairness.Key{Queue: q, QueueName: w.Queue, Turn: turnOf(w)}
+	h := s.history.HalfLife
+	if s.options.OrderByDebt {
+		k.Debt = s.debt[q].Now(s.now, h)
+	}
+	if s.options.OrderByUsage {
+		k.Usage = fairness.PerWeight(s.used[q].Now(s.now, h), s.limits[q].weight)
+	}
+	from := len(c.charges)
 	if s.fairSharing.Enabled {
-		if a.share.Borrowing != b.share.Borrowing {
-			return boolFirst(!a.share.Borrowing)
-		}
-		if a.share.Less(b.share) {
-			return -1
-		}
-		if b.share.Less(a.share) {
-			return 1
-		}
-	} else if c := cmp.Compare(a.level, b.level); c != 0 {
-		return c
+		c.charges = s.firstFlavorCharges(w, c.charges)
+		k.Share = fairness.ShareAfter(s.rtree, u, q, c.charges[from:], s.limits[q].weight)
+	} else if levels {
+		k.Level = s.borrowingLevelOf(w)
 	}
-	if c := s.historyOrder(a.w, b.w); c != 0 {
-		return c
+	// Later heads append past this head's charges: a growth leaves them
+	// in the old array, unchanged.
+	c.heads = append(c.heads, fairness.Head{Key: k, Charges: slices.Clip(c.charges[from:])})
+}
+
+// sort orders the heads by their keys (fairness.Order.Compare): their
+// indices, in order.
+func (c *cycle) sort(s *Snapshot) []int {
+	o := fairness.Order{FairSharing: s.fairSharing.Enabled, ByDebt: s.options.OrderByDebt, ByUsage: s.options.OrderByUsage}
+	c.order = o.Sort(c.heads, c.order)
+	return c.order
+}
+
+// tournament orders the heads by the fair-sharing tournament on usage u,
+// which it changes (fairness.Tournament): their indices, in order.
+func (c *cycle) tournament(s *Snapshot, u quota.Usage) []int {
+	c.weight = c.weight[:0]
+	for n := range s.rtree.Len() {
+		c.weight = append(c.weight, s.weightOf(int32(n)))
 	}
-	if pendingBeforeAcross(a.w, b.w) {
-		return -1
+	c.order = fairness.Tournament(s.rtree, u, c.heads, c.weight, c.order[:0])
+	return c.order
+}
+
+// weightOf is a resource-tree node's fair-sharing weight, a queue's or a
+// cohort's (the tree numbers queues first, then cohorts).
+func (s *Snapshot) weightOf(n int32) float64 {
+	if int(n) < len(s.limits) {
+		return s.limits[n].weight
+	}
+	if c := int(n) - len(s.limits); c < len(s.cohortWeight) {
+		return s.cohortWeight[c]
 	}
 	return 1
 }
@@ -184,13 +218,6 @@ func (s *Snapshot) borrowingLevelOf(w *Workload) int {
 		}
 	}
 	return 0
-}
-
-func boolFirst(a bool) int {
-	if a {
-		return -1
-	}
-	return 1
 }
 
 // queueLines hold a cursor per queue over the snapshot's pending workloads
@@ -246,54 +273,6 @@ func (l *queueLines) stepAside(q int32, w *Workload) {
 // pending again, maybe ahead of a cursor.
 func (l *queueLines) rewind() { clear(l.after) }
 
-// pendingBefore is a queue's order: higher priority, then earlier
-// submission, then ID.
-func pendingBefore(a, b *Workload) bool {
-	if a.Priority != b.Priority {
-		return a.Priority > b.Priority
-	}
-	if a.SubmittedAt != b.SubmittedAt {
-		return a.SubmittedAt < b.SubmittedAt
-	}
-	return a.ID < b.ID
-}
-
-// shareAfter is the dominant resource share of w's queue once w is
-// admitted on its queue's first flavor that allows it.
-func (s *Snapshot) shareAfter(w *Workload) fairness.Share {
-	q := s.queueIdx[w.Queue]
-	extra := make([]int64, s.rtree.FRs())
-	s.firstFlavorCharges(w, func(f int32, need res.Vec) {
-		for r := range s.resources {
-			extra[s.rtree.FR(int(f), r)] += need[r]
-		}
-	})
-	return fairness.DominantShare(s.rtree, s.usage, q, extra, s.limits[q].weight)
-}
-
-// firstFlavorCharges hands over, for each pod set of pending workload w,
-// the first flavor of w's queue the pod set allows and what the pod set
-// charges there; pod sets whose resources do not resolve are left out.
-func (s *Snapshot) firstFlavorCharges(w *Workload, add func(f int32, need res.Vec)) {
-	q := s.queueIdx[w.Queue]
-	for _, ps := range w.PodSets {
-		per, err := s.vector(ps.PerPod, "perPod")
-		if err != nil {
-			continue
-		}
-		charge, err := s.podCharge(per, ps.Tokens, "tokens")
-		if err != nil {
-			continue
-		}
-		for _, fq := range s.quota.Queues[q].Flavors {
-			if len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, s.flavors[fq.Flavor].Name) {
-				add(fq.Flavor, charge.Scale(int64(ps.Count)))
-				break
-			}
-		}
-	}
-}
-
 // Order lists the pending workloads in the order the scheduling loop
 // considers them if each were admitted in turn: cycles of one head per
 // queue, the heads ordered as Schedule orders them (with fair sharing, by
@@ -302,104 +281,47 @@ func (s *Snapshot) firstFlavorCharges(w *Workload, add func(f int32, need res.Ve
 // differ only when a head cannot be admitted, which Schedule handles.
 func Order(s *Snapshot) []string {
 	byQueue := make([][]*Workload, len(s.queues))
+	n := 0
 	s.byQueue.Scan(func(w *Workload) bool {
 		if q, ok := s.queueIdx[w.Queue]; ok {
 			byQueue[q] = append(byQueue[q], w)
+			n++
 		}
 		return true
 	})
-	u := s.usage.Clone()
-	view := *s
-	view.usage = u
 	var out []string
-	heads := make([]entry, 0, len(byQueue))
+	if n > 0 {
+		out = make([]string, 0, n)
+	}
+	// Each cycle's heads are counted in a private usage as they are
+	// admitted in turn.
+	u := s.usage.Clone()
+	var c cycle
 	for {
-		heads = heads[:0]
+		// A queue's share depends on its own usage only, and no other head
+		// of this cycle is in the same queue. Without fair sharing the
+		// heads order by the history keys and their turn alone.
+		c.reset(s)
 		for q := range byQueue {
 			if len(byQueue[q]) > 0 {
-				h := entry{w: byQueue[q][0]}
+				c.add(s, byQueue[q][0], u, false)
 				byQueue[q] = byQueue[q][1:]
-				if s.fairSharing.Enabled {
-					// A queue's share depends on its own usage only, and no
-					// other head of this cycle is in the same queue.
-					h.share = view.shareAfter(h.w)
-				}
-				heads = append(heads, h)
 			}
 		}
-		if len(heads) == 0 {
+		if len(c.heads) == 0 {
 			return out
 		}
-		cycle := func(hs []entry) []*Workload {
-			ws := make([]*Workload, len(hs))
-			for i, h := range hs {
-				ws[i] = h.w
-			}
-			return ws
-		}
-		slices.SortStableFunc(heads, s.headOrder)
-		if s.fairSharing.Enabled && s.nestedCohorts(cycle(heads)) {
-			for _, w := range s.fairOrder(cycle(heads), view.usage) {
-				out = append(out, w.ID)
+		if s.fairSharing.Enabled && fairness.Nested(s.rtree, c.heads) {
+			for _, i := range c.tournament(s, u) {
+				out = append(out, c.heads[i].Key.Turn.ID)
 			}
 			continue
 		}
-		for _, h := range heads {
-			out = append(out, h.w.ID)
+		for _, i := range c.sort(s) {
+			out = append(out, c.heads[i].Key.Turn.ID)
 			if s.fairSharing.Enabled {
-				view.accountIn(view.usage, h.w)
+				fairness.Account(s.rtree, u, c.heads[i].Key.Queue, c.heads[i].Charges)
 			}
 		}
 	}
-}
-
-// historyOrder compares two heads by the optional history keys: higher
-// fairness debt first (OrderByDebt), then lower decayed usage per weight
-// (OrderByUsage); 0 when neither is on or they tie.
-func (s *Snapshot) historyOrder(a, b *Workload) int {
-	qa, qb := s.queueIdx[a.Queue], s.queueIdx[b.Queue]
-	if qa == qb {
-		return 0
-	}
-	h := s.history.HalfLife
-	if s.options.OrderByDebt {
-		if c := cmp.Compare(s.debt[qb].Now(s.now, h), s.debt[qa].Now(s.now, h)); c != 0 {
-			return c
-		}
-	}
-	if s.options.OrderByUsage {
-		perWeight := func(q int32) float64 {
-			u := s.used[q].Now(s.now, h)
-			if w := s.limits[q].weight; w > 0 {
-				return u / w
-			}
-			return math.Inf(1)
-		}
-		if c := cmp.Compare(perWeight(qa), perWeight(qb)); c != 0 {
-			return c
-		}
-	}
-	return 0
-}
-
-// pendingBeforeAcross orders workloads of different queues: higher
-// priority, earlier submission, then queue name and ID.
-func pendingBeforeAcross(a, b *Workload) bool {
-	if a.Priority != b.Priority {
-		return a.Priority > b.Priority
-	}
-	if a.SubmittedAt != b.SubmittedAt {
-		return a.SubmittedAt < b.SubmittedAt
-	}
-	if a.Queue != b.Queue {
-		return a.Queue < b.Queue
-	}
-	return a.ID < b.ID
-}
-
-// accountIn adds a pending workload's usage to a private usage u, on its
-// queue's first allowed flavor.
-func (s *Snapshot) accountIn(u quota.Usage, w *Workload) {
-	q := s.queueIdx[w.Queue]
-	s.firstFlavorCharges(w, func(f int32, need res.Vec) { s.rtree.AddVec(u, q, int(f), need, 1) })
 }

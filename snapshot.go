@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
@@ -185,22 +184,6 @@ func (r *running) admitted() Workload {
 		PodSets:    r.w.PodSets, Borrowing: r.w.Borrowing}
 }
 
-// whatIf is a what-if view of the snapshot's quota usage and of state, the
-// GPUs of reserved (one entry per node, sorted by node) staying taken when
-// the workloads on them leave.
-func (s *Snapshot) whatIf(state *topology.State, reserved []gang.Assignment) view.Sim {
-	return view.Sim{Tree: s.rtree, Usage: s.usage.Clone(), State: state, Tokens: s.tokens, Nodes: s.nodeRes, Reserved: podsOf(reserved)}
-}
-
-// podsOf reads assignments as the what-if view's pods, without a copy:
-// the two are the same struct (the conversion below would not compile
-// otherwise), and the view only reads them.
-func podsOf(a []gang.Assignment) []view.Pod {
-	return unsafe.Slice((*view.Pod)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
-}
-
-var _ = view.Pod(gang.Assignment{})
-
 func (s *Snapshot) initTrees() {
 	s.running = cow.NewBuffered(func(a, b *running) bool { return a.ID < b.ID })
 	s.pendingSet = &pendingSet{
@@ -252,6 +235,17 @@ func lineBefore(a, b *Workload) bool {
 		return a.Queue < b.Queue
 	}
 	return pendingBefore(a, b)
+}
+
+// pendingBefore is the order of a queue and of all pending workloads by
+// priority (fairness.Turn): higher priority, then earlier submission, then
+// ID.
+func pendingBefore(a, b *Workload) bool { return turnOf(a).Before(turnOf(b)) }
+
+// turnOf is what orders w among pending workloads once the fairness keys
+// tie.
+func turnOf(w *Workload) fairness.Turn {
+	return fairness.Turn{Priority: w.Priority, SubmittedAt: w.SubmittedAt, ID: w.ID}
 }
 
 // lineStart sorts before every workload of queue q.

@@ -1,13 +1,14 @@
 package view
 
-import "github.com/allot-sched/allot/internal/res"
+import (
+	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
+)
 
 // Pod is where one pod of an admitted workload runs: its node (-1 on a
-// quota-only flavor) and its node-local GPU mask.
-type Pod struct {
-	Node int32
-	GPUs uint64
-}
+// quota-only flavor) and its node-local GPU mask, as the placer assigned
+// it.
+type Pod = gang.Assignment
 
 // Set is an admitted pod set.
 type Set struct {

@@ -1,0 +1,128 @@
+package fairness
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
+	"github.com/allot-sched/allot/quota"
+	"github.com/allot-sched/allot/topology"
+)
+
+// EndOf is when a running workload admitted at admitted with expected run
+// time runtime is expected to end; false without a run time: the backfill
+// plan never counts on it leaving.
+func EndOf(admitted, runtime int64) (int64, bool) {
+	if runtime <= 0 {
+		return 0, false
+	}
+	return admitted + runtime, true
+}
+
+// Leaving is a running workload the backfill plan expects to end: when,
+// and what it holds.
+type Leaving struct {
+	End int64
+	B   *view.Booking
+}
+
+// SortLeaving puts ls in the order the workloads are expected to end: by
+// end, then ID.
+func SortLeaving(ls []Leaving) {
+	slices.SortFunc(ls, func(a, b Leaving) int {
+		if a.End != b.End {
+			return cmp.Compare(a.End, b.End)
+		}
+		return cmp.Compare(a.B.ID, b.B.ID)
+	})
+}
+
+// Blocked is a workload that waits for capacity, as planned on one flavor:
+// its queue, what it charges to quota there and its pod sets.
+type Blocked struct {
+	Queue  int32
+	Flavor int32
+	Need   res.Vec
+	Sets   []gang.PodSet
+}
+
+// Planner plans when blocked workloads can start as running workloads
+// leave: View holds the quota usage now and what a booking charges and
+// books (its State and Reserved are set per plan), Leaving the workloads
+// expected to leave, in order (SortLeaving). Placer and Scratch are the
+// caller's placer and assignment buffer, reused by every placement.
+type Planner struct {
+	View    view.Sim
+	Now     int64
+	Leaving []Leaving
+	Placer  *gang.Placer
+	Scratch []gang.Assignment
+}
+
+// Reserve finds the first moment blocked workload b fits, running
+// workloads leaving in turn, and where: held is the state with the
+// reservations ahead of b taken, reserved their GPUs (one entry per node,
+// sorted by node), which stay taken as the workloads on them leave. b
+// starts once its quota fits and it can be placed, and no earlier than
+// now; pods are its reserved GPUs, one per pod. false: no moment the plan
+// foresees.
+func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assignment) (start int64, pods []gang.Assignment, ok bool) {
+	m := p.View
+	m.Usage, m.State, m.Reserved = m.Usage.Clone(), held.Fork(), reserved
+	for i := range p.Leaving {
+		l := &p.Leaving[i]
+		m.Evict(l.B)
+		if !fitsQuota(m.Tree, m.Usage, b) {
+			continue
+		}
+		p.Placer.Reset(m.State)
+		p.Placer.Final = true
+		asg, _, placed := p.Placer.Place(b.Sets, p.Scratch[:0])
+		p.Scratch = asg
+		if !placed {
+			continue
+		}
+		return max(l.End, p.Now), slices.Clone(asg), true
+	}
+	return 0, nil, false
+}
+
+// fitsQuota checks b's need against what is available to its queue in
+// usage u.
+func fitsQuota(t *quota.ResourceTree, u quota.Usage, b *Blocked) bool {
+	for r := range t.Resources() {
+		if need := b.Need[r]; need > 0 && need > t.AvailableClamped(u, b.Queue, t.FR(int(b.Flavor), r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// AddReserved adds the GPUs of pods to reserved (one entry per node,
+// sorted by node) as append does: in reserved's array while it has room,
+// so a caller that shares reserved passes a copy.
+func AddReserved(reserved, pods []gang.Assignment) []gang.Assignment {
+	for _, a := range pods {
+		i, ok := slices.BinarySearchFunc(reserved, a.Node, func(b gang.Assignment, n int32) int { return cmp.Compare(b.Node, n) })
+		if ok {
+			reserved[i].GPUs |= a.GPUs
+		} else {
+			reserved = slices.Insert(reserved, i, a)
+		}
+	}
+	return reserved
+}
+
+// Overlaps reports whether any assignment of asg takes a GPU of pods.
+func Overlaps(asg, pods []gang.Assignment) bool {
+	for _, a := range asg {
+		for _, b := range pods {
+			if b.Node == a.Node && b.GPUs&a.GPUs != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
