@@ -5,9 +5,9 @@ import (
 	"sync/atomic"
 
 	"github.com/allot-sched/allot/fairness"
-	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
