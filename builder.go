@@ -17,9 +17,6 @@ import (
 // DefaultResources are the resources of a snapshot that declares none.
 var DefaultResources = []string{"gpu", "cpu", "memory"}
 
-// maxPodCount bounds a pod set's count.
-const maxPodCount = 1 << 20
-
 // Builder describes a snapshot. Fill its fields and call Build, which
 // validates everything and refuses an invalid state with a *BuildError. The
 // Builder is not retained: changing it after Build does not change the

@@ -1,3 +1,7 @@
+// Request validation: a request is checked against the names no event
+// changes (resources, flavors, topology levels), so the checks are the
+// fixed part's.
+
 package allot
 
 import (
@@ -10,9 +14,12 @@ import (
 // maxPodSets is the most pod sets a workload may have (Kueue's limit).
 const maxPodSets = 8
 
+// maxPodCount bounds a pod set's count.
+const maxPodCount = 1 << 20
+
 // validate checks a request; on a problem it returns a message and the path
 // of the field at fault. It does not allocate when the request is valid.
-func (s *Snapshot) validate(r *Request) (msg, field string) {
+func (s *fixed) validate(r *Request) (msg, field string) {
 	if r.ID == "" {
 		return "must not be empty", "id"
 	}
@@ -45,7 +52,7 @@ func (s *Snapshot) validate(r *Request) (msg, field string) {
 	return "", ""
 }
 
-func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
+func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 	ps := &r.PodSets[i]
 	if ps.Name == "" {
 		return "must not be empty", "name"
@@ -110,7 +117,7 @@ func (s *Snapshot) validatePodSet(r *Request, i int) (msg, field string) {
 	return s.validateTopology(&ps.Topology, ps.Count)
 }
 
-func (s *Snapshot) validateTopology(t *TopologyRequest, count int32) (msg, field string) {
+func (s *fixed) validateTopology(t *TopologyRequest, count int32) (msg, field string) {
 	if t.Required != "" && t.Preferred != "" {
 		return "required and preferred exclude each other", "topology"
 	}
