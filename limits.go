@@ -231,35 +231,3 @@ func (s *Snapshot) neverPreempted(r *running) bool {
 	}
 	return true
 }
-
-// trackLimits books (sign 1) or releases (sign -1) an admitted workload in
-// the per-user and non-preemptible usage of its queue.
-func (s *Snapshot) trackLimits(r *running, sign int64) {
-	l := &s.limits[r.Queue]
-	if !l.userCap.Set() && !l.neverCap.Set() {
-		return
-	}
-	t := r.Total(s.tokens)
-	s.own(rowUsers | rowNever)
-	if l.userCap.Set() {
-		s.users[r.Queue] = s.users[r.Queue].With(r.w.User, t, sign)
-	}
-	if l.neverCap.Set() && s.neverPreempted(r) {
-		nu := s.never[r.Queue]
-		for i := range nu {
-			nu[i] += sign * t[i]
-		}
-		s.never[r.Queue] = nu
-	}
-}
-
-// recountLimits rebuilds the per-user and non-preemptible usage of every
-// queue from the admitted workloads (after a configuration change).
-func (s *Snapshot) recountLimits() {
-	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
-	s.shared &^= rowUsers | rowNever
-	s.running.Scan(func(r *running) bool {
-		s.trackLimits(r, 1)
-		return true
-	})
-}

@@ -1,9 +1,7 @@
 package allot
 
 import (
-	"math"
 	"slices"
-	"strings"
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
@@ -181,172 +179,6 @@ func (r *running) admitted() Workload {
 		SubmittedAt: r.SubmittedAt, AdmittedAt: r.AdmittedAt, ExpectedRuntime: r.w.ExpectedRuntime,
 		Preemption: PreemptionSpec{Class: r.w.Class, LastCheckpointAt: r.LastCheckpoint},
 		PodSets:    r.w.PodSets, Borrowing: r.w.Borrowing}
-}
-
-func (s *Snapshot) initTrees() {
-	s.running = cow.NewBuffered(func(a, b *running) bool { return a.ID < b.ID })
-	s.pendingSet = &pendingSet{
-		pending: cow.NewTree(func(a, b *Workload) bool { return a.ID < b.ID }),
-		queued:  cow.NewTree(pendingBefore),
-		byQueue: cow.NewTree(lineBefore),
-		shapes:  cow.NewTree(shapeBefore),
-	}
-}
-
-// runningByID and pendingByID look a workload up by ID.
-func (s *Snapshot) runningByID(id string) (*running, bool) {
-	return s.running.Find(func(r *running) int { return strings.Compare(r.ID, id) })
-}
-
-func (s *Snapshot) pendingByID(id string) (*Workload, bool) {
-	return s.pending.Find(func(w *Workload) int { return strings.Compare(w.ID, id) })
-}
-
-// enqueue and dequeue keep the pending indexes and shape counts in step.
-func (s *Snapshot) enqueue(w *Workload) {
-	s.own(rowPending)
-	if old, replaced := s.pending.Set(w); replaced {
-		s.unindex(old)
-	}
-	s.queued.Set(w)
-	s.byQueue.Set(w)
-	s.countShapes(w, 1)
-}
-
-func (s *Snapshot) dequeue(id string) {
-	if w, ok := s.pendingByID(id); ok {
-		s.own(rowPending)
-		s.pending.Delete(w)
-		s.unindex(w)
-	}
-}
-
-func (s *Snapshot) unindex(w *Workload) {
-	s.queued.Delete(w)
-	s.byQueue.Delete(w)
-	s.countShapes(w, -1)
-}
-
-// lineBefore orders pending workloads by queue name, then in the queue's
-// order.
-func lineBefore(a, b *Workload) bool {
-	if a.Queue != b.Queue {
-		return a.Queue < b.Queue
-	}
-	return pendingBefore(a, b)
-}
-
-// pendingBefore is the order of a queue and of all pending workloads by
-// priority (fairness.Turn): higher priority, then earlier submission, then
-// ID.
-func pendingBefore(a, b *Workload) bool { return turnOf(a).Before(turnOf(b)) }
-
-// turnOf is what orders w among pending workloads once the fairness keys
-// tie.
-func turnOf(w *Workload) fairness.Turn {
-	return fairness.Turn{Priority: w.Priority, SubmittedAt: w.SubmittedAt, ID: w.ID}
-}
-
-// lineStart sorts before every workload of queue q.
-func lineStart(q string) Workload {
-	return Workload{Queue: q, Priority: math.MaxInt32, SubmittedAt: math.MinInt64}
-}
-
-// queueHead is the first pending workload of queue q from the cursor after
-// on (lineStart for the queue's start) that skip does not leave out; nil
-// when none is left.
-func (s *Snapshot) queueHead(q string, after *Workload, skip func(*Workload) bool) *Workload {
-	var head *Workload
-	s.byQueue.Ascend(after, func(w *Workload) bool {
-		if w.Queue != q {
-			return false
-		}
-		if skip(w) {
-			return true
-		}
-		head = w
-		return false
-	})
-	return head
-}
-
-// shapeBefore orders pending shapes; the count is not part of the key.
-func shapeBefore(a, b gang.Demand) bool {
-	if a.GPUs != b.GPUs {
-		return a.GPUs < b.GPUs
-	}
-	if a.Flavors != b.Flavors {
-		return a.Flavors < b.Flavors
-	}
-	for r := range a.Res {
-		if a.Res[r] != b.Res[r] {
-			return a.Res[r] < b.Res[r]
-		}
-	}
-	return false
-}
-
-// countShapes adds (sign 1) or removes (-1) w's pods from the shape counts.
-func (s *Snapshot) countShapes(w *Workload, sign int64) {
-	q, ok := s.queueIdx[w.Queue]
-	if !ok {
-		return
-	}
-	for i := range w.PodSets {
-		d, ok := s.podDemand(q, &w.PodSets[i])
-		if !ok {
-			continue
-		}
-		n := d.Count * sign
-		d.Count = 0
-		if cur, ok := s.shapes.Get(d); ok {
-			n += cur.Count
-		}
-		d.Count = n
-		if n > 0 {
-			s.shapes.Set(d)
-		} else {
-			s.shapes.Delete(d)
-		}
-	}
-}
-
-// recountShapes rebuilds the shape counts after the queues' flavors change.
-func (s *Snapshot) recountShapes() {
-	s.own(rowPending)
-	s.shapes = cow.NewTree(shapeBefore)
-	s.pending.Scan(func(w *Workload) bool {
-		s.countShapes(w, 1)
-		return true
-	})
-}
-
-// podDemand is what a pending pod set of queue q asks of the nodes: its
-// per-pod resources that nodes of its allowed flavors hold, on those
-// flavors.
-func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
-	per, err := s.vector(ps.PerPod, "perPod")
-	if err != nil {
-		return gang.Demand{}, false
-	}
-	d := gang.Demand{Count: int64(ps.Count)}
-	var nodeRes uint16 // resources nodes of the allowed flavors hold
-	for _, fq := range s.quota.Queues[q].Flavors {
-		name := s.flavors[fq.Flavor].Name
-		if fq.Flavor < 64 && (len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, name)) {
-			d.Flavors |= 1 << fq.Flavor
-			nodeRes |= s.nodeRes[fq.Flavor]
-		}
-	}
-	for r := range per {
-		if nodeRes&(1<<r) != 0 {
-			d.Res[r] = per[r]
-		}
-	}
-	if s.gpu >= 0 {
-		d.GPUs = int(per[s.gpu])
-	}
-	return d, true
 }
 
 // The parts of a snapshot that a fork shares with its parent
@@ -578,10 +410,6 @@ func (s *Snapshot) usageOf(q, f int32) res.Vec {
 		v[r] = s.usage.At(q, s.rtree.FR(int(f), r))
 	}
 	return v
-}
-
-func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
-	s.rtree.AddVec(s.usage, q, int(f), v, int(sign))
 }
 
 func (s *Snapshot) flavorHasNodes(f int32) bool {

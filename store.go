@@ -460,50 +460,6 @@ func (s *Snapshot) bookedOn(r *running, n int32) (res.Vec, int32) {
 	return booked, pods
 }
 
-// podRun is pods of one workload on one node, booked on the node at once.
-type podRun struct {
-	node   int32 // -1 for none
-	gpus   uint64
-	booked res.Vec
-	pods   int32
-}
-
-func (run *podRun) add(gpus uint64, book res.Vec) {
-	run.gpus |= gpus
-	run.booked = run.booked.Add(book)
-	run.pods++
-}
-
-// hold books (sign 1) or releases (sign -1) a run of pods on its node.
-func (s *Snapshot) hold(run podRun, sign int) {
-	switch {
-	case run.node < 0 || run.pods == 0:
-	case sign > 0:
-		s.state.Allocate(run.node, run.gpus, run.booked, run.pods)
-	default:
-		s.state.Release(run.node, run.gpus, run.booked, run.pods)
-	}
-}
-
-// holdPods books (sign 1) or releases (sign -1) the first count pods of r
-// on their nodes, a run of pods on one node at once.
-func (s *Snapshot) holdPods(r *running, count, sign int) {
-	run := podRun{node: -1}
-	k := 0
-	for i := range r.Sets {
-		book := r.Book(i, s.nodeRes)
-		for range min(int(r.Sets[i].Count), count-k) {
-			if pa := r.Pods[k]; pa.Node != run.node {
-				s.hold(run, sign)
-				run = podRun{node: pa.Node}
-			}
-			run.add(r.Pods[k].GPUs, book)
-			k++
-		}
-	}
-	s.hold(run, sign)
-}
-
 // admitted finds an admitted workload for an event.
 func (s *Snapshot) admitted(id string) (*running, error) {
 	r, ok := s.runningByID(id)
@@ -566,32 +522,6 @@ func (s *Snapshot) EvictionsSince(n int) []Eviction {
 		return nil
 	}
 	return slices.Clone(s.evictions[n:])
-}
-
-// evict frees an admitted workload, puts it back among the pending (its
-// placement cleared, to be admitted again) and records the eviction.
-func (s *Snapshot) evict(r *running, e Eviction) {
-	s.removeRunning(r)
-	w := r.admitted()
-	w.AdmittedAt, w.Borrowing = 0, false
-	w.PodSets = slices.Clone(w.PodSets)
-	for i := range w.PodSets {
-		w.PodSets[i].Flavor, w.PodSets[i].Nodes, w.PodSets[i].GPUIndices = "", nil, nil
-		w.PodSets[i].PerPod = s.resourceMap(r.Sets[i].Per, r.Sets[i].Keys)
-	}
-	s.enqueue(&w)
-	s.evictions = append(s.evictions, e)
-	if e.Preemptor != "" {
-		s.own(rowDebt)
-		s.debt[r.Queue] = s.debt[r.Queue].Add(s.now, s.history.HalfLife, 1)
-	}
-}
-
-// unevict undoes evict (the record is dropped by the caller).
-func (s *Snapshot) unevict(r *running) {
-	s.dequeue(r.ID)
-	s.holdPods(r, len(r.Pods), 1)
-	s.insertRunning(r)
 }
 
 // Checkpoint records that a running workload saved its work now.
