@@ -12,11 +12,9 @@ import (
 	"sync/atomic"
 
 	"github.com/allot-sched/allot/fairness"
-	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
-	"github.com/allot-sched/allot/topology"
 )
 
 // Store holds the current snapshot and turns events into new versions.
@@ -41,53 +39,8 @@ func NewStore(s *Snapshot) *Store {
 	return st
 }
 
-// private returns a writable copy of s that shares its structure without
-// writing to s: s, published, is never written again.
-func (s *Snapshot) private() *Snapshot {
-	c, v := s.newVersion()
-	s.state.ForkInto(&v.state)
-	c.running = s.running.Fork()
-	// Evictions are appended to: another copy of s must not append into
-	// the same array.
-	c.evictions = slices.Clip(s.evictions)
-	return c
-}
-
 // Load returns the current snapshot.
 func (st *Store) Load() *Snapshot { return st.cur.Load() }
-
-// fork returns the next version of the master s: both share structure
-// from now on, and writing s never changes what the version shows.
-func (s *Snapshot) fork() *Snapshot {
-	c, v := s.newVersion()
-	child, parent := cow.NewOwner(), cow.NewOwner()
-	s.state.CloneInto(&v.state, child, parent)
-	c.running = s.running.CloneAs(child, parent)
-	return c
-}
-
-// newVersion copies s's header into a new version and leaves its state
-// and trees for the caller to fill in (fork, private).
-func (s *Snapshot) newVersion() (*Snapshot, *version) {
-	v := &version{Snapshot: *s}
-	c := &v.Snapshot
-	c.state = &v.state
-	c.usage = s.usage.Clone()
-	// The per-queue rows and the pending set are shared: whichever side
-	// writes one copies it first (own). Only a store's master is ever
-	// written.
-	c.shared = allRows
-	c.bf = &v.bf
-	return c, v
-}
-
-// version is one allocation for what each publish makes anew: the
-// snapshot's header, its topology state and its empty backfill cache.
-type version struct {
-	Snapshot
-	state topology.State
-	bf    backfillCache
-}
 
 // publish makes the master's state the next version.
 func (st *Store) publish() *Snapshot {
