@@ -447,36 +447,6 @@ func (e Evict) apply(s *Snapshot) error {
 	return nil
 }
 
-// Eviction records a workload the store evicted, so that a simulator or a
-// controller can requeue it and account for the work it lost.
-type Eviction struct {
-	ID    string `json:"id"`
-	Queue string `json:"queue"`
-	// Preemptor is the workload it made room for ("" for an Evict event).
-	Preemptor string `json:"preemptor,omitempty"`
-	// Reason is the victim reason (Kueue's words), or "Evicted".
-	Reason         string `json:"reason"`
-	LostGPUSeconds int64  `json:"lostGpuSeconds"`
-	At             int64  `json:"at"`
-}
-
-// Evictions lists the evictions the store has made, oldest first: a copy,
-// as versions share the log.
-func (s *Snapshot) Evictions() []Eviction { return slices.Clone(s.evictions) }
-
-// NumEvictions is how many evictions the store has made.
-func (s *Snapshot) NumEvictions() int { return len(s.evictions) }
-
-// EvictionsSince lists the evictions after the first n, oldest first (a
-// copy): a reader that keeps count of those it has seen pays only for the
-// new ones. n out of range gives none.
-func (s *Snapshot) EvictionsSince(n int) []Eviction {
-	if n < 0 || n >= len(s.evictions) {
-		return nil
-	}
-	return slices.Clone(s.evictions[n:])
-}
-
 // Checkpoint records that a running workload saved its work now.
 type Checkpoint struct{ ID string }
 
