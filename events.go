@@ -1,0 +1,247 @@
+// The events a Store applies: each checks itself against the master
+// snapshot and changes it through the snapshot's own upkeep.
+
+package allot
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/allot-sched/allot/fairness"
+)
+
+// Event is a change to the cluster: Finish, Evict, Checkpoint, NodeDown,
+// NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, SetCohort,
+// Submit.
+type Event interface {
+	// apply checks the event against s and applies it; it changes nothing
+	// when it returns an error.
+	apply(s *Snapshot) error
+}
+
+// admitted finds an admitted workload for an event.
+func (s *Snapshot) admitted(id string) (*running, error) {
+	r, ok := s.runningByID(id)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, id)
+	}
+	return r, nil
+}
+
+// Finish ends an admitted workload and frees what it held.
+type Finish struct{ ID string }
+
+func (e Finish) apply(s *Snapshot) error {
+	r, err := s.admitted(e.ID)
+	if err != nil {
+		return err
+	}
+	s.removeRunning(r)
+	return nil
+}
+
+// Evict stops an admitted workload, frees what it held and puts it back in
+// the pending set, without its placement, to be admitted again.
+type Evict struct{ ID string }
+
+func (e Evict) apply(s *Snapshot) error {
+	r, err := s.admitted(e.ID)
+	if err != nil {
+		return err
+	}
+	s.evict(r, Eviction{ID: e.ID, Queue: r.w.Queue, Reason: "Evicted", LostGPUSeconds: s.cost().Lost(&r.Booking), At: s.now})
+	return nil
+}
+
+// Checkpoint records that a running workload saved its work now.
+type Checkpoint struct{ ID string }
+
+func (e Checkpoint) apply(s *Snapshot) error {
+	r, err := s.admitted(e.ID)
+	if err != nil {
+		return err
+	}
+	c := *r
+	c.LastCheckpoint = s.now
+	s.running.Set(&c)
+	return nil
+}
+
+// NodeDown marks a node down: nothing new lands there. Workloads on it keep
+// running until the embedder evicts them.
+type NodeDown struct{ Node string }
+
+func (e NodeDown) apply(s *Snapshot) error {
+	return s.setNode(e.Node, func(c *nodeCond) { c.down = true })
+}
+
+// NodeUp brings a node back.
+type NodeUp struct{ Node string }
+
+func (e NodeUp) apply(s *Snapshot) error {
+	return s.setNode(e.Node, func(c *nodeCond) { c.down = false })
+}
+
+// NodeCordon cordons (or uncordons) a node.
+type NodeCordon struct {
+	Node     string
+	Cordoned bool
+}
+
+func (e NodeCordon) apply(s *Snapshot) error {
+	return s.setNode(e.Node, func(c *nodeCond) { c.cordoned = e.Cordoned })
+}
+
+// NodeCooldown keeps a node out of use until a time (cleanup in flight).
+type NodeCooldown struct {
+	Node  string
+	Until int64
+}
+
+func (e NodeCooldown) apply(s *Snapshot) error {
+	return s.setNode(e.Node, func(c *nodeCond) { c.until = e.Until })
+}
+
+type nodeCond struct {
+	cordoned, down bool
+	until          int64
+}
+
+func (s *Snapshot) setNode(name string, fn func(*nodeCond)) error {
+	n, ok := s.topo.NodeIndex(name)
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownNode, name)
+	}
+	ns := s.state.Node(n)
+	c := nodeCond{ns.Cordoned, ns.Down, ns.CooldownUntil}
+	fn(&c)
+	s.state.SetCondition(n, c.cordoned, c.down, c.until)
+	return nil
+}
+
+// AdvanceTime moves the clock forward.
+type AdvanceTime struct{ Seconds int64 }
+
+func (e AdvanceTime) apply(s *Snapshot) error {
+	if e.Seconds < 0 {
+		return fmt.Errorf("%w: time moves forward only, got %d seconds", ErrInvalid, e.Seconds)
+	}
+	if s.now > math.MaxInt64-e.Seconds {
+		return fmt.Errorf("%w: advancing %d seconds from %d overflows the clock", ErrInvalid, e.Seconds, s.now)
+	}
+	// What each queue held over the interval joins its decayed history.
+	r := s.historyResource()
+	s.own(rowUsed)
+	for q := range s.used {
+		held := int64(0)
+		for f := range s.flavors {
+			held += s.usageOf(int32(q), int32(f))[r]
+		}
+		s.used[q] = s.used[q].Add(s.now, s.history.HalfLife, 0)
+		s.used[q] = fairness.Debt{Value: fairness.Decay(s.used[q].Value, e.Seconds, s.history.HalfLife) + float64(held)*float64(e.Seconds), At: s.now + e.Seconds}
+	}
+	s.now += e.Seconds
+	s.state.SetNow(s.now)
+	for i := range s.queues {
+		if len(s.queues[i].Windows) > 0 {
+			// Windows may open or close: resolve quota at the new time.
+			return s.requota(s.queues)
+		}
+	}
+	return nil
+}
+
+// requota rebuilds the queues' quota from their configuration at the
+// snapshot's time, keeping every queue's usage (cohort usage follows from
+// it). Queues keep their indices; new ones come last.
+func (s *Snapshot) requota(queues []Queue) error {
+	next := *s
+	next.ownConfig() // buildQueues writes it
+	if err := next.buildQueues(s.cohorts, queues); err != nil {
+		return err
+	}
+	u := next.rtree.NewUsage()
+	for q := range s.queues {
+		for f := range s.flavors {
+			if v := s.usageOf(int32(q), int32(f)); !v.IsZero() {
+				next.rtree.AddVec(u, int32(q), f, v, 1)
+			}
+		}
+	}
+	next.queues = queues
+	s.config, s.usage = next.config, u
+	s.recountShapes() // a pending pod set may land on other flavors now
+	return nil
+}
+
+// SetQueue adds a queue or replaces its configuration; usage is kept.
+type SetQueue struct{ Queue Queue }
+
+func (e SetQueue) apply(s *Snapshot) error {
+	queues := slices.Clone(s.queues)
+	old, exists := s.queueIdx[e.Queue.Name]
+	if exists {
+		queues[old] = cloneQueue(e.Queue)
+	} else {
+		queues = append(queues, cloneQueue(e.Queue))
+	}
+	if err := s.requota(queues); err != nil {
+		return err
+	}
+	if !exists {
+		s.own(rowRunCount | rowDebt | rowUsed)
+		s.runCount = append(s.runCount, 0)
+		s.debt = append(s.debt, fairness.Debt{})
+		s.used = append(s.used, fairness.Debt{})
+	}
+	s.recountLimits()
+	return nil
+}
+
+// SetCohort adds a cohort or replaces its configuration (parent, quota);
+// the queues' usage is kept and the cohorts' follows from it.
+type SetCohort struct{ Cohort Cohort }
+
+func (e SetCohort) apply(s *Snapshot) error {
+	cohorts := slices.Clone(s.cohorts)
+	if i := slices.IndexFunc(cohorts, func(c Cohort) bool { return c.Name == e.Cohort.Name }); i >= 0 {
+		cohorts[i] = cloneCohort(e.Cohort)
+	} else {
+		cohorts = append(cohorts, cloneCohort(e.Cohort))
+	}
+	old := s.config
+	s.ownConfig()
+	s.cohorts = cohorts
+	if err := s.requota(s.queues); err != nil {
+		s.config = old
+		return err
+	}
+	return nil
+}
+
+// Submit adds a workload to the pending set.
+type Submit struct{ Workload Workload }
+
+func (e Submit) apply(s *Snapshot) error {
+	id := e.Workload.ID
+	if _, ok := s.runningByID(id); ok {
+		return fmt.Errorf("%w: %q is running", ErrDuplicateID, id)
+	}
+	if _, ok := s.pendingByID(id); ok {
+		return fmt.Errorf("%w: %q is pending", ErrDuplicateID, id)
+	}
+	return s.addPending(e.Workload, "submit", map[string]string{})
+}
+
+// Withdraw removes a pending workload: one its owner cancelled, or one the
+// embedder dropped after Decide rejected it.
+type Withdraw struct{ ID string }
+
+func (e Withdraw) apply(s *Snapshot) error {
+	if _, ok := s.pendingByID(e.ID); !ok {
+		return fmt.Errorf("%w: %q is not pending", ErrUnknownWorkload, e.ID)
+	}
+	s.dequeue(e.ID)
+	return nil
+}
