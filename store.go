@@ -83,7 +83,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 		return nil, fmt.Errorf("%w: only an Admit or Preempt decision can be committed, got %v", ErrInvalid, d.Verdict)
 	}
-	if err := m.checkDecision(&d); err != nil {
+	if err := checkDecision(m, &d); err != nil {
 		return nil, err
 	}
 	conflict := func(format string, args ...any) error {
@@ -119,7 +119,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 			m.evict(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now})
 		}
 	}
-	r, err := m.admission(&d, conflict)
+	r, err := admission(m, &d, conflict)
 	if err != nil {
 		for i := len(victims) - 1; i >= 0; i-- {
 			m.unevict(victims[i])
@@ -138,7 +138,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 // checkDecision refuses a decision Decide could not have made: its request
 // invalid (validated as Decide validates it, in case it was changed since),
 // or its workload, flavors or victims not matching the request.
-func (s *Snapshot) checkDecision(d *Decision) error {
+func checkDecision(s *Snapshot, d *Decision) error {
 	req := &d.request
 	if msg, field := s.validate(req); msg != "" {
 		return fmt.Errorf("%w: the decision's request: %s: %s", ErrInvalid, field, msg)
@@ -211,7 +211,7 @@ func victimList(vs []Victim) string {
 
 // admission re-checks decision d on s and builds the admitted workload,
 // its pods booked on their nodes.
-func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (*running, error) {
+func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*running, error) {
 	req := d.request
 	if _, ok := s.runningByID(req.ID); ok {
 		return nil, conflict("workload is already admitted")
@@ -283,7 +283,7 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 		}
 
 	}
-	if err := s.bookPods(r, d, conflict); err != nil {
+	if err := bookPods(s, r, d, conflict); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -293,7 +293,7 @@ func (s *Snapshot) admission(d *Decision, conflict func(string, ...any) error) (
 // checking each pod against what is free once the workload's earlier pods
 // are booked: a commit costs the same for every pod, however many share a
 // node. On an error it releases what it booked.
-func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...any) error) error {
+func bookPods(s *Snapshot, r *running, d *Decision, conflict func(string, ...any) error) error {
 	total := 0
 	for i := range r.w.PodSets {
 		total += int(r.w.PodSets[i].Count)
@@ -325,7 +325,7 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 			if k >= len(d.Placement) || d.Placement[k].PodSet != ps.Name {
 				return fail(fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name))
 			}
-			pa, err := s.checkPod(r, i, book, d.Placement[k], p, &run, conflict)
+			pa, err := checkPod(s, r, i, book, d.Placement[k], p, &run, conflict)
 			if err != nil {
 				return fail(err)
 			}
@@ -349,7 +349,7 @@ func (s *Snapshot) bookPods(r *running, d *Decision, conflict func(string, ...an
 // checkPod checks that pod p of pod set i of r, booking book, fits where
 // placement pl puts it, with the workload's earlier pods booked on their
 // nodes, those of run still to be.
-func (s *Snapshot) checkPod(r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, conflict func(string, ...any) error) (view.Pod, error) {
+func checkPod(s *Snapshot, r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, conflict func(string, ...any) error) (view.Pod, error) {
 	ps := &r.w.PodSets[i]
 	n, ok := run.node, run.node >= 0 && s.topo.NodeName(run.node) == pl.Node
 	if !ok {
@@ -378,11 +378,11 @@ func (s *Snapshot) checkPod(r *running, i int, book res.Vec, pl PodPlacement, p 
 		return view.Pod{}, conflict("GPUs %v of node %q are no longer free", pl.GPUs, pl.Node)
 	}
 	if !book.LessEq(free) {
-		earlier, _ := s.bookedOn(r, n)
+		earlier, _ := bookedOn(s, r, n)
 		return view.Pod{}, conflict("node %q no longer has room: free %s, the workload books %s", pl.Node, s.fmtVec(free.Add(earlier)), s.fmtVec(earlier.Add(book)))
 	}
 	if node.MaxPods > 0 && pods >= node.MaxPods {
-		_, earlier := s.bookedOn(r, n)
+		_, earlier := bookedOn(s, r, n)
 		return view.Pod{}, conflict("node %q no longer has room for %d more pods", pl.Node, earlier+1)
 	}
 	return view.Pod{Node: n, GPUs: mask}, nil
@@ -390,7 +390,7 @@ func (s *Snapshot) checkPod(r *running, i int, book res.Vec, pl PodPlacement, p 
 
 // bookedOn is what the pods of r so far hold on node n: resources and pod
 // count. Only a conflict's message needs it.
-func (s *Snapshot) bookedOn(r *running, n int32) (res.Vec, int32) {
+func bookedOn(s *Snapshot, r *running, n int32) (res.Vec, int32) {
 	var booked res.Vec
 	pods := int32(0)
 	for j, pa := range r.Pods {
