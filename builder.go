@@ -47,23 +47,23 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := b.checkOptions(); err != nil {
 		return nil, err
 	}
-	if err := s.buildResources(b.Resources); err != nil {
+	if err := buildResources(s, b.Resources); err != nil {
 		return nil, err
 	}
-	if err := s.buildFlavors(b.Flavors); err != nil {
+	if err := buildFlavors(s, b.Flavors); err != nil {
 		return nil, err
 	}
-	if err := s.buildTopology(b.Levels, b.Nodes); err != nil {
+	if err := buildTopology(s, b.Levels, b.Nodes); err != nil {
 		return nil, err
 	}
-	if err := s.buildQueues(b.Cohorts, b.Queues); err != nil {
+	if err := buildQueues(s, b.Cohorts, b.Queues); err != nil {
 		return nil, err
 	}
 	s.initTrees()
 	s.usage = s.rtree.NewUsage()
 	s.runCount = make([]int32, len(s.queues))
 	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
-	if err := s.buildHistory(b.History); err != nil {
+	if err := buildHistory(s, b.History); err != nil {
 		return nil, err
 	}
 	seen := make(map[string]string, len(b.Running)+len(b.Pending))
@@ -75,7 +75,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	slab := make([]running, len(b.Running))
 	for i := range b.Running {
 		path := fmt.Sprintf("running[%d]", i)
-		if err := s.addRunning(&slab[i], b.Running[i], path, seen); err != nil {
+		if err := addRunning(s, &slab[i], b.Running[i], path, seen); err != nil {
 			return nil, err
 		}
 	}
@@ -93,7 +93,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 
 // buildHistory validates the fairness history and starts each queue's
 // fairness debt from it.
-func (s *Snapshot) buildHistory(h History) error {
+func buildHistory(s *Snapshot, h History) error {
 	if h.HalfLife < 0 {
 		return buildErr(ErrInvalid, "history.halfLife", "negative half-life %d", h.HalfLife)
 	}
@@ -151,7 +151,7 @@ func (b *Builder) checkOptions() error {
 	return nil
 }
 
-func (s *Snapshot) buildResources(names []string) error {
+func buildResources(s *Snapshot, names []string) error {
 	if len(names) == 0 {
 		names = DefaultResources
 	}
@@ -179,7 +179,7 @@ func (s *Snapshot) buildResources(names []string) error {
 	return nil
 }
 
-func (s *Snapshot) buildFlavors(fs []Flavor) error {
+func buildFlavors(s *Snapshot, fs []Flavor) error {
 	s.flavors = slices.Clone(fs)
 	s.flavorIdx = make(map[string]int32, len(fs))
 	for i, f := range fs {
@@ -194,7 +194,7 @@ func (s *Snapshot) buildFlavors(fs []Flavor) error {
 	return nil
 }
 
-func (s *Snapshot) buildTopology(levels []string, nodes []Node) error {
+func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	for i, l := range levels {
 		if l == "" || l == "node" || l == "cluster" {
 			return buildErr(ErrInvalid, fmt.Sprintf("topology.levels[%d]", i), "level name %q is reserved or empty", l)
@@ -263,8 +263,8 @@ func (s *Snapshot) buildTopology(levels []string, nodes []Node) error {
 }
 
 // addRunning validates an admitted workload and books it as r.
-func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]string) error {
-	if err := s.checkID(w.ID, p, seen); err != nil {
+func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
+	if err := checkID(w.ID, p, seen); err != nil {
 		return err
 	}
 	q, ok := s.queueIdx[w.Queue]
@@ -302,7 +302,7 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 		if err != nil {
 			return err
 		}
-		if err := s.checkCharge(per, tokens, ps.Count, pp); err != nil {
+		if err := checkCharge(s, per, tokens, ps.Count, pp); err != nil {
 			return err
 		}
 		book := s.nodeRes.Mask(f, per)
@@ -374,7 +374,7 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 		r.w.PodSets[i].Nodes, r.w.PodSets[i].GPUIndices = nil, nil
 	}
 	r.Pinned = s.neverPreempted(r)
-	if err := s.checkUsage(r, p); err != nil {
+	if err := checkUsage(s, r, p); err != nil {
 		return err
 	}
 	s.insertRunning(r)
@@ -384,7 +384,7 @@ func (s *Snapshot) addRunning(r *running, w Workload, p string, seen map[string]
 // checkCharge refuses a running pod set of count pods, each charging per
 // and a token budget of tokens, that charges more than quota.MaxQuantity of a
 // resource, as a request's validation does.
-func (s *Snapshot) checkCharge(per res.Vec, tokens int64, count int32, p string) error {
+func checkCharge(s *Snapshot, per res.Vec, tokens int64, count int32, p string) error {
 	for r, name := range s.resources {
 		if !quota.Bounded(0, per[r], count) {
 			return buildErr(ErrInvalid, p+".perPod."+name, "%d pods × %d is more than 2^56", count, per[r])
@@ -398,7 +398,7 @@ func (s *Snapshot) checkCharge(per res.Vec, tokens int64, count int32, p string)
 
 // checkUsage refuses a running workload r that would take its queue's usage
 // of a flavor's resource past quota.MaxQuantity, with the workloads before it.
-func (s *Snapshot) checkUsage(r *running, p string) error {
+func checkUsage(s *Snapshot, r *running, p string) error {
 	for i := range r.Sets {
 		f := r.Sets[i].Flavor
 		used := s.usageOf(r.Queue, f)

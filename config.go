@@ -13,7 +13,7 @@ import (
 	"github.com/allot-sched/allot/quota"
 )
 
-func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
+func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 	cs := make([]quota.CohortSpec, len(cohorts))
 	seen := make(map[string]bool, len(cohorts))
 	for i, c := range cohorts {
@@ -34,12 +34,12 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 	nodes := make([]quota.NodeSpec, len(queues)+len(cohorts))
 	for i := range queues {
 		p := fmt.Sprintf("queues[%d]", i)
-		l, err := s.resolveLimits(&queues[i], p, s.now)
+		l, err := resolveLimits(s, &queues[i], p, s.now)
 		if err != nil {
 			return err
 		}
 		s.limits[i] = l
-		q, node, err := s.resolveQueue(queues[i], p, l.scale, l.maxScale)
+		q, node, err := resolveQueue(s, queues[i], p, l.scale, l.maxScale)
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 		}
 	}
 	for i, c := range cohorts {
-		node, err := s.treeQuotas(c.Quota, fmt.Sprintf("cohorts[%d]", i), 1, c.Parent != "")
+		node, err := treeQuotas(s, c.Quota, fmt.Sprintf("cohorts[%d]", i), 1, c.Parent != "")
 		if err != nil {
 			return err
 		}
@@ -85,7 +85,7 @@ func (s *Snapshot) buildQueues(cohorts []Cohort, queues []Queue) error {
 // form, which scales it (FlavorQuota.SetResource): by scale, the windows and
 // tier in force, and for what can ever fit by maxScale, the largest scale of
 // the day.
-func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quota.Queue, []quota.ResourceQuota, error) {
+func resolveQueue(s *Snapshot, q Queue, p string, scale, maxScale float64) (quota.Queue, []quota.ResourceQuota, error) {
 	out := quota.Queue{Name: q.Name, Hold: q.Hold, Tenants: slices.Sorted(slices.Values(q.Tenants))}
 	if q.Name == "" {
 		return out, nil, buildErr(ErrInvalid, p+".name", "empty name")
@@ -95,7 +95,7 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 		return out, nil, err
 	}
 	out.TryNextWhenBorrowing, out.StopAtPreemption = tryNext, stopAtPreempt
-	node, err := s.treeQuotas(q.Quota, p, scale, q.Cohort != "")
+	node, err := treeQuotas(s, q.Quota, p, scale, q.Cohort != "")
 	if err != nil {
 		return out, nil, err
 	}
@@ -160,7 +160,7 @@ func (s *Snapshot) resolveQueue(q Queue, p string, scale, maxScale float64) (quo
 // treeQuotas validates a queue's or cohort's quota and turns it into its
 // node of the resource tree: one entry per flavor-resource, scaled by quota
 // (ResourceQuota.Scaled). Borrowing and lending limits need a parent.
-func (s *Snapshot) treeQuotas(fqs []FlavorQuota, p string, scale float64, hasParent bool) ([]quota.ResourceQuota, error) {
+func treeQuotas(s *Snapshot, fqs []FlavorQuota, p string, scale float64, hasParent bool) ([]quota.ResourceQuota, error) {
 	R := len(s.resources)
 	out := make([]quota.ResourceQuota, len(s.flavors)*R)
 	for i, fq := range fqs {

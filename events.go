@@ -21,7 +21,7 @@ type Event interface {
 }
 
 // admitted finds an admitted workload for an event.
-func (s *Snapshot) admitted(id string) (*running, error) {
+func admitted(s *Snapshot, id string) (*running, error) {
 	r, ok := s.runningByID(id)
 	if !ok {
 		return nil, fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, id)
@@ -33,7 +33,7 @@ func (s *Snapshot) admitted(id string) (*running, error) {
 type Finish struct{ ID string }
 
 func (e Finish) apply(s *Snapshot) error {
-	r, err := s.admitted(e.ID)
+	r, err := admitted(s, e.ID)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (e Finish) apply(s *Snapshot) error {
 type Evict struct{ ID string }
 
 func (e Evict) apply(s *Snapshot) error {
-	r, err := s.admitted(e.ID)
+	r, err := admitted(s, e.ID)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (e Evict) apply(s *Snapshot) error {
 type Checkpoint struct{ ID string }
 
 func (e Checkpoint) apply(s *Snapshot) error {
-	r, err := s.admitted(e.ID)
+	r, err := admitted(s, e.ID)
 	if err != nil {
 		return err
 	}
@@ -73,14 +73,14 @@ func (e Checkpoint) apply(s *Snapshot) error {
 type NodeDown struct{ Node string }
 
 func (e NodeDown) apply(s *Snapshot) error {
-	return s.setNode(e.Node, func(c *nodeCond) { c.down = true })
+	return setNode(s, e.Node, func(c *nodeCond) { c.down = true })
 }
 
 // NodeUp brings a node back.
 type NodeUp struct{ Node string }
 
 func (e NodeUp) apply(s *Snapshot) error {
-	return s.setNode(e.Node, func(c *nodeCond) { c.down = false })
+	return setNode(s, e.Node, func(c *nodeCond) { c.down = false })
 }
 
 // NodeCordon cordons (or uncordons) a node.
@@ -90,7 +90,7 @@ type NodeCordon struct {
 }
 
 func (e NodeCordon) apply(s *Snapshot) error {
-	return s.setNode(e.Node, func(c *nodeCond) { c.cordoned = e.Cordoned })
+	return setNode(s, e.Node, func(c *nodeCond) { c.cordoned = e.Cordoned })
 }
 
 // NodeCooldown keeps a node out of use until a time (cleanup in flight).
@@ -100,7 +100,7 @@ type NodeCooldown struct {
 }
 
 func (e NodeCooldown) apply(s *Snapshot) error {
-	return s.setNode(e.Node, func(c *nodeCond) { c.until = e.Until })
+	return setNode(s, e.Node, func(c *nodeCond) { c.until = e.Until })
 }
 
 type nodeCond struct {
@@ -108,7 +108,7 @@ type nodeCond struct {
 	until          int64
 }
 
-func (s *Snapshot) setNode(name string, fn func(*nodeCond)) error {
+func setNode(s *Snapshot, name string, fn func(*nodeCond)) error {
 	n, ok := s.topo.NodeIndex(name)
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownNode, name)
@@ -146,7 +146,7 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 	for i := range s.queues {
 		if len(s.queues[i].Windows) > 0 {
 			// Windows may open or close: resolve quota at the new time.
-			return s.requota(s.queues)
+			return requota(s, s.queues)
 		}
 	}
 	return nil
@@ -155,10 +155,10 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 // requota rebuilds the queues' quota from their configuration at the
 // snapshot's time, keeping every queue's usage (cohort usage follows from
 // it). Queues keep their indices; new ones come last.
-func (s *Snapshot) requota(queues []Queue) error {
+func requota(s *Snapshot, queues []Queue) error {
 	next := *s
 	next.ownConfig() // buildQueues writes it
-	if err := next.buildQueues(s.cohorts, queues); err != nil {
+	if err := buildQueues(&next, s.cohorts, queues); err != nil {
 		return err
 	}
 	u := next.rtree.NewUsage()
@@ -186,7 +186,7 @@ func (e SetQueue) apply(s *Snapshot) error {
 	} else {
 		queues = append(queues, cloneQueue(e.Queue))
 	}
-	if err := s.requota(queues); err != nil {
+	if err := requota(s, queues); err != nil {
 		return err
 	}
 	if !exists {
@@ -213,7 +213,7 @@ func (e SetCohort) apply(s *Snapshot) error {
 	old := s.config
 	s.ownConfig()
 	s.cohorts = cohorts
-	if err := s.requota(s.queues); err != nil {
+	if err := requota(s, s.queues); err != nil {
 		s.config = old
 		return err
 	}

@@ -44,7 +44,7 @@ func (l *queueLimits) preempts() bool {
 // resolveLimits validates a queue's caps, windows and tier and resolves
 // them at time now: quota computes the scales, the note names what is in
 // force for messages.
-func (s *Snapshot) resolveLimits(q *Queue, p string, now int64) (queueLimits, error) {
+func resolveLimits(s *Snapshot, q *Queue, p string, now int64) (queueLimits, error) {
 	var l queueLimits
 	var err error
 	sc := quota.Scaling{Windows: make([]quota.Window, len(q.Windows)), Tier: 1}
@@ -67,10 +67,10 @@ func (s *Snapshot) resolveLimits(q *Queue, p string, now int64) (queueLimits, er
 	}
 	l.scale, l.maxScale = sc.At(now), sc.Max()
 	l.note = strings.Join(notes, ", ")
-	if l.userCap, err = s.capVector(q.UserCap, p+".userCap"); err != nil {
+	if l.userCap, err = capVector(s, q.UserCap, p+".userCap"); err != nil {
 		return l, err
 	}
-	if l.neverCap, err = s.capVector(q.NonPreemptibleCap, p+".nonPreemptibleCap"); err != nil {
+	if l.neverCap, err = capVector(s, q.NonPreemptibleCap, p+".nonPreemptibleCap"); err != nil {
 		return l, err
 	}
 	pp := q.Preemption
@@ -115,7 +115,7 @@ func fairWeight(fs *QueueFairSharing, p string) (float64, error) {
 }
 
 // capVector reads a cap: the resources m names are capped.
-func (s *Snapshot) capVector(m Resources, p string) (quota.Cap, error) {
+func capVector(s *Snapshot, m Resources, p string) (quota.Cap, error) {
 	v, err := s.vector(m, p)
 	if err != nil {
 		return quota.Cap{}, err

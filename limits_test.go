@@ -10,14 +10,14 @@ func TestResolveLimits(t *testing.T) {
 	// from 22:00 to 24:00 (×3); an SLA tier multiplies everything.
 	q := Queue{Name: "q", Windows: []Window{{From: "18:00", To: "24:00", Scale: 2}, {From: "22:00", To: "06:00", Scale: 1.5}},
 		SLATier: &SLATier{Availability: 0.9, Scale: 1.2}}
-	l, err := s.resolveLimits(&q, "queues[0]", 12*3600)
+	l, err := resolveLimits(s, &q, "queues[0]", 12*3600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l.scale != 1.2 || l.maxScale < 3.6-1e-9 || l.maxScale > 3.6+1e-9 || l.note != "SLA tier 90% ×1.2" {
 		t.Fatalf("%+v", l)
 	}
-	l, _ = s.resolveLimits(&q, "queues[0]", 23*3600)
+	l, _ = resolveLimits(s, &q, "queues[0]", 23*3600)
 	if l.scale < 3.6-1e-9 || l.note != "window 18:00-24:00 ×2, window 22:00-06:00 ×1.5, SLA tier 90% ×1.2" {
 		t.Fatalf("%+v", l)
 	}
@@ -38,7 +38,7 @@ func TestResolveLimitsErrors(t *testing.T) {
 		{Queue{SLATier: &SLATier{Availability: 1.5, Scale: 1}},
 			`allot: invalid value: queues[3].slaTier: availability must be in (0, 1] and scale positive, got 1.5 and 1`},
 	} {
-		_, err := s.resolveLimits(&c.q, "queues[3]", 0)
+		_, err := resolveLimits(s, &c.q, "queues[3]", 0)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("got %v\nwant %s", err, c.want)
 		}

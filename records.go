@@ -190,7 +190,7 @@ func (s *Snapshot) unindex(w *Workload) {
 }
 
 func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) error {
-	if err := s.checkID(w.ID, p, seen); err != nil {
+	if err := checkID(w.ID, p, seen); err != nil {
 		return err
 	}
 	if _, ok := s.queueIdx[w.Queue]; !ok {
@@ -209,7 +209,7 @@ func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) erro
 	return nil
 }
 
-func (s *Snapshot) checkID(id, p string, seen map[string]string) error {
+func checkID(id, p string, seen map[string]string) error {
 	if id == "" {
 		return buildErr(ErrInvalid, p+".id", "empty id")
 	}
