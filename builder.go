@@ -1,3 +1,6 @@
+// Building the first snapshot from a description: Build validates every
+// part of it and fills the snapshot in through the snapshot's own upkeep.
+
 package allot
 
 import (

@@ -13,6 +13,9 @@ import (
 	"github.com/allot-sched/allot/quota"
 )
 
+// buildQueues validates the cohorts and queues and resolves them into s's
+// configuration: each queue's limits, quota's tree and the cohorts' weights.
+// It writes s.config, which requota gives s a copy of first.
 func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 	cs := make([]quota.CohortSpec, len(cohorts))
 	seen := make(map[string]bool, len(cohorts))

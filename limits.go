@@ -1,3 +1,7 @@
+// A queue's limits beyond its quota (caps, windows and tier, preemption
+// policies): resolving them from its configuration, and the caps check
+// Decide and Commit make.
+
 package allot
 
 import (

@@ -1,3 +1,6 @@
+// Quota's fit in the root's terms, its reasons the Reason codes messages
+// are written for.
+
 package allot
 
 import (

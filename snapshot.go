@@ -1,3 +1,6 @@
+// The snapshot's representation: its parts, which of them versions share,
+// and how one version is made from another.
+
 package allot
 
 import (

@@ -1,3 +1,6 @@
+// The Store: it publishes versions, applies events and commits decisions,
+// re-checking a decision made on an older version than the current one.
+
 package allot
 
 import (
