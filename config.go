@@ -15,7 +15,8 @@ import (
 
 // buildQueues validates the cohorts and queues and resolves them into s's
 // configuration: each queue's limits, quota's tree and the cohorts' weights.
-// It writes s.config, which requota gives s a copy of first.
+// It writes into s.config: requota calls it on a copy of the snapshot
+// with a configuration of its own.
 func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 	cs := make([]quota.CohortSpec, len(cohorts))
 	seen := make(map[string]bool, len(cohorts))
