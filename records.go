@@ -189,6 +189,8 @@ func (s *Snapshot) unindex(w *Workload) {
 	s.countShapes(w, -1)
 }
 
+// addPending validates a workload joining the pending set, one of Build's
+// or Submit's, and enqueues a copy of it.
 func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) error {
 	if err := checkID(w.ID, p, seen); err != nil {
 		return err
@@ -209,6 +211,8 @@ func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) erro
 	return nil
 }
 
+// checkID refuses an empty ID and one seen already, at another path of the
+// description.
 func checkID(id, p string, seen map[string]string) error {
 	if id == "" {
 		return buildErr(ErrInvalid, p+".id", "empty id")
