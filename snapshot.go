@@ -114,6 +114,8 @@ func (s *Snapshot) ownConfig() {
 
 // fixed is what no event changes: the resources, the flavors and the
 // nodes. Every version a store publishes points at the same one.
+// Resolving resource names (vector) and validating a request (validate)
+// read nothing else, so they are its methods: they hold for every version.
 type fixed struct {
 	resources []string
 	gpu       int // index of "gpu", -1 if undeclared
