@@ -23,8 +23,9 @@
 //
 // Everything that changes the cluster is an Event applied through
 // Store.Apply: Finish, Evict, Checkpoint, NodeDown, NodeUp, NodeCordon,
-// NodeCooldown, AdvanceTime, SetQueue, Submit. Each produces the next
-// version by copy-on-write; readers of older versions are never disturbed.
+// NodeCooldown, AdvanceTime, SetQueue, SetCohort, Submit, Withdraw. Each
+// produces the next version by copy-on-write; readers of older versions are
+// never disturbed.
 //
 // # Ownership
 //

@@ -13,7 +13,7 @@ import (
 
 // Event is a change to the cluster: Finish, Evict, Checkpoint, NodeDown,
 // NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, SetCohort,
-// Submit.
+// Submit, Withdraw.
 type Event interface {
 	// apply checks the event against s and applies it; it changes nothing
 	// when it returns an error.
