@@ -30,6 +30,26 @@ type assignment struct {
 	overSoft bool
 }
 
+// resolve turns the request's pod sets into vectors.
+func (dc *decider) resolve() {
+	s, r := dc.s, dc.r
+	dc.n = len(r.PodSets)
+	for i := range r.PodSets {
+		ps := &r.PodSets[i]
+		var v res.Vec
+		for k, name := range s.resources {
+			v[k] = ps.PerPod[name]
+		}
+		dc.perPod[i] = v
+		if ps.Tokens != nil && s.tokens >= 0 {
+			v[s.tokens] += ps.Tokens.Prompt + ps.Tokens.MaxTokens
+		}
+		dc.need[i] = v.Scale(int64(ps.Count))
+		dc.asg.flavor[i] = -1
+		dc.asg.placed[i] = -1
+	}
+}
+
 // attempt is the outcome of trying one flavor for one unit of pod sets.
 type attempt struct {
 	flavor int32
@@ -183,16 +203,7 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota, mayBorrow bool) attempt 
 	a := attempt{flavor: f}
 	// Quota: what earlier pod sets of this request put on the same flavor,
 	// plus this unit, against the queue's quota in its cohort tree.
-	var earlier, need res.Vec
-	for k := 0; k < dc.n; k++ {
-		switch {
-		case u&(1<<k) != 0:
-			need = need.Add(dc.need[k])
-		case dc.asg.flavor[k] == f:
-			earlier = earlier.Add(dc.need[k])
-		}
-	}
-	a.fit = s.fitQuota(dc.q, fq, earlier, need)
+	a.fit = dc.fit(u, fq, dc.asg.flavor[:dc.n])
 	switch a.fit.verdict {
 	case quota.NoFitEver:
 		a.reason, a.never = a.fit.reason, true
@@ -386,7 +397,7 @@ func (dc *decider) preemptionFlavors(f int32) (flavors [maxPodSets]int32, ok boo
 			}
 			failed = members
 		default:
-			if g, fits := dc.quotaFlavor(members, flavors[:i]); fits {
+			if g, _, fits := dc.quotaFlavor(members, flavors[:i]); fits {
 				target = g
 			} else if !dc.allowed(members, f) {
 				target = dc.firstAllowed(members)
@@ -403,32 +414,89 @@ func (dc *decider) preemptionFlavors(f int32) (flavors [maxPodSets]int32, ok boo
 
 // quotaFlavor is the first flavor of the queue, in order, whose quota
 // holds unit u on top of what the pod sets before it were given
-// (assigned); under whenCanBorrow TryNextFlavor a flavor within nominal
-// quota comes first.
-func (dc *decider) quotaFlavor(u uint16, assigned []int32) (int32, bool) {
-	s := dc.s
+// (assigned), with that fit; under whenCanBorrow TryNextFlavor a flavor
+// within nominal quota comes first.
+func (dc *decider) quotaFlavor(u uint16, assigned []int32) (int32, quotaFit, bool) {
 	for pass := 0; pass < 2; pass++ {
 		for k := range dc.qc.Flavors {
 			fq := &dc.qc.Flavors[k]
 			if !dc.allowed(u, fq.Flavor) {
 				continue
 			}
-			var earlier, need res.Vec
-			for m := 0; m < dc.n; m++ {
-				switch {
-				case u&(1<<m) != 0:
-					need = need.Add(dc.need[m])
-				case m < len(assigned) && assigned[m] == fq.Flavor:
-					earlier = earlier.Add(dc.need[m])
-				}
-			}
-			fit := s.fitQuota(dc.q, fq, earlier, need)
+			fit := dc.fit(u, fq, assigned)
 			if fit.verdict == quota.Fit && (pass == 1 || fit.level == 0 || !dc.qc.TryNextWhenBorrowing) {
-				return fq.Flavor, true
+				return fq.Flavor, fit, true
 			}
 		}
 	}
-	return -1, false
+	return -1, quotaFit{}, false
+}
+
+// fit checks unit u on flavor fq against the assignment's usage, with
+// what the pod sets assigned before it (assigned) put on the same flavor.
+func (dc *decider) fit(u uint16, fq *quota.FlavorQuota, assigned []int32) quotaFit {
+	var earlier, need res.Vec
+	for m := 0; m < dc.n; m++ {
+		switch {
+		case u&(1<<m) != 0:
+			need = need.Add(dc.need[m])
+		case m < len(assigned) && assigned[m] == fq.Flavor:
+			earlier = earlier.Add(dc.need[m])
+		}
+	}
+	return dc.s.fitQuotaOn(dc.usage, dc.q, fq, earlier, need)
+}
+
+// nomination is a pending workload's flavor assignment by quota alone,
+// with what each pod set charges.
+type nomination struct {
+	n      int
+	flavor [maxPodSets]int32 // -1: no flavor of the queue allows the pod set
+	need   [maxPodSets]res.Vec
+	level  int
+	// fits is set when every unit found a flavor whose quota holds it.
+	fits bool
+}
+
+// nominate assigns pending workload w's pod sets flavors by quota alone on
+// usage u, as Kueue nominates a cycle's heads before ordering them: each
+// unit in request order on the first flavor whose quota holds it with what
+// the pod sets before it put there (quotaFlavor, the rule Decide and
+// preemption use); a unit no flavor holds now goes on the first flavor it
+// allows, and the nomination does not fit.
+func (s *Snapshot) nominate(w *Workload, u quota.Usage) nomination {
+	var out nomination
+	q, ok := s.queueIdx[w.Queue]
+	if !ok || len(w.PodSets) > maxPodSets {
+		return out
+	}
+	dc := decider{s: s, r: (*Request)(w), q: q, qc: &s.quota.Queues[q], usage: u}
+	dc.resolve()
+	out.n, out.fits = dc.n, true
+	for i := range out.flavor {
+		out.flavor[i] = -1
+	}
+	var done uint16
+	for i := 0; i < dc.n; i++ {
+		if done&(1<<i) != 0 {
+			continue
+		}
+		unit := dc.unit(i)
+		done |= unit
+		f, fit, ok := dc.quotaFlavor(unit, out.flavor[:dc.n])
+		if ok {
+			out.level = max(out.level, fit.level)
+		} else {
+			f, out.fits = dc.firstAllowed(unit), false
+		}
+		for m := i; m < dc.n; m++ {
+			if unit&(1<<m) != 0 {
+				out.flavor[m] = f
+			}
+		}
+	}
+	out.need = dc.need
+	return out
 }
 
 // firstAllowed is the first flavor of the queue unit u allows (-1 when

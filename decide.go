@@ -64,7 +64,7 @@ func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	d.reset()
 	d.request = r
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
-	dc := decider{s: s, r: &d.request, d: d}
+	dc := decider{s: s, r: &d.request, d: d, usage: s.usage}
 	dc.run()
 	dc.finish(copyText)
 }
@@ -214,26 +214,6 @@ func (dc *decider) caps() bool {
 	dc.w("within the queue's caps")
 	dc.check(StageCaps, true, dc.since(m))
 	return true
-}
-
-// resolve turns the request's pod sets into vectors.
-func (dc *decider) resolve() {
-	s, r := dc.s, dc.r
-	dc.n = len(r.PodSets)
-	for i := range r.PodSets {
-		ps := &r.PodSets[i]
-		var v res.Vec
-		for k, name := range s.resources {
-			v[k] = ps.PerPod[name]
-		}
-		dc.perPod[i] = v
-		if ps.Tokens != nil && s.tokens >= 0 {
-			v[s.tokens] += ps.Tokens.Prompt + ps.Tokens.MaxTokens
-		}
-		dc.need[i] = v.Scale(int64(ps.Count))
-		dc.asg.flavor[i] = -1
-		dc.asg.placed[i] = -1
-	}
 }
 
 // admit fills in an admission.
