@@ -238,19 +238,24 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota, mayBorrow bool) attempt 
 	asg, fail, ok := pl.Place(sets, w.asg)
 	w.asg = asg
 	if ok {
-		at := int32(mark)
-		for k := 0; k < dc.n; k++ {
-			if u&(1<<k) != 0 {
-				dc.asg.placed[k] = at
-				at += dc.r.PodSets[k].Count
-			}
-		}
+		dc.markPlaced(u, int32(mark))
 		return a
 	}
 	w.asg = w.asg[:mark]
 	a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
 	dc.classify(&a, u, sets)
 	return a
+}
+
+// markPlaced records that the pod sets of unit u are placed, their pods
+// one after another from index at of the workspace's assignments.
+func (dc *decider) markPlaced(u uint16, at int32) {
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) != 0 {
+			dc.asg.placed[k] = at
+			at += dc.r.PodSets[k].Count
+		}
+	}
 }
 
 // laterUnits reports whether pod sets after unit u are still to be placed.

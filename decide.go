@@ -461,13 +461,7 @@ func (dc *decider) replaceAround(p *backfillPlan, n, self int) bool {
 			return false
 		}
 		w.asg = asg
-		at := int32(mark)
-		for k := 0; k < dc.n; k++ {
-			if u&(1<<k) != 0 {
-				dc.asg.placed[k] = at
-				at += dc.r.PodSets[k].Count
-			}
-		}
+		dc.markPlaced(u, int32(mark))
 	}
 	return true
 }
