@@ -8,7 +8,6 @@ import (
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
-	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
 
@@ -180,7 +179,9 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 
 // waitsForCapacity reports whether a pending workload is held back only
 // by quota or free capacity: a queue on hold, a tenant or a cap keeps it
-// waiting whatever is reserved, so such a workload gets no reservation.
+// waiting whatever is reserved, so such a workload gets no reservation. It
+// could start now when its flavor assignment by quota fits (nominate) and
+// its pods fit the free capacity of those flavors.
 func (s *Snapshot) waitsForCapacity(w *Workload, work *workspace) bool {
 	if msg, _ := s.validate((*Request)(w)); msg != "" {
 		return false
@@ -193,29 +194,19 @@ func (s *Snapshot) waitsForCapacity(w *Workload, work *workspace) bool {
 	if !qc.Authorized(w.Tenant) || qc.Hold {
 		return false
 	}
+	nom := s.nominate(w, s.usage)
+	if !nom.fits {
+		return true
+	}
 	// The decision's scratch placer and pod sets: this runs for many
 	// workloads ahead of every request.
+	work.ahead = s.nominatedSets(w, &nom, work.ahead[:0])
+	if len(work.ahead) == 0 {
+		return false // quota-only: it can start now
+	}
 	pl := &work.search
 	pl.Reset(s.state)
-	for k := range qc.Flavors {
-		fq := &qc.Flavors[k]
-		if !allowsFlavor(w, s.flavors[fq.Flavor].Name) {
-			continue
-		}
-		sets, need, ok := s.podSetsInto(w, fq.Flavor, work.ahead[:0])
-		if !ok {
-			return false
-		}
-		work.ahead = sets
-		fit := s.fitQuota(q, fq, res.Vec{}, need)
-		if fit.verdict == quota.NoFitEver {
-			continue
-		}
-		if fit.verdict == quota.Fit && (!s.flavorHasNodes(fq.Flavor) || pl.Feasible(sets)) {
-			return false // it can start now
-		}
-	}
-	return true
+	return !pl.Feasible(work.ahead)
 }
 
 // leavingOrder lists the running workloads expected to end
@@ -240,24 +231,43 @@ func (s *Snapshot) leavingOrder() []fairness.Leaving {
 	return ends
 }
 
-// blocked resolves what blocked workload w asks for on the flavor it is
-// planned on: its queue's first flavor with nodes that w may use.
+// blocked resolves what blocked workload w asks for on the flavors it is
+// planned on: its flavor assignment by quota (nominate; a pod set no
+// flavor holds now on the first flavor it allows). A workload with no pod
+// set on a flavor with nodes gets no reservation.
 func (s *Snapshot) blocked(w *Workload, work *workspace) (fairness.Blocked, bool) {
-	q, ok := s.queueIdx[w.Queue]
-	if !ok {
-		return fairness.Blocked{}, false
-	}
-	for k := range s.quota.Queues[q].Flavors {
-		f := s.quota.Queues[q].Flavors[k].Flavor
-		if !s.flavorHasNodes(f) || !allowsFlavor(w, s.flavors[f].Name) {
-			continue
-		}
-		sets, need, ok := s.podSetsInto(w, f, work.ahead[:0])
-		if !ok {
+	nom := s.nominate(w, s.usage)
+	b := fairness.Blocked{Queue: s.queueIdx[w.Queue]}
+	for i := range nom.n {
+		f := nom.flavor[i]
+		if f < 0 {
 			return fairness.Blocked{}, false
 		}
-		work.ahead = sets
-		return fairness.Blocked{Queue: q, Flavor: f, Need: need, Sets: sets}, true
+		at := slices.IndexFunc(b.Charges, func(c fairness.Charge) bool { return c.Flavor == f })
+		if at < 0 {
+			b.Charges = append(b.Charges, fairness.Charge{Flavor: f})
+			at = len(b.Charges) - 1
+		}
+		b.Charges[at].Need = b.Charges[at].Need.Add(nom.need[i])
 	}
-	return fairness.Blocked{}, false
+	work.ahead = s.nominatedSets(w, &nom, work.ahead[:0])
+	b.Sets = work.ahead
+	return b, len(b.Sets) > 0
+}
+
+// nominatedSets resolves the pod sets of w that nomination nom puts on
+// flavors with nodes for the placer, appending them to sets.
+func (s *Snapshot) nominatedSets(w *Workload, nom *nomination, sets []gang.PodSet) []gang.PodSet {
+	for i := range nom.n {
+		f := nom.flavor[i]
+		if f < 0 || !s.flavorHasNodes(f) {
+			continue
+		}
+		per, err := s.vector(w.PodSets[i].PerPod, "perPod")
+		if err != nil {
+			continue
+		}
+		sets = append(sets, s.gangPodSet(&w.PodSets[i], per, f))
+	}
+	return sets
 }

@@ -23,9 +23,11 @@
 //
 // Everything that changes the cluster is an Event applied through
 // Store.Apply: Finish, Evict, Checkpoint, NodeDown, NodeUp, NodeCordon,
-// NodeCooldown, AdvanceTime, SetQueue, SetCohort, Submit, Withdraw. Each
-// produces the next version by copy-on-write; readers of older versions are
-// never disturbed.
+// NodeCooldown, AdvanceTime, SetQueue, SetCohort, Submit, Withdraw. Commit
+// re-checks a decision with the checks Decide runs (the request's
+// validation, the caps, quota, and the placement still free), and refuses
+// a Preempt decision whose victims are no longer all needed. Each produces the next
+// version by copy-on-write; readers of older versions are never disturbed.
 //
 // # Ownership
 //
@@ -63,6 +65,19 @@
 // flavor that came closest: Cooldown, InsufficientCapacity (not enough
 // free) or TopologyUnsatisfiable (enough free, wrong shape) where quota
 // fits, else QuotaExhausted or HardCapReached.
+//
+// # Who owns which rule
+//
+// The root keeps the protocol: the pipeline (decide.go), the one flavor
+// assignment every caller shares (assign.go: Decide's, with placement;
+// the loop's order keys and backfill planning, by quota alone), every
+// message and trail text (text.go), the snapshot and its store. Each rule
+// lives in the package that owns it, over concrete inputs: package quota
+// the quota fit, caps, windows and SLA scaling; package gang placement;
+// package preempt the victim search; package fairness shares, the order of
+// a cycle's heads, the tournament and backfill's time rule; internal/view
+// what an admitted workload holds and the what-if view both searches use.
+// Imports go downward only, and a test enforces it.
 //
 // When the request is not admissible as things stand and the queue's
 // policy allows, the preemption search looks for victims (package preempt):

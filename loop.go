@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/fairness"
-	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
 )
 
@@ -149,11 +148,21 @@ func (c *cycle) add(s *Snapshot, w *Workload, u quota.Usage, levels bool) {
 		k.Usage = fairness.PerWeight(s.used[q].Now(s.now, h), s.limits[q].weight)
 	}
 	from := len(c.charges)
-	if s.fairSharing.Enabled {
-		c.charges = s.firstFlavorCharges(w, c.charges)
-		k.Share = fairness.ShareAfter(s.rtree, u, q, c.charges[from:], s.limits[q].weight)
-	} else if levels {
-		k.Level = s.borrowingLevelOf(w)
+	if s.fairSharing.Enabled || levels {
+		// The keys come from the flavors the head's admission would take,
+		// by quota alone (nominate: Decide's assignment rule).
+		nom := s.nominate(w, u)
+		switch {
+		case s.fairSharing.Enabled:
+			for i := range nom.n {
+				if nom.flavor[i] >= 0 {
+					c.charges = append(c.charges, fairness.Charge{Flavor: nom.flavor[i], Need: nom.need[i]})
+				}
+			}
+			k.Share = fairness.ShareAfter(s.rtree, u, q, c.charges[from:], s.limits[q].weight)
+		case nom.fits:
+			k.Level = nom.level
+		}
 	}
 	// Later heads append past this head's charges: a growth leaves them
 	// in the old array, unchanged.
@@ -189,35 +198,6 @@ func (s *Snapshot) weightOf(n int32) float64 {
 		return s.cohortWeight[c]
 	}
 	return 1
-}
-
-// borrowingLevelOf is the borrowing level w's admission would have on the
-// first flavor of its queue whose quota holds it (0 when none does).
-func (s *Snapshot) borrowingLevelOf(w *Workload) int {
-	q, ok := s.queueIdx[w.Queue]
-	if !ok {
-		return 0
-	}
-	for k := range s.quota.Queues[q].Flavors {
-		fq := &s.quota.Queues[q].Flavors[k]
-		if !allowsFlavor(w, s.flavors[fq.Flavor].Name) {
-			continue
-		}
-		var need res.Vec
-		for _, ps := range w.PodSets {
-			per, err := s.vector(ps.PerPod, "perPod")
-			if err != nil {
-				return 0
-			}
-			if charge, err := s.podCharge(per, ps.Tokens, "tokens"); err == nil {
-				need = need.Add(charge.Scale(int64(ps.Count)))
-			}
-		}
-		if fit := s.fitQuota(q, fq, res.Vec{}, need); fit.verdict == quota.Fit {
-			return fit.level
-		}
-	}
-	return 0
 }
 
 // queueLines hold a cursor per queue over the snapshot's pending workloads

@@ -115,90 +115,6 @@ func (dc *decider) tryPreemption(only int32) bool {
 	return false
 }
 
-// preemptionFlavors is the flavor assignment tryPreemption searches with
-// flavor f: the units that fit keep their flavors; the unit that failed
-// goes on f (or, not allowed there, on its first allowed flavor); each
-// later unit, as Kueue's flavor assigner goes on to the next pod sets,
-// takes the first flavor whose quota holds it with what the earlier pod
-// sets put there (within nominal quota first under whenCanBorrow
-// TryNextFlavor), and otherwise waits for victims on f too. ok is false
-// when the failed unit may not use f: another flavor's search covers it.
-func (dc *decider) preemptionFlavors(f int32) (flavors [maxPodSets]int32, ok bool) {
-	var failed, done uint16
-	for i := 0; i < dc.n; i++ {
-		if done&(1<<i) != 0 {
-			continue
-		}
-		if dc.chosen[i] >= 0 {
-			flavors[i] = dc.chosen[i]
-			continue
-		}
-		members := dc.unit(i)
-		done |= members
-		target := f
-		switch {
-		case failed == 0:
-			if !dc.allowed(members, f) {
-				return flavors, false
-			}
-			failed = members
-		default:
-			if g, fits := dc.quotaFlavor(members, flavors[:i]); fits {
-				target = g
-			} else if !dc.allowed(members, f) {
-				target = dc.firstAllowed(members)
-			}
-		}
-		for m := i; m < dc.n; m++ {
-			if members&(1<<m) != 0 {
-				flavors[m] = target
-			}
-		}
-	}
-	return flavors, true
-}
-
-// quotaFlavor is the first flavor of the queue, in order, whose quota
-// holds unit u on top of what the pod sets before it were given
-// (assigned); under whenCanBorrow TryNextFlavor a flavor within nominal
-// quota comes first.
-func (dc *decider) quotaFlavor(u uint16, assigned []int32) (int32, bool) {
-	s := dc.s
-	for pass := 0; pass < 2; pass++ {
-		for k := range dc.qc.Flavors {
-			fq := &dc.qc.Flavors[k]
-			if !dc.allowed(u, fq.Flavor) {
-				continue
-			}
-			var earlier, need res.Vec
-			for m := 0; m < dc.n; m++ {
-				switch {
-				case u&(1<<m) != 0:
-					need = need.Add(dc.need[m])
-				case m < len(assigned) && assigned[m] == fq.Flavor:
-					earlier = earlier.Add(dc.need[m])
-				}
-			}
-			fit := s.fitQuota(dc.q, fq, earlier, need)
-			if fit.verdict == quota.Fit && (pass == 1 || fit.level == 0 || !dc.qc.TryNextWhenBorrowing) {
-				return fq.Flavor, true
-			}
-		}
-	}
-	return -1, false
-}
-
-// firstAllowed is the first flavor of the queue unit u allows (-1 when
-// none does).
-func (dc *decider) firstAllowed(u uint16) int32 {
-	for k := range dc.qc.Flavors {
-		if f := dc.qc.Flavors[k].Flavor; dc.allowed(u, f) {
-			return f
-		}
-	}
-	return -1
-}
-
 // findVictims runs the search on w with pod set i on flavors[i].
 func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Result, bool) {
 	p, ok := dc.preemptorFor(flavors)
@@ -231,7 +147,7 @@ func (dc *decider) preemptorFor(flavors []int32) (preempt.Preemptor, bool) {
 		}
 		p.Quota[f] = fq
 		p.Need[f] = p.Need[f].Add(dc.need[i])
-		if dc.chosen[i] < 0 {
+		if dc.asg.flavor[i] < 0 {
 			p.Open[f] = p.Open[f].Add(dc.need[i])
 		}
 		nodes = nodes || s.flavorHasNodes(f)
@@ -305,7 +221,7 @@ func (dc *decider) concludePreemption(flavors []int32, found preempt.Result) {
 	d.Preemptible = false
 	for i := 0; i < dc.n; i++ {
 		f := flavors[i]
-		dc.chosen[i] = f
+		dc.asg.flavor[i] = f
 		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[f].Name})
 		d.Preemptible = d.Preemptible || s.flavors[f].Spot
 	}

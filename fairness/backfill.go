@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/gang"
-	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
@@ -39,13 +38,13 @@ func SortLeaving(ls []Leaving) {
 	})
 }
 
-// Blocked is a workload that waits for capacity, as planned on one flavor:
-// its queue, what it charges to quota there and its pod sets.
+// Blocked is a workload that waits for capacity, as planned on its
+// flavors: its queue, what it charges to quota on each flavor (one entry a
+// flavor) and its pod sets on flavors with nodes.
 type Blocked struct {
-	Queue  int32
-	Flavor int32
-	Need   res.Vec
-	Sets   []gang.PodSet
+	Queue   int32
+	Charges []Charge
+	Sets    []gang.PodSet
 }
 
 // Planner plans when blocked workloads can start as running workloads
@@ -89,12 +88,14 @@ func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assi
 	return 0, nil, false
 }
 
-// fitsQuota checks b's need against what is available to its queue in
+// fitsQuota checks b's charges against what is available to its queue in
 // usage u.
 func fitsQuota(t *quota.ResourceTree, u quota.Usage, b *Blocked) bool {
-	for r := range t.Resources() {
-		if need := b.Need[r]; need > 0 && need > t.AvailableClamped(u, b.Queue, t.FR(int(b.Flavor), r)) {
-			return false
+	for _, c := range b.Charges {
+		for r := range t.Resources() {
+			if need := c.Need[r]; need > 0 && need > t.AvailableClamped(u, b.Queue, t.FR(int(c.Flavor), r)) {
+				return false
+			}
 		}
 	}
 	return true

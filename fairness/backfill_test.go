@@ -136,7 +136,7 @@ func TestPlannerReserve(t *testing.T) {
 		tr, u, st, ls := backfillWorld(t, c.nominal)
 		before := st.FreeGPUs()
 		p := Planner{View: view.Sim{Tree: tr, Usage: u, Tokens: -1, Nodes: view.NodeRes{0b11}}, Now: c.now, Leaving: ls, Placer: new(gang.Placer)}
-		start, got, ok := p.Reserve(&Blocked{Queue: 0, Flavor: 0, Need: res.Vec{c.need, 2 * c.need}, Sets: c.sets}, st, c.reserved)
+		start, got, ok := p.Reserve(&Blocked{Queue: 0, Charges: []Charge{{Flavor: 0, Need: res.Vec{c.need, 2 * c.need}}}, Sets: c.sets}, st, c.reserved)
 		if ok != c.ok || start != c.start || !slices.Equal(got, c.pods) {
 			t.Errorf("%s: start %d on %v (%v), want %d on %v (%v)", c.name, start, got, ok, c.start, c.pods, c.ok)
 		}

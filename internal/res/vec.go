@@ -88,11 +88,3 @@ func MulOK(a, b int64) (int64, bool) {
 	}
 	return a * b, true
 }
-
-// AddOK adds two non-negative quantities and reports overflow.
-func AddOK(a, b int64) (int64, bool) {
-	if a > math.MaxInt64-b {
-		return 0, false
-	}
-	return a + b, true
-}

@@ -1,0 +1,516 @@
+package allot
+
+import (
+	"slices"
+
+	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
+)
+
+// The flavor assignment: which flavor each pod set of a request goes on, as
+// Kueue's flavor assigner decides it, unit by unit (a pod set, or the pod
+// sets of one topology group) in request order, the queue's flavors in its
+// order. Decide assigns with placement (a flavor whose nodes cannot hold
+// the unit now gives way to the next); the scheduling loop's order keys and
+// backfill planning assign by quota alone (nominate); preemption starts
+// from the assignment Decide made. All of them use the functions below.
+
+// assignment is a request's flavor assignment, handed from the quota check
+// to placement and to preemption.
+type assignment struct {
+	// flavor is each pod set's flavor, -1 while it has none.
+	flavor [maxPodSets]int32
+	// placed is, for each pod set placed on nodes, the index of its first
+	// pod in the workspace's assignments; -1 if none.
+	placed [maxPodSets]int32
+	// level is the largest borrowing level of the flavors chosen, and
+	// overSoft whether any passes a soft cap.
+	level    int
+	overSoft bool
+}
+
+// resolve turns the request's pod sets into vectors.
+func (dc *decider) resolve() {
+	s, r := dc.s, dc.r
+	dc.n = len(r.PodSets)
+	for i := range r.PodSets {
+		ps := &r.PodSets[i]
+		var v res.Vec
+		for k, name := range s.resources {
+			v[k] = ps.PerPod[name]
+		}
+		dc.perPod[i] = v
+		if ps.Tokens != nil && s.tokens >= 0 {
+			v[s.tokens] += ps.Tokens.Prompt + ps.Tokens.MaxTokens
+		}
+		dc.need[i] = v.Scale(int64(ps.Count))
+		dc.asg.flavor[i] = -1
+		dc.asg.placed[i] = -1
+	}
+}
+
+// attempt is the outcome of trying one flavor for one unit of pod sets.
+type attempt struct {
+	flavor int32
+	reason Reason
+	never  bool
+	fit    quotaFit
+	fail   gang.Failure
+	podSet int
+	// deferred marks a flavor that fits only by borrowing, passed over
+	// for now under whenCanBorrow: TryNextFlavor.
+	deferred bool
+}
+
+// rank orders failed attempts by how close they came: a flavor whose quota
+// fits but whose nodes do not (yet) beats one that waits for quota, which
+// beats one that can never hold the request.
+func (a *attempt) rank() int {
+	switch {
+	case a.never:
+		return 1
+	case a.reason == QuotaExhausted || a.reason == HardCapReached:
+		return 2
+	}
+	return 3
+}
+
+// assign picks a flavor for every pod set (a group's members together) and
+// places it. It concludes the decision on failure.
+func (dc *decider) assign() bool {
+	r := dc.r
+	for i := 0; i < dc.n; i++ {
+		if dc.asg.flavor[i] >= 0 {
+			continue // placed with its group
+		}
+		members := dc.unit(i)
+		var best attempt
+		tried := false
+		// Kueue's whenCanBorrow: TryNextFlavor passes over flavors that
+		// need borrowing while a later one may fit within nominal quota;
+		// the second pass takes the first of them that still fits.
+		var deferredBuf [16]int // more flavors than this grow it
+		deferred := deferredBuf[:0]
+		for pass := 0; pass < 2; pass++ {
+			for k := range dc.qc.Flavors {
+				fq := &dc.qc.Flavors[k]
+				f := fq.Flavor
+				if !dc.allowed(members, f) || pass == 1 && !slices.Contains(deferred, k) {
+					continue
+				}
+				a := dc.try(members, fq, pass == 1 || !dc.qc.TryNextWhenBorrowing)
+				if a.deferred {
+					deferred = append(deferred, k)
+					continue
+				}
+				if a.reason == 0 {
+					for m := 0; m < dc.n; m++ {
+						if members&(1<<m) != 0 {
+							dc.asg.flavor[m] = f
+						}
+					}
+					dc.asg.level = max(dc.asg.level, a.fit.level)
+					dc.asg.overSoft = dc.asg.overSoft || a.fit.overSoft
+					goto placed
+				}
+				if !tried || a.rank() > best.rank() {
+					best, tried = a, true
+				}
+				// whenCanPreempt: Preempt stops at the first flavor where
+				// victims make room for the whole request.
+				if dc.qc.StopAtPreemption && !a.never {
+					dc.explain(a)
+					if dc.tryPreemption(f) {
+						return false
+					}
+					dc.d.Trail = dc.d.Trail[:len(dc.d.Trail)-1]
+				}
+			}
+			if len(deferred) == 0 {
+				break
+			}
+		}
+		// No flavor took the unit: explain the one that came closest.
+		switch {
+		case tried:
+			dc.explain(best)
+			// Not admissible as things stand: when the request could fit
+			// later and the queue's policy allows, look for victims.
+			if !best.never {
+				dc.tryPreemption(-1)
+			}
+		default:
+			m := dc.mark()
+			dc.w("queue ")
+			dc.wq(r.Queue)
+			dc.w(" has no quota on any flavor pod set ")
+			dc.wq(r.PodSets[i].Name)
+			dc.w(" may use")
+			dc.conclude(StageQuota, NeverFits, m)
+		}
+		return false
+	placed:
+	}
+	return true
+}
+
+// unit is the set of pod sets placed together with pod set i: its group, or
+// itself. Bit k set means pod set k.
+func (dc *decider) unit(i int) uint16 {
+	g := dc.r.PodSets[i].Topology.Group
+	if g == "" {
+		return 1 << i
+	}
+	var u uint16
+	for k := i; k < dc.n; k++ {
+		if dc.r.PodSets[k].Topology.Group == g {
+			u |= 1 << k
+		}
+	}
+	return u
+}
+
+// allowed reports whether every member may use flavor f.
+func (dc *decider) allowed(u uint16, f int32) bool {
+	name := dc.s.flavors[f].Name
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) == 0 {
+			continue
+		}
+		fs := dc.r.PodSets[k].Flavors
+		if len(fs) == 0 {
+			continue
+		}
+		ok := false
+		for _, a := range fs {
+			if a == name {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// try checks quota and placement of a unit on one flavor.
+func (dc *decider) try(u uint16, fq *quota.FlavorQuota, mayBorrow bool) attempt {
+	s := dc.s
+	f := fq.Flavor
+	a := attempt{flavor: f}
+	// Quota: what earlier pod sets of this request put on the same flavor,
+	// plus this unit, against the queue's quota in its cohort tree.
+	a.fit = dc.fit(u, fq, dc.asg.flavor[:dc.n])
+	switch a.fit.verdict {
+	case quota.NoFitEver:
+		a.reason, a.never = a.fit.reason, true
+		return a
+	case quota.NoFitNow:
+		a.reason = a.fit.reason
+		a.never = !dc.everPlaceable(u, f)
+		return a
+	}
+	if a.fit.level > 0 && !mayBorrow {
+		a.deferred = true
+		return a
+	}
+	if !s.flavorHasNodes(f) {
+		return a
+	}
+	sets := dc.gangSets(u, f)
+	w := dc.d.work
+	if len(sets) == 1 {
+		w.capacity.Reset(s.capacity)
+		if fail, never := w.capacity.Never(&sets[0]); never {
+			a.reason, a.never, a.fail, a.podSet = NeverFits, true, fail, dc.memberIndex(u, 0)
+			return a
+		}
+	}
+	mark := len(w.asg)
+	for i := range sets {
+		w.asg = slices.Grow(w.asg, int(sets[i].Count))
+	}
+	pl := dc.placer()
+	pl.Final = !dc.laterUnits(u)
+	asg, fail, ok := pl.Place(sets, w.asg)
+	w.asg = asg
+	if ok {
+		dc.markPlaced(u, int32(mark))
+		return a
+	}
+	w.asg = w.asg[:mark]
+	a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
+	dc.classify(&a, u, sets)
+	return a
+}
+
+// markPlaced records that the pod sets of unit u are placed, their pods
+// one after another from index at of the workspace's assignments.
+func (dc *decider) markPlaced(u uint16, at int32) {
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) != 0 {
+			dc.asg.placed[k] = at
+			at += dc.r.PodSets[k].Count
+		}
+	}
+}
+
+// laterUnits reports whether pod sets after unit u are still to be placed.
+func (dc *decider) laterUnits(u uint16) bool {
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) == 0 && dc.asg.flavor[k] < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// memberIndex maps an index into a unit's pod sets back to the request's.
+func (dc *decider) memberIndex(u uint16, i int) int {
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) != 0 {
+			if i == 0 {
+				return k
+			}
+			i--
+		}
+	}
+	return 0
+}
+
+// gangSets resolves a unit's pod sets for the placer on flavor f.
+func (dc *decider) gangSets(u uint16, f int32) []gang.PodSet {
+	s := dc.s
+	out := dc.d.work.gsets[:0]
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) == 0 {
+			continue
+		}
+		g := s.gangPodSet(&dc.r.PodSets[k], dc.perPod[k], f)
+		if dc.r.PodSets[k].Topology.Group != "" {
+			g.Group = 1
+		}
+		out = append(out, g)
+	}
+	dc.d.work.gsets = out
+	return out
+}
+
+// everPlaceable reports whether the unit could be placed on flavor f of an
+// empty cluster (always true on a quota-only flavor).
+func (dc *decider) everPlaceable(u uint16, f int32) bool {
+	if !dc.s.flavorHasNodes(f) {
+		return true
+	}
+	sets := dc.gangSets(u, f)
+	p := &dc.d.work.capacity
+	p.Reset(dc.s.capacity)
+	if len(sets) == 1 {
+		if _, never := p.Never(&sets[0]); never {
+			return false
+		}
+	}
+	w := dc.d.work
+	mark := len(w.asg)
+	asg, _, ok := p.Place(sets, w.asg)
+	w.asg = asg[:mark]
+	return ok
+}
+
+// classify tells why a placement failed: it never fits, it waits for nodes
+// to cool down, there is not enough free, or the free capacity has the
+// wrong shape.
+func (dc *decider) classify(a *attempt, u uint16, sets []gang.PodSet) {
+	s := dc.s
+	w := dc.d.work
+	p := &w.capacity
+	p.Reset(s.capacity)
+	mark := len(w.asg)
+	asg, fail, ok := p.Place(sets, w.asg)
+	w.asg = asg[:mark]
+	if !ok {
+		a.reason, a.never, a.fail = NeverFits, true, fail
+		return
+	}
+	if len(s.state.Cooling()) > 0 {
+		p.Reset(s.state)
+		p.IgnoreCooldown = true
+		asg, _, ok := p.Place(sets, w.asg)
+		w.asg = asg[:mark]
+		if ok {
+			a.reason = Cooldown
+			return
+		}
+	}
+	free := s.state.FlavorFree(a.flavor)
+	var need res.Vec
+	for i := range sets {
+		need = need.Add(sets[i].Res.Scale(sets[i].Count))
+	}
+	for r := range s.resources {
+		if need[r] > free[r] {
+			a.reason = InsufficientCapacity
+			a.fit.res, a.fit.need, a.fit.avail = r, need[r], free[r]
+			return
+		}
+	}
+	a.reason = TopologyUnsatisfiable
+	if s.gpu >= 0 {
+		a.fit.res, a.fit.need, a.fit.avail = s.gpu, need[s.gpu], free[s.gpu]
+	}
+}
+
+// placer returns the decision's reusable placer, set to the snapshot on
+// first use; later pod sets of the request see the earlier ones' pods.
+func (dc *decider) placer() *gang.Placer {
+	p := &dc.d.work.placer
+	if !dc.placerReady {
+		p.Reset(dc.s.state)
+		dc.placerReady = true
+	}
+	return p
+}
+
+// preemptionFlavors is the flavor assignment tryPreemption searches with
+// flavor f: the units that fit keep their flavors; the unit that failed
+// goes on f (or, not allowed there, on its first allowed flavor); each
+// later unit, as Kueue's flavor assigner goes on to the next pod sets,
+// takes the first flavor whose quota holds it with what the earlier pod
+// sets put there (within nominal quota first under whenCanBorrow
+// TryNextFlavor), and otherwise waits for victims on f too. ok is false
+// when the failed unit may not use f: another flavor's search covers it.
+func (dc *decider) preemptionFlavors(f int32) (flavors [maxPodSets]int32, ok bool) {
+	var failed, done uint16
+	for i := 0; i < dc.n; i++ {
+		if done&(1<<i) != 0 {
+			continue
+		}
+		if dc.asg.flavor[i] >= 0 {
+			flavors[i] = dc.asg.flavor[i]
+			continue
+		}
+		members := dc.unit(i)
+		done |= members
+		target := f
+		switch {
+		case failed == 0:
+			if !dc.allowed(members, f) {
+				return flavors, false
+			}
+			failed = members
+		default:
+			if g, _, fits := dc.quotaFlavor(members, flavors[:i]); fits {
+				target = g
+			} else if !dc.allowed(members, f) {
+				target = dc.firstAllowed(members)
+			}
+		}
+		for m := i; m < dc.n; m++ {
+			if members&(1<<m) != 0 {
+				flavors[m] = target
+			}
+		}
+	}
+	return flavors, true
+}
+
+// quotaFlavor is the first flavor of the queue, in order, whose quota
+// holds unit u on top of what the pod sets before it were given
+// (assigned), with that fit; under whenCanBorrow TryNextFlavor a flavor
+// within nominal quota comes first.
+func (dc *decider) quotaFlavor(u uint16, assigned []int32) (int32, quotaFit, bool) {
+	for pass := 0; pass < 2; pass++ {
+		for k := range dc.qc.Flavors {
+			fq := &dc.qc.Flavors[k]
+			if !dc.allowed(u, fq.Flavor) {
+				continue
+			}
+			fit := dc.fit(u, fq, assigned)
+			if fit.verdict == quota.Fit && (pass == 1 || fit.level == 0 || !dc.qc.TryNextWhenBorrowing) {
+				return fq.Flavor, fit, true
+			}
+		}
+	}
+	return -1, quotaFit{}, false
+}
+
+// fit checks unit u on flavor fq against the assignment's usage, with
+// what the pod sets assigned before it (assigned) put on the same flavor.
+func (dc *decider) fit(u uint16, fq *quota.FlavorQuota, assigned []int32) quotaFit {
+	var earlier, need res.Vec
+	for m := 0; m < dc.n; m++ {
+		switch {
+		case u&(1<<m) != 0:
+			need = need.Add(dc.need[m])
+		case m < len(assigned) && assigned[m] == fq.Flavor:
+			earlier = earlier.Add(dc.need[m])
+		}
+	}
+	return dc.s.fitQuotaOn(dc.usage, dc.q, fq, earlier, need)
+}
+
+// nomination is a pending workload's flavor assignment by quota alone,
+// with what each pod set charges.
+type nomination struct {
+	n      int
+	flavor [maxPodSets]int32 // -1: no flavor of the queue allows the pod set
+	need   [maxPodSets]res.Vec
+	level  int
+	// fits is set when every unit found a flavor whose quota holds it.
+	fits bool
+}
+
+// nominate assigns pending workload w's pod sets flavors by quota alone on
+// usage u, as Kueue nominates a cycle's heads before ordering them: each
+// unit in request order on the first flavor whose quota holds it with what
+// the pod sets before it put there (quotaFlavor, the rule Decide and
+// preemption use); a unit no flavor holds now goes on the first flavor it
+// allows, and the nomination does not fit.
+func (s *Snapshot) nominate(w *Workload, u quota.Usage) nomination {
+	var out nomination
+	q, ok := s.queueIdx[w.Queue]
+	if !ok || len(w.PodSets) > maxPodSets {
+		return out
+	}
+	dc := decider{s: s, r: (*Request)(w), q: q, qc: &s.quota.Queues[q], usage: u}
+	dc.resolve()
+	out.n, out.fits = dc.n, true
+	for i := range out.flavor {
+		out.flavor[i] = -1
+	}
+	var done uint16
+	for i := 0; i < dc.n; i++ {
+		if done&(1<<i) != 0 {
+			continue
+		}
+		unit := dc.unit(i)
+		done |= unit
+		f, fit, ok := dc.quotaFlavor(unit, out.flavor[:dc.n])
+		if ok {
+			out.level = max(out.level, fit.level)
+		} else {
+			f, out.fits = dc.firstAllowed(unit), false
+		}
+		for m := i; m < dc.n; m++ {
+			if unit&(1<<m) != 0 {
+				out.flavor[m] = f
+			}
+		}
+	}
+	out.need = dc.need
+	return out
+}
+
+// firstAllowed is the first flavor of the queue unit u allows (-1 when
+// none does).
+func (dc *decider) firstAllowed(u uint16) int32 {
+	for k := range dc.qc.Flavors {
+		if f := dc.qc.Flavors[k].Flavor; dc.allowed(u, f) {
+			return f
+		}
+	}
+	return -1
+}

@@ -1,0 +1,250 @@
+package allot
+
+import (
+	"strconv"
+	"unsafe"
+)
+
+// The decision's text: every message and trail detail is written here, into
+// one buffer per decision, and becomes the decision's strings once
+// (finish). The checks hand over figures; these functions say them.
+
+// span is a piece of the decision's text buffer.
+type span struct{ from, to int32 }
+
+// Check stage results go to the trail as they happen.
+func (dc *decider) check(st Stage, passed bool, detail span) {
+	i := len(dc.d.Trail)
+	dc.d.Trail = append(dc.d.Trail, Check{Stage: st, Passed: passed})
+	if i < len(dc.spans) {
+		dc.spans[i] = detail
+	} else {
+		dc.extra = append(dc.extra, detail)
+	}
+}
+
+// Text writing: everything goes to one buffer, turned into strings once.
+func (dc *decider) mark() int32 { return int32(len(dc.d.buf)) }
+func (dc *decider) since(m int32) span {
+	return span{m, dc.mark()}
+}
+func (dc *decider) w(s string)  { dc.d.buf = append(dc.d.buf, s...) }
+func (dc *decider) wi(i int64)  { dc.d.buf = strconv.AppendInt(dc.d.buf, i, 10) }
+func (dc *decider) wq(s string) { dc.d.buf = strconv.AppendQuote(dc.d.buf, s) }
+func (dc *decider) wres(r int)  { dc.w(dc.s.resources[r]) }
+
+// wnote names the quota windows and tier in force, if any.
+func (dc *decider) wnote() {
+	if note := dc.s.limits[dc.q].note; note != "" {
+		dc.w(" (")
+		dc.w(note)
+		dc.w(" in force)")
+	}
+}
+
+// wqty writes a quantity of resource r the way people write it: cpu in
+// cores (or millicores), memory with a binary suffix when it divides evenly.
+func (dc *decider) wqty(r int, v int64) { dc.d.buf = appendQuantity(dc.d.buf, dc.s.resources[r], v) }
+
+// finish turns the text buffer into the decision's strings: one copy of
+// it, or (for DecideInto) views of it, which cost nothing.
+func (dc *decider) finish(copyText bool) {
+	d := dc.d
+	if len(d.buf) == 0 {
+		return
+	}
+	var text string
+	if copyText {
+		text = string(d.buf)
+	} else {
+		text = unsafe.String(unsafe.SliceData(d.buf), len(d.buf))
+	}
+	sub := func(sp span) string { return text[sp.from:sp.to] }
+	d.Message = sub(dc.msg)
+	for i := range d.Trail {
+		var sp span
+		if i < len(dc.spans) {
+			sp = dc.spans[i]
+		} else {
+			sp = dc.extra[i-len(dc.spans)]
+		}
+		d.Trail[i].Detail = sub(sp)
+	}
+}
+
+// conclude sets the verdict from the reason, with the message text between
+// m and now; the last trail check records it too.
+func (dc *decider) conclude(st Stage, reason Reason, m int32) {
+	dc.msg = dc.since(m)
+	dc.d.Reason, dc.d.Verdict = reason, reason.Verdict()
+	v := reason.Verdict()
+	dc.check(st, v == VerdictAdmit || v == VerdictPreempt, dc.msg)
+}
+
+// explain concludes a failed assignment from the attempt that tells most.
+func (dc *decider) explain(a attempt) {
+	s, r := dc.s, dc.r
+	flavor := s.flavors[a.flavor].Name
+	m := dc.mark()
+	q := a.fit
+	switch a.reason {
+	case QuotaExhausted:
+		dc.w("queue ")
+		dc.wq(r.Queue)
+		dc.w(" uses ")
+		dc.wqty(q.res, q.used)
+		dc.w("/")
+		dc.wqty(q.res, q.limit)
+		dc.w(" ")
+		dc.wres(q.res)
+		dc.w(" of ")
+		dc.w(flavor)
+		dc.w(" nominal quota, the request needs ")
+		dc.wqty(q.res, q.need)
+		dc.w(" and ")
+		dc.wqty(q.res, q.avail)
+		dc.w(" are available")
+		if dc.qc.Cohort >= 0 {
+			dc.w(" with what cohort ")
+			dc.wq(s.quota.CohortName(dc.qc.Cohort))
+			dc.w(" can lend")
+		}
+		dc.wnote()
+		dc.conclude(StageQuota, QuotaExhausted, m)
+	case HardCapReached:
+		dc.w("queue ")
+		dc.wq(r.Queue)
+		dc.w(" holds ")
+		dc.wqty(q.res, q.used)
+		dc.w(" ")
+		dc.wres(q.res)
+		dc.w(" of ")
+		dc.w(flavor)
+		dc.w(" under a hard cap of ")
+		dc.wqty(q.res, q.limit)
+		dc.w(", the request needs ")
+		dc.wqty(q.res, q.need)
+		dc.wnote()
+		dc.conclude(StageQuota, HardCapReached, m)
+	case ExceedsHardCap:
+		dc.w("the request needs ")
+		dc.wqty(q.res, q.need)
+		dc.w(" ")
+		dc.wres(q.res)
+		dc.w(" of ")
+		dc.w(flavor)
+		dc.w(", more than queue ")
+		dc.wq(r.Queue)
+		dc.w("'s hard cap of ")
+		dc.wqty(q.res, q.limit)
+		dc.wnote()
+		dc.conclude(StageQuota, ExceedsHardCap, m)
+	case NeverFits:
+		if a.fail.Need == 0 { // quota
+			dc.w("the request needs ")
+			dc.wqty(q.res, q.need)
+			dc.w(" ")
+			dc.wres(q.res)
+			dc.w(" of ")
+			dc.w(flavor)
+			if fq, ok := dc.qc.Quota(a.flavor); ok && fq.Covered&(1<<q.res) != 0 {
+				dc.w(", more than queue ")
+				dc.wq(dc.r.Queue)
+				dc.w(" could ever get: ")
+				dc.wqty(q.res, q.limit)
+				dc.w(" (its largest nominal quota, the cohort and borrowing limits considered)")
+			} else {
+				dc.w(", on which queue ")
+				dc.wq(dc.r.Queue)
+				dc.w(" has no quota of it")
+			}
+			dc.conclude(StageQuota, NeverFits, m)
+			return
+		}
+		dc.w("no domain of ")
+		dc.w(flavor)
+		dc.w(" could ever hold pod set ")
+		dc.wq(r.PodSets[a.podSet].Name)
+		dc.w(": on an empty cluster it fits only ")
+		dc.wi(a.fail.Fit)
+		dc.w(" of ")
+		dc.wi(a.fail.Need)
+		dc.w(" pods at level ")
+		dc.w(s.levelName(a.fail.Level))
+		dc.conclude(StagePlacement, NeverFits, m)
+	case Cooldown:
+		dc.w("pod set ")
+		dc.wq(r.PodSets[a.podSet].Name)
+		dc.w(" fits ")
+		dc.w(flavor)
+		dc.w(" only on nodes still cooling down")
+		dc.conclude(StagePlacement, Cooldown, m)
+	case InsufficientCapacity:
+		dc.w(flavor)
+		dc.w(" has ")
+		dc.wqty(q.res, q.avail)
+		dc.w(" ")
+		dc.wres(q.res)
+		dc.w(" free on usable nodes, the request needs ")
+		dc.wqty(q.res, q.need)
+		dc.conclude(StagePlacement, InsufficientCapacity, m)
+	case TopologyUnsatisfiable:
+		if s.gpu >= 0 {
+			dc.w(flavor)
+			dc.w(" has ")
+			dc.wi(q.avail)
+			dc.w(" gpu free for the ")
+			dc.wi(q.need)
+			dc.w(" needed, but ")
+		}
+		dc.w("pod set ")
+		dc.wq(r.PodSets[a.podSet].Name)
+		dc.w(" fits only ")
+		dc.wi(a.fail.Fit)
+		dc.w(" of ")
+		dc.wi(a.fail.Need)
+		dc.w(" pods at level ")
+		dc.w(s.levelName(a.fail.Level))
+		dc.conclude(StagePlacement, TopologyUnsatisfiable, m)
+	}
+}
+
+// describePlacement writes "N pods on M nodes in rack r1".
+func (dc *decider) describePlacement(pods int64) span {
+	s, d := dc.s, dc.d
+	m := dc.mark()
+	nodes := 0
+	last := int32(-1)
+	asg := d.work.asg
+	first := asg[0].Node
+	shared := s.topo.NodeLevel() - 1 // narrowest level all pods share
+	for _, a := range asg {
+		if a.Node != last {
+			nodes++
+			last = a.Node
+		}
+		for shared > 0 && s.topo.NodeDomains(a.Node)[shared] != s.topo.NodeDomains(first)[shared] {
+			shared--
+		}
+	}
+	dc.wi(pods)
+	if pods == 1 {
+		dc.w(" pod on ")
+	} else {
+		dc.w(" pods on ")
+	}
+	dc.wi(int64(nodes))
+	if nodes == 1 {
+		dc.w(" node ")
+		dc.w(s.topo.NodeName(first))
+	} else {
+		dc.w(" nodes")
+		if shared > 0 {
+			dc.w(" in ")
+			dc.w(s.topo.Levels[shared-1])
+			dc.w(" ")
+			dc.w(s.topo.Domains[s.topo.NodeDomains(first)[shared]].Path)
+		}
+	}
+	return dc.since(m)
+}
