@@ -71,7 +71,10 @@
 // The root keeps the protocol: the pipeline (decide.go), the one flavor
 // assignment every caller shares (assign.go: Decide's, with placement;
 // the loop's order keys and backfill planning, by quota alone), every
-// message and trail text (text.go), the snapshot and its store. Each rule
+// message and trail text (text.go), the snapshot (snapshot.go its
+// representation and versions, records.go its records and indexes,
+// access.go read access) and what writes it (builder.go from a
+// description, store.go and events.go one version after another). Each rule
 // lives in the package that owns it, over concrete inputs: package quota
 // the quota fit, caps, windows and SLA scaling; package gang placement;
 // package preempt the victim search; package fairness shares, the order of
