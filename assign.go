@@ -5,6 +5,7 @@ import (
 
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 )
 
@@ -41,10 +42,11 @@ func (dc *decider) resolve() {
 			v[k] = ps.PerPod[name]
 		}
 		dc.perPod[i] = v
+		set := view.Set{Count: ps.Count, Per: v}
 		if ps.Tokens != nil && s.tokens >= 0 {
-			v[s.tokens] += ps.Tokens.Prompt + ps.Tokens.MaxTokens
+			set.Tokens = ps.Tokens.Prompt + ps.Tokens.MaxTokens
 		}
-		dc.need[i] = v.Scale(int64(ps.Count))
+		dc.need[i] = set.Need(s.tokens)
 		dc.asg.flavor[i] = -1
 		dc.asg.placed[i] = -1
 	}
@@ -175,25 +177,17 @@ func (dc *decider) unit(i int) uint16 {
 func (dc *decider) allowed(u uint16, f int32) bool {
 	name := dc.s.flavors[f].Name
 	for k := 0; k < dc.n; k++ {
-		if u&(1<<k) == 0 {
-			continue
-		}
-		fs := dc.r.PodSets[k].Flavors
-		if len(fs) == 0 {
-			continue
-		}
-		ok := false
-		for _, a := range fs {
-			if a == name {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if u&(1<<k) != 0 && !dc.r.PodSets[k].allows(name) {
 			return false
 		}
 	}
 	return true
+}
+
+// allows reports whether pod set ps may use the flavor named name: any
+// flavor of its queue when it names none.
+func (ps *PodSet) allows(name string) bool {
+	return len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, name)
 }
 
 // try checks quota and placement of a unit on one flavor.

@@ -7,7 +7,6 @@ package allot
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -175,51 +174,6 @@ func (s *Snapshot) checkCaps(q int32, user string, c PreemptionClass, need res.V
 		}
 	}
 	return capBreach{}, false
-}
-
-// appendCapBreach writes the message of b, a breach by a request of user in
-// queue, to buf.
-func (s *Snapshot) appendCapBreach(buf []byte, b capBreach, user, queue string) []byte {
-	name := s.resources[b.res]
-	switch b.reason {
-	case ExceedsUserCap:
-		buf = append(buf, "user "...)
-		buf = strconv.AppendQuote(buf, user)
-		buf = append(buf, " asks for "...)
-		buf = appendQuantity(buf, name, b.need)
-		buf = append(append(append(buf, ' '), name...), ", more than queue "...)
-		buf = strconv.AppendQuote(buf, queue)
-		buf = append(buf, "'s per-user cap of "...)
-		buf = appendQuantity(buf, name, b.limit)
-	case UserCapReached:
-		buf = append(buf, "user "...)
-		buf = strconv.AppendQuote(buf, user)
-		buf = append(buf, " holds "...)
-		buf = appendQuantity(buf, name, b.used)
-		buf = append(buf, '/')
-		buf = appendQuantity(buf, name, b.limit)
-		buf = append(append(append(buf, ' '), name...), " of queue "...)
-		buf = strconv.AppendQuote(buf, queue)
-		buf = append(buf, "'s per-user cap, the request needs "...)
-		buf = appendQuantity(buf, name, b.need)
-	case NeverFits:
-		buf = append(buf, "a never-preemptible request of "...)
-		buf = appendQuantity(buf, name, b.need)
-		buf = append(append(append(buf, ' '), name...), " exceeds queue "...)
-		buf = strconv.AppendQuote(buf, queue)
-		buf = append(buf, "'s non-preemptible cap of "...)
-		buf = appendQuantity(buf, name, b.limit)
-	default:
-		buf = append(buf, "never-preemptible work of queue "...)
-		buf = strconv.AppendQuote(buf, queue)
-		buf = append(buf, " holds "...)
-		buf = appendQuantity(buf, name, b.used)
-		buf = append(buf, '/')
-		buf = appendQuantity(buf, name, b.limit)
-		buf = append(append(append(buf, ' '), name...), " of its cap, the request needs "...)
-		buf = appendQuantity(buf, name, b.need)
-	}
-	return buf
 }
 
 // neverPreempted reports whether an admitted workload counts against its

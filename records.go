@@ -330,7 +330,7 @@ func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
 	var nodeRes uint16 // resources nodes of the allowed flavors hold
 	for _, fq := range s.quota.Queues[q].Flavors {
 		name := s.flavors[fq.Flavor].Name
-		if fq.Flavor < 64 && (len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, name)) {
+		if fq.Flavor < 64 && ps.allows(name) {
 			d.Flavors |= 1 << fq.Flavor
 			nodeRes |= s.nodeRes[fq.Flavor]
 		}

@@ -63,8 +63,12 @@ func (m NodeRes) Mask(f int32, v res.Vec) res.Vec {
 
 // Need is what pod set i charges to quota: its pods' resources and token
 // budgets, tokens being the tokens resource's index (-1 when undeclared).
-func (b *Booking) Need(i, tokens int) res.Vec {
-	set := &b.Sets[i]
+func (b *Booking) Need(i, tokens int) res.Vec { return b.Sets[i].Need(tokens) }
+
+// Need is what the pod set charges to quota: its pods' resources and token
+// budgets, tokens being the tokens resource's index (-1 when undeclared).
+// A request's pod set charges what it would as admitted.
+func (set *Set) Need(tokens int) res.Vec {
 	c := set.Per
 	if set.Tokens != 0 {
 		c[tokens] += set.Tokens
