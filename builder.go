@@ -289,6 +289,10 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 	}
 	for i := range w.PodSets {
 		ps := &r.w.PodSets[i]
+		// The record keeps none of the caller's memory (its perPod,
+		// nodes and GPU lists are read and dropped below).
+		ps.Flavors, ps.Tokens = slices.Clone(ps.Flavors), clonePtr(ps.Tokens)
+		ps.Topology.Slices = slices.Clone(ps.Topology.Slices)
 		pp := fmt.Sprintf("%s.podSets[%d]", p, i)
 		if ps.Count < 1 || ps.Count > maxPodCount {
 			return buildErr(ErrInvalid, pp+".count", "%d out of range [1, %d]", ps.Count, maxPodCount)

@@ -51,7 +51,8 @@ func TestBuilderAndSubmitKeepNoCallerMemory(t *testing.T) {
 			PerPod: allot.Resources{"gpu": 1}, Flavors: []string{"f"}, Tokens: nil,
 			Topology: allot.TopologyRequest{Slices: []allot.Slice{{Level: "rack", Size: 1}}}}}}
 	}
-	built, submitted := mk("built"), mk("submitted")
+	built, submitted, running := mk("built"), mk("submitted"), mk("running")
+	running.PodSets[0].Flavor, running.PodSets[0].Nodes = "f", []string{"n0"}
 	b := allot.Builder{
 		Resources: []string{"gpu"},
 		Levels:    []string{"rack"},
@@ -60,6 +61,7 @@ func TestBuilderAndSubmitKeepNoCallerMemory(t *testing.T) {
 		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "f",
 			Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}}}}},
 		Pending: []allot.Workload{built},
+		Running: []allot.Workload{running},
 	}
 	s, err := b.Build()
 	if err != nil {
@@ -69,7 +71,7 @@ func TestBuilderAndSubmitKeepNoCallerMemory(t *testing.T) {
 	if _, err := st.Apply(allot.Submit{Workload: submitted}); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []allot.Workload{built, submitted} {
+	for _, w := range []allot.Workload{built, submitted, running} {
 		w.PodSets[0].PerPod["gpu"] = 7
 		w.PodSets[0].Flavors[0] = "g"
 		w.PodSets[0].Topology.Slices[0].Size = 9
@@ -83,6 +85,10 @@ func TestBuilderAndSubmitKeepNoCallerMemory(t *testing.T) {
 		if ps.PerPod["gpu"] != 1 || ps.Flavors[0] != "f" || ps.Topology.Slices[0].Size != 1 {
 			t.Fatalf("%s: the caller's change reached the snapshot: %+v", id, ps)
 		}
+	}
+	w, _ := st.Load().Running("running")
+	if ps := w.PodSets[0]; ps.PerPod["gpu"] != 1 || ps.Flavors[0] != "f" || ps.Topology.Slices[0].Size != 1 {
+		t.Fatalf("running: the caller's change reached the snapshot: %+v", ps)
 	}
 }
 
