@@ -17,6 +17,26 @@ import (
 // backfill planning assign by quota alone (nominate); preemption starts
 // from the assignment Decide made. All of them use the functions below.
 
+// assigner is a request resolved into vectors and its flavor assignment in
+// progress: what Decide's decider and nominate share.
+type assigner struct {
+	s *Snapshot
+	r *Request
+
+	q  int32
+	qc *quota.Queue
+	// Per pod set: resolved vectors.
+	n      int
+	perPod [maxPodSets]res.Vec // what a pod books on a node of its flavor
+	need   [maxPodSets]res.Vec // what the pod set charges to quota, tokens included
+	// asg is the flavor assignment, handed from the quota check to
+	// placement and to preemption.
+	asg assignment
+	// usage is the quota usage the assignment is made against: the
+	// snapshot's, or a private one when the loop orders its heads.
+	usage quota.Usage
+}
+
 // assignment is a request's flavor assignment, handed from the quota check
 // to placement and to preemption.
 type assignment struct {
@@ -32,7 +52,7 @@ type assignment struct {
 }
 
 // resolve turns the request's pod sets into vectors.
-func (dc *decider) resolve() {
+func (dc *assigner) resolve() {
 	s, r := dc.s, dc.r
 	dc.n = len(r.PodSets)
 	for i := range r.PodSets {
@@ -159,7 +179,7 @@ func (dc *decider) assign() bool {
 
 // unit is the set of pod sets placed together with pod set i: its group, or
 // itself. Bit k set means pod set k.
-func (dc *decider) unit(i int) uint16 {
+func (dc *assigner) unit(i int) uint16 {
 	g := dc.r.PodSets[i].Topology.Group
 	if g == "" {
 		return 1 << i
@@ -174,7 +194,7 @@ func (dc *decider) unit(i int) uint16 {
 }
 
 // allowed reports whether every member may use flavor f.
-func (dc *decider) allowed(u uint16, f int32) bool {
+func (dc *assigner) allowed(u uint16, f int32) bool {
 	name := dc.s.flavors[f].Name
 	for k := 0; k < dc.n; k++ {
 		if u&(1<<k) != 0 && !dc.r.PodSets[k].allows(name) {
@@ -415,7 +435,7 @@ func (dc *decider) preemptionFlavors(f int32) (flavors [maxPodSets]int32, ok boo
 // holds unit u on top of what the pod sets before it were given
 // (assigned), with that fit; under whenCanBorrow TryNextFlavor a flavor
 // within nominal quota comes first.
-func (dc *decider) quotaFlavor(u uint16, assigned []int32) (int32, quotaFit, bool) {
+func (dc *assigner) quotaFlavor(u uint16, assigned []int32) (int32, quotaFit, bool) {
 	for pass := 0; pass < 2; pass++ {
 		for k := range dc.qc.Flavors {
 			fq := &dc.qc.Flavors[k]
@@ -433,28 +453,20 @@ func (dc *decider) quotaFlavor(u uint16, assigned []int32) (int32, quotaFit, boo
 
 // fit checks unit u on flavor fq against the assignment's usage, with
 // what the pod sets assigned before it (assigned) put on the same flavor.
-func (dc *decider) fit(u uint16, fq *quota.FlavorQuota, assigned []int32) quotaFit {
+func (dc *assigner) fit(u uint16, fq *quota.FlavorQuota, assigned []int32) quotaFit {
 	var earlier, need res.Vec
-	for m := 0; m < dc.n; m++ {
-		switch {
-		case u&(1<<m) != 0:
-			need = need.Add(dc.need[m])
-		case m < len(assigned) && assigned[m] == fq.Flavor:
+	f := fq.Flavor
+	for m, a := range assigned[:min(len(assigned), dc.n)] {
+		if u&(1<<m) == 0 && a == f {
 			earlier = earlier.Add(dc.need[m])
 		}
 	}
-	return dc.s.fitQuotaOn(dc.usage, dc.q, fq, earlier, need)
-}
-
-// nomination is a pending workload's flavor assignment by quota alone,
-// with what each pod set charges.
-type nomination struct {
-	n      int
-	flavor [maxPodSets]int32 // -1: no flavor of the queue allows the pod set
-	need   [maxPodSets]res.Vec
-	level  int
-	// fits is set when every unit found a flavor whose quota holds it.
-	fits bool
+	for m := range dc.n {
+		if u&(1<<m) != 0 {
+			need = need.Add(dc.need[m])
+		}
+	}
+	return fromFit(dc.s.rtree.Fit(dc.usage, dc.q, fq, earlier, need))
 }
 
 // nominate assigns pending workload w's pod sets flavors by quota alone on
@@ -462,45 +474,45 @@ type nomination struct {
 // unit in request order on the first flavor whose quota holds it with what
 // the pod sets before it put there (quotaFlavor, the rule Decide and
 // preemption use); a unit no flavor holds now goes on the first flavor it
-// allows, and the nomination does not fit.
-func (s *Snapshot) nominate(w *Workload, u quota.Usage) nomination {
-	var out nomination
+// allows (-1 when none does), and the nomination does not fit. a is the
+// caller's, reused from one call to the next: the flavors land in
+// a.asg.flavor, what each pod set charges in a.need, the borrowing level in
+// a.asg.level.
+func (s *Snapshot) nominate(w *Workload, u quota.Usage, a *assigner) (fits bool) {
 	q, ok := s.queueIdx[w.Queue]
 	if !ok || len(w.PodSets) > maxPodSets {
-		return out
+		a.n = 0
+		return false
 	}
-	dc := decider{s: s, r: (*Request)(w), q: q, qc: &s.quota.Queues[q], usage: u}
-	dc.resolve()
-	out.n, out.fits = dc.n, true
-	for i := range out.flavor {
-		out.flavor[i] = -1
-	}
+	a.s, a.r, a.q, a.qc, a.usage = s, (*Request)(w), q, &s.quota.Queues[q], u
+	a.asg.level, a.asg.overSoft = 0, false
+	a.resolve()
+	fits = true
 	var done uint16
-	for i := 0; i < dc.n; i++ {
+	for i := 0; i < a.n; i++ {
 		if done&(1<<i) != 0 {
 			continue
 		}
-		unit := dc.unit(i)
+		unit := a.unit(i)
 		done |= unit
-		f, fit, ok := dc.quotaFlavor(unit, out.flavor[:dc.n])
+		f, fit, ok := a.quotaFlavor(unit, a.asg.flavor[:a.n])
 		if ok {
-			out.level = max(out.level, fit.level)
+			a.asg.level = max(a.asg.level, fit.level)
 		} else {
-			f, out.fits = dc.firstAllowed(unit), false
+			f, fits = a.firstAllowed(unit), false
 		}
-		for m := i; m < dc.n; m++ {
+		for m := i; m < a.n; m++ {
 			if unit&(1<<m) != 0 {
-				out.flavor[m] = f
+				a.asg.flavor[m] = f
 			}
 		}
 	}
-	out.need = dc.need
-	return out
+	return fits
 }
 
 // firstAllowed is the first flavor of the queue unit u allows (-1 when
 // none does).
-func (dc *decider) firstAllowed(u uint16) int32 {
+func (dc *assigner) firstAllowed(u uint16) int32 {
 	for k := range dc.qc.Flavors {
 		if f := dc.qc.Flavors[k].Flavor; dc.allowed(u, f) {
 			return f

@@ -194,13 +194,13 @@ func (s *Snapshot) waitsForCapacity(w *Workload, work *workspace) bool {
 	if !qc.Authorized(w.Tenant) || qc.Hold {
 		return false
 	}
-	nom := s.nominate(w, s.usage)
-	if !nom.fits {
+	// The decision's scratch assigner, placer and pod sets: this runs for
+	// many workloads ahead of every request.
+	nom := &work.nominee
+	if !s.nominate(w, s.usage, nom) {
 		return true
 	}
-	// The decision's scratch placer and pod sets: this runs for many
-	// workloads ahead of every request.
-	work.ahead = s.nominatedSets(w, &nom, work.ahead[:0])
+	work.ahead = s.nominatedSets(nom, work.ahead[:0])
 	if len(work.ahead) == 0 {
 		return false // quota-only: it can start now
 	}
@@ -236,10 +236,11 @@ func (s *Snapshot) leavingOrder() []fairness.Leaving {
 // flavor holds now on the first flavor it allows). A workload with no pod
 // set on a flavor with nodes gets no reservation.
 func (s *Snapshot) blocked(w *Workload, work *workspace) (fairness.Blocked, bool) {
-	nom := s.nominate(w, s.usage)
+	nom := &work.nominee
+	s.nominate(w, s.usage, nom)
 	b := fairness.Blocked{Queue: s.queueIdx[w.Queue]}
 	for i := range nom.n {
-		f := nom.flavor[i]
+		f := nom.asg.flavor[i]
 		if f < 0 {
 			return fairness.Blocked{}, false
 		}
@@ -250,24 +251,18 @@ func (s *Snapshot) blocked(w *Workload, work *workspace) (fairness.Blocked, bool
 		}
 		b.Charges[at].Need = b.Charges[at].Need.Add(nom.need[i])
 	}
-	work.ahead = s.nominatedSets(w, &nom, work.ahead[:0])
+	work.ahead = s.nominatedSets(nom, work.ahead[:0])
 	b.Sets = work.ahead
 	return b, len(b.Sets) > 0
 }
 
-// nominatedSets resolves the pod sets of w that nomination nom puts on
-// flavors with nodes for the placer, appending them to sets.
-func (s *Snapshot) nominatedSets(w *Workload, nom *nomination, sets []gang.PodSet) []gang.PodSet {
+// nominatedSets resolves the pod sets that nomination nom puts on flavors
+// with nodes for the placer, appending them to sets.
+func (s *Snapshot) nominatedSets(nom *assigner, sets []gang.PodSet) []gang.PodSet {
 	for i := range nom.n {
-		f := nom.flavor[i]
-		if f < 0 || !s.flavorHasNodes(f) {
-			continue
+		if f := nom.asg.flavor[i]; f >= 0 && s.flavorHasNodes(f) {
+			sets = append(sets, s.gangPodSet(&nom.r.PodSets[i], nom.perPod[i], f))
 		}
-		per, err := s.vector(w.PodSets[i].PerPod, "perPod")
-		if err != nil {
-			continue
-		}
-		sets = append(sets, s.gangPodSet(&w.PodSets[i], per, f))
 	}
 	return sets
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/res"
-	"github.com/allot-sched/allot/quota"
 )
 
 // Decide answers one request on one snapshot: Admit (here, on these GPUs),
@@ -64,7 +63,7 @@ func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	d.reset()
 	d.request = r
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
-	dc := decider{s: s, r: &d.request, d: d, usage: s.usage}
+	dc := decider{assigner: assigner{s: s, r: &d.request, usage: s.usage}, d: d}
 	dc.run()
 	dc.finish(copyText)
 }
@@ -97,22 +96,9 @@ func (d *Decision) reset() {
 
 // decider is one decision in progress.
 type decider struct {
-	s *Snapshot
-	r *Request
+	// assigner is the request resolved and its flavor assignment.
+	assigner
 	d *Decision
-
-	q  int32
-	qc *quota.Queue
-	// Per pod set: resolved vectors.
-	n      int
-	perPod [maxPodSets]res.Vec // what a pod books on a node of its flavor
-	need   [maxPodSets]res.Vec // what the pod set charges to quota, tokens included
-	// asg is the flavor assignment, handed from the quota check to
-	// placement and to preemption.
-	asg assignment
-	// usage is the quota usage the assignment is made against: the
-	// snapshot's, or a private one when the loop orders its heads.
-	usage quota.Usage
 
 	placerReady bool
 

@@ -198,4 +198,7 @@ type workspace struct {
 	// weights holds each cohort tree node's fair-sharing weight for a
 	// fair-sharing preemption search.
 	weights []float64
+	// nominee nominates the workloads ahead of a request when planning
+	// backfill.
+	nominee assigner
 }

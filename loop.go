@@ -118,6 +118,8 @@ func schedule(st *Store, decide func(*Snapshot, Request) *Decision, see func(*De
 // cycle holds the heads of one cycle with their keys (fairness.Key), and
 // the order found for them; its memory serves every cycle of a loop.
 type cycle struct {
+	// nominee is the scratch of the heads' nominations.
+	nominee assigner
 	heads   []fairness.Head
 	charges []fairness.Charge
 	order   []int
@@ -151,17 +153,18 @@ func (c *cycle) add(s *Snapshot, w *Workload, u quota.Usage, levels bool) {
 	if s.fairSharing.Enabled || levels {
 		// The keys come from the flavors the head's admission would take,
 		// by quota alone (nominate: Decide's assignment rule).
-		nom := s.nominate(w, u)
+		nom := &c.nominee
+		fits := s.nominate(w, u, nom)
 		switch {
 		case s.fairSharing.Enabled:
 			for i := range nom.n {
-				if nom.flavor[i] >= 0 {
-					c.charges = append(c.charges, fairness.Charge{Flavor: nom.flavor[i], Need: nom.need[i]})
+				if f := nom.asg.flavor[i]; f >= 0 {
+					c.charges = append(c.charges, fairness.Charge{Flavor: f, Need: nom.need[i]})
 				}
 			}
 			k.Share = fairness.ShareAfter(s.rtree, u, q, c.charges[from:], s.limits[q].weight)
-		case nom.fits:
-			k.Level = nom.level
+		case fits:
+			k.Level = nom.asg.level
 		}
 	}
 	// Later heads append past this head's charges: a growth leaves them

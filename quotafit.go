@@ -37,13 +37,11 @@ var fitReasons = [...]Reason{
 // (quota's ResourceTree.Fit), earlier being what other pod sets of the same
 // request already put on that flavor.
 func (s *Snapshot) fitQuota(q int32, fq *quota.FlavorQuota, earlier, need res.Vec) quotaFit {
-	return s.fitQuotaOn(s.usage, q, fq, earlier, need)
+	return fromFit(s.rtree.Fit(s.usage, q, fq, earlier, need))
 }
 
-// fitQuotaOn is fitQuota against usage u: the snapshot's, or a private
-// what-if usage.
-func (s *Snapshot) fitQuotaOn(u quota.Usage, q int32, fq *quota.FlavorQuota, earlier, need res.Vec) quotaFit {
-	f := s.rtree.Fit(u, q, fq, earlier, need)
+// fromFit is quota's answer in the root's terms.
+func fromFit(f quota.FitResult) quotaFit {
 	return quotaFit{verdict: f.Verdict, reason: fitReasons[f.Reason], res: f.Res,
 		used: f.Used, need: f.Need, limit: f.Limit, avail: f.Avail,
 		level: f.Level, overSoft: f.OverSoft}
