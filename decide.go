@@ -28,6 +28,9 @@ func Decide(s *Snapshot, r Request) Decision {
 	// The decision's strings are a copy of the text: the workspace and the
 	// text buffer go back for the next decision.
 	w.text = d.buf[:0]
+	// A pooled workspace holds no snapshot: it would keep that version
+	// alive until the workspace is reused.
+	w.nominee.s, w.nominee.r, w.nominee.qc, w.nominee.usage = nil, nil, nil, nil
 	workspaces.Put(w)
 	d.decisionScratch = decisionScratch{}
 	return d
