@@ -19,15 +19,17 @@ const module = "github.com/allot-sched/allot"
 // fuzz/) are the core's users: they may import any of it, and no core
 // package may import them. Paths are the module's, "@" standing for it.
 var layers = map[string]int{
-	"@/internal/res":  0,
-	"@/internal/cow":  0,
-	"@/quota":         1,
-	"@/topology":      1,
-	"@/gang":          2,
-	"@/internal/view": 3,
-	"@/fairness":      4,
-	"@/preempt":       5,
-	"@":               6, // the root: Decide's pipeline, the snapshot, the store
+	"@/internal/res": 0,
+	"@/internal/cow": 0,
+	// golden is test support: only the golden tests import it.
+	"@/internal/golden": 0,
+	"@/quota":           1,
+	"@/topology":        1,
+	"@/gang":            2,
+	"@/internal/view":   3,
+	"@/fairness":        4,
+	"@/preempt":         5,
+	"@":                 6, // the root: Decide's pipeline, the snapshot, the store
 }
 
 // layerViolations lists every import of graph (package → its imports, the

@@ -18,7 +18,6 @@ package fuzz
 // files of two packages cannot share code.
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -30,16 +29,13 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/internal/golden"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files")
 
-// record is one entry of a golden file: where it comes from and what allot
-// answered there.
-type record struct {
-	Source string
-	Body   string
-}
+// record is one entry of a golden file.
+type record = golden.Record
 
 // recorder collects the records of one world; a nil recorder records
 // nothing, so the fuzz targets run the same checks without one.
@@ -183,117 +179,9 @@ func appendSourced(out []record, name string, recs []record) []record {
 	return out
 }
 
-// goldenHeader starts a record in a golden file; the record's body follows
-// on the next lines.
-const goldenHeader = "## "
-
 // checkGolden compares recs with the golden file testdata/golden/name, or
 // writes them there with -rewrite.
 func checkGolden(t *testing.T, name string, recs []record) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	var buf bytes.Buffer
-	for _, r := range recs {
-		if strings.Contains(r.Source, "\n") || strings.HasPrefix(r.Body, goldenHeader) || strings.Contains(r.Body, "\n"+goldenHeader) {
-			t.Fatalf("record %q cannot be written to a golden file: its source spans lines or its body holds a header", r.Source)
-		}
-		buf.WriteString(goldenHeader + r.Source + "\n" + r.Body + "\n")
-	}
-	if *rewrite {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %d records to %s", len(recs), path)
-		return
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v: regenerate it with go test -run Golden . ./fuzz -rewrite", err)
-	}
-	if bytes.Equal(data, buf.Bytes()) {
-		return
-	}
-	want := parseGolden(string(data))
-	for i := range min(len(want), len(recs)) {
-		if want[i] != recs[i] {
-			t.Fatalf("%s: record %d of %d differs\n%s", path, i+1, len(want), describeDiff(want[i], recs[i]))
-		}
-	}
-	if len(want) > len(recs) {
-		t.Fatalf("%s: %d records, now %d; the first missing one:\n%s%s\n%s", path, len(want), len(recs), goldenHeader, want[len(recs)].Source, clipBody(want[len(recs)].Body))
-	}
-	if len(recs) > len(want) {
-		t.Fatalf("%s: %d records, now %d; the first new one:\n%s%s\n%s", path, len(want), len(recs), goldenHeader, recs[len(want)].Source, clipBody(recs[len(want)].Body))
-	}
-	t.Fatalf("%s differs from what the test renders in layout only: regenerate it with -rewrite", path)
-}
-
-// parseGolden splits a golden file into its records.
-func parseGolden(data string) []record {
-	var recs []record
-	var body []string
-	flush := func() {
-		if len(recs) > 0 {
-			recs[len(recs)-1].Body = strings.Join(body, "\n")
-		}
-		body = body[:0]
-	}
-	for _, line := range strings.Split(strings.TrimSuffix(data, "\n"), "\n") {
-		if src, ok := strings.CutPrefix(line, goldenHeader); ok {
-			flush()
-			recs = append(recs, record{Source: src})
-			continue
-		}
-		body = append(body, line)
-	}
-	flush()
-	return recs
-}
-
-// describeDiff shows a record as the golden file has it and as it is now,
-// from where the two part: the first line that differs, or for bodies of
-// one line (compact JSON) the first byte.
-func describeDiff(want, got record) string {
-	var b strings.Builder
-	if want.Source != got.Source {
-		fmt.Fprintf(&b, "source was  %s\nsource now  %s\n", want.Source, got.Source)
-	} else {
-		fmt.Fprintf(&b, "source: %s\n", got.Source)
-	}
-	wl, gl := strings.Split(want.Body, "\n"), strings.Split(got.Body, "\n")
-	if len(wl) == 1 && len(gl) == 1 {
-		i := 0
-		for i < min(len(want.Body), len(got.Body)) && want.Body[i] == got.Body[i] {
-			i++
-		}
-		from := max(0, i-200)
-		fmt.Fprintf(&b, "first difference at byte %d:\n- …%s\n+ …%s", i, clipBody(want.Body[from:]), clipBody(got.Body[from:]))
-		return b.String()
-	}
-	for i := range max(len(wl), len(gl)) {
-		if i >= len(wl) || i >= len(gl) || wl[i] != gl[i] {
-			w, g := "(none)", "(none)"
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if i < len(gl) {
-				g = gl[i]
-			}
-			fmt.Fprintf(&b, "first difference in line %d of the body:\n- %s\n+ %s\n", i+1, clipBody(w), clipBody(g))
-			break
-		}
-	}
-	fmt.Fprintf(&b, "golden:\n%s\nnow:\n%s", clipBody(want.Body), clipBody(got.Body))
-	return b.String()
-}
-
-// clipBody shortens a body for a failure message.
-func clipBody(s string) string {
-	if len(s) > 4000 {
-		return s[:4000] + "…"
-	}
-	return s
+	golden.Check(t, filepath.Join("testdata", "golden", name), recs, *rewrite)
 }
