@@ -24,6 +24,10 @@ type reservation struct {
 // backfillOn reports whether backfill reservations are kept (the default).
 func (s *Snapshot) backfillOn() bool { return s.options.Backfill == nil || *s.options.Backfill }
 
+// kueueExact reports whether the snapshot gives Kueue's answer where
+// allot's additions would change it (Options.Semantics "kueue").
+func (s *Snapshot) kueueExact() bool { return s.options.Semantics == SemanticsKueue }
+
 // maxBackfillTest bounds how many pending workloads, in priority order, are
 // examined for a reservation (Slurm's bf_max_job_test): the planning is
 // done once per snapshot and shared by every decision made on it.

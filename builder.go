@@ -150,6 +150,8 @@ func (b *Builder) checkOptions() error {
 		return buildErr(ErrInvalid, "options.backfillDepth", "negative depth %d", b.Options.BackfillDepth)
 	case b.Options.QueueDepth < 0:
 		return buildErr(ErrInvalid, "options.queueDepth", "negative depth %d", b.Options.QueueDepth)
+	case b.Options.Semantics != "" && b.Options.Semantics != SemanticsAllot && b.Options.Semantics != SemanticsKueue:
+		return buildErr(ErrInvalid, "options.semantics", "%q is not %q or %q", b.Options.Semantics, SemanticsAllot, SemanticsKueue)
 	}
 	return nil
 }

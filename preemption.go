@@ -45,7 +45,7 @@ func (s *Snapshot) cost() preempt.Cost {
 func (dc *decider) preemptWorld() preempt.World {
 	s := dc.s
 	w := preempt.World{Tree: s.rtree, Usage: s.usage, Free: s.state, Empty: s.capacity, Nodes: s.nodeRes,
-		Cost: s.cost(), Debt: s.debt, HalfLife: s.history.HalfLife,
+		Cost: s.cost(), Debt: s.debt, HalfLife: s.history.HalfLife, KueueOrder: s.kueueExact(),
 		Fair: preempt.Sharing{Enabled: s.fairSharing.Enabled, Strategies: fairStrategies(s.fairSharing.PreemptionStrategies)}}
 	if w.Fair.Enabled {
 		weights := dc.d.work.weights[:0]

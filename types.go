@@ -240,7 +240,20 @@ type Options struct {
 	// TopologyAware, nil or true, places pods on nodes; false makes every
 	// flavor quota-only.
 	TopologyAware *bool `json:"topologyAware,omitempty"`
+	// Semantics is whose answer Decide gives where allot's own additions
+	// would change one Kueue gives: "allot" (the default, also "") or
+	// "kueue" (Kueue-exact: victims within one priority go most recently
+	// admitted first, as Kueue's order has it, with neither the least lost
+	// work nor the queues' fairness debt ranking them). The README's Kueue
+	// comparison lists every difference.
+	Semantics string `json:"semantics,omitempty"`
 }
+
+// The values of Options.Semantics.
+const (
+	SemanticsAllot = "allot"
+	SemanticsKueue = "kueue"
+)
 
 // FairSharing turns Kueue's fair sharing on.
 type FairSharing struct {

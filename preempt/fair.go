@@ -174,8 +174,9 @@ func (s *search) fair() ([]*Victim, bool) {
 
 // key is a candidate's ordering key for fair-sharing preemption.
 func (s *search) key(c *Victim) Candidate {
-	return Candidate{OwnQueue: c.Queue == s.Queue, Priority: c.Priority, AdmittedAt: c.AdmittedAt,
-		LostWork: s.Lost(c.Booking), Debt: s.Debt[c.Queue].Now(s.Now, s.HalfLife)}
+	k := Candidate{OwnQueue: c.Queue == s.Queue, Priority: c.Priority, AdmittedAt: c.AdmittedAt}
+	k.LostWork, k.Debt = s.allotKeys(c.Booking)
+	return k
 }
 
 // queueBorrows reports whether queue q uses more than its nominal quota on

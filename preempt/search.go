@@ -33,6 +33,10 @@ type World struct {
 	// Fair, enabled, runs Kueue's fair-sharing preemption instead of its
 	// classical one.
 	Fair Sharing
+	// KueueOrder orders candidates as Kueue does: allot's keys within one
+	// priority (fairness debt, then least lost work) are left out, so the
+	// most recently admitted goes first.
+	KueueOrder bool
 }
 
 // Sharing is Kueue's fair sharing as the search needs it.
@@ -238,6 +242,15 @@ func (s *search) start() bool {
 	return true
 }
 
+// allotKeys are allot's additions to a candidate's order: its lost work and
+// its queue's fairness debt now, both zero under Kueue's order.
+func (s *search) allotKeys(b *view.Booking) (lost int64, debt float64) {
+	if s.KueueOrder {
+		return 0, 0
+	}
+	return s.Lost(b), s.Debt[b.Queue].Now(s.Now, s.HalfLife)
+}
+
 // startClassical prepares collecting the classical search's candidates.
 func (s *search) startClassical() {
 	t := s.Tree
@@ -278,8 +291,8 @@ func (s *search) collect(b *view.Booking) {
 	l := &s.Policies
 	c := Victim{Booking: b}
 	key := Candidate{Index: int32(len(s.cands)), IDRank: s.rank, OwnQueue: b.Queue == s.Queue,
-		Priority: b.Priority, AdmittedAt: b.AdmittedAt, LostWork: s.Lost(b),
-		Debt: s.Debt[b.Queue].Now(s.Now, s.HalfLife)}
+		Priority: b.Priority, AdmittedAt: b.AdmittedAt}
+	key.LostWork, key.Debt = s.allotKeys(b)
 	if b.Queue == s.Queue {
 		if l.WithinQueue.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) {
 			c.Variant = WithinQueue

@@ -410,11 +410,15 @@ func (p *parser) history(n node) allot.History {
 }
 
 func (p *parser) options(n node) allot.Options {
-	o := p.object(n, "backfill", "topologyAware")
-	return allot.Options{
+	o := p.object(n, "backfill", "topologyAware", "semantics")
+	opts := allot.Options{
 		Backfill:      p.optBool(o.get("backfill")),
 		TopologyAware: p.optBool(o.get("topologyAware")),
 	}
+	if o.has("semantics") {
+		opts.Semantics = p.oneOf(o.get("semantics"), allot.SemanticsAllot, allot.SemanticsKueue)
+	}
+	return opts
 }
 
 func (p *parser) fairSharing(n node) allot.FairSharing {

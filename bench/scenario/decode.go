@@ -270,6 +270,15 @@ func (d *decoder) int32(n node) int32 { return int32(d.integer(n, minInt32, maxI
 // count reads a whole number that must not be negative.
 func (d *decoder) count(n node) int64 { return d.integer(n, 0, maxInt) }
 
+// optCount is count for an optional field: nil when absent.
+func (d *decoder) optCount(n node) *int {
+	if n.absent {
+		return nil
+	}
+	v := int(d.integer(n, 0, maxInt32))
+	return &v
+}
+
 func (d *decoder) float(n node) float64 {
 	if n.absent {
 		return 0

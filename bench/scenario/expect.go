@@ -22,9 +22,12 @@ type Expect struct {
 	// VictimReasons maps a victim ID to why it was chosen, in Kueue's words.
 	VictimReasons map[string]string
 	// Flavors maps a pod set to its flavor.
-	Flavors     map[string]string
-	Borrowing   *bool
-	Preemptible *bool
+	Flavors   map[string]string
+	Borrowing *bool
+	// BorrowingLevel is the decision's borrowing level (Kueue's: how far
+	// up the cohort tree the quota comes from, 0 within nominal).
+	BorrowingLevel *int
+	Preemptible    *bool
 	// SameDomain maps a pod set to a level all its pods share a domain of.
 	SameDomain map[string]string
 	// Domains maps a pod set to a level to the exact set of domains its
@@ -49,12 +52,13 @@ type State struct {
 }
 
 func (p *parser) expect(n node, req allot.Request) *Expect {
-	o := p.object(n, "verdict", "reason", "victims", "victimReasons", "flavors", "borrowing", "preemptible",
+	o := p.object(n, "verdict", "reason", "victims", "victimReasons", "flavors", "borrowing", "borrowingLevel", "preemptible",
 		"sameDomain", "domains", "nodes", "messageContains")
 	e := &Expect{
 		Victims:         p.strs(o.get("victims")),
 		Borrowing:       p.optBool(o.get("borrowing")),
 		Preemptible:     p.optBool(o.get("preemptible")),
+		BorrowingLevel:  p.optCount(o.get("borrowingLevel")),
 		MessageContains: p.str(o.get("messageContains")),
 	}
 	p.text(o.get("verdict"), &e.Verdict)
@@ -224,6 +228,9 @@ func (e *Expect) Mismatches(s *allot.Snapshot, d *allot.Decision) []string {
 	}
 	if e.Borrowing != nil && d.IsBorrowing() != *e.Borrowing {
 		add("borrowing: want %t, got %t", *e.Borrowing, d.IsBorrowing())
+	}
+	if e.BorrowingLevel != nil && d.BorrowingLevel != *e.BorrowingLevel {
+		add("borrowingLevel: want %d, got %d", *e.BorrowingLevel, d.BorrowingLevel)
 	}
 	if e.Preemptible != nil && d.Preemptible != *e.Preemptible {
 		add("preemptible: want %t, got %t", *e.Preemptible, d.Preemptible)
