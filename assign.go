@@ -29,6 +29,9 @@ type assigner struct {
 	n      int
 	perPod [maxPodSets]res.Vec // what a pod books on a node of its flavor
 	need   [maxPodSets]res.Vec // what the pod set charges to quota, tokens included
+	// zeros marks the resources the pod set asks for as an explicit 0
+	// (bit r for resource r), which Kueue's flavor assignment checks.
+	zeros [maxPodSets]uint16
 	// asg is the flavor assignment, handed from the quota check to
 	// placement and to preemption.
 	asg assignment
@@ -58,10 +61,15 @@ func (dc *assigner) resolve() {
 	for i := range r.PodSets {
 		ps := &r.PodSets[i]
 		var v res.Vec
+		var zeros uint16
 		for k, name := range s.resources {
-			v[k] = ps.PerPod[name]
+			q, asked := ps.PerPod[name]
+			v[k] = q
+			if asked && q == 0 {
+				zeros |= 1 << k
+			}
 		}
-		dc.perPod[i] = v
+		dc.perPod[i], dc.zeros[i] = v, zeros
 		set := view.Set{Count: ps.Count, Per: v}
 		if ps.Tokens != nil && s.tokens >= 0 {
 			set.Tokens = ps.Tokens.Prompt + ps.Tokens.MaxTokens
@@ -455,6 +463,7 @@ func (dc *assigner) quotaFlavor(u uint16, assigned []int32) (int32, quotaFit, bo
 // what the pod sets assigned before it (assigned) put on the same flavor.
 func (dc *assigner) fit(u uint16, fq *quota.FlavorQuota, assigned []int32) quotaFit {
 	var earlier, need res.Vec
+	var zeros uint16
 	f := fq.Flavor
 	for m, a := range assigned[:min(len(assigned), dc.n)] {
 		if u&(1<<m) == 0 && a == f {
@@ -464,9 +473,10 @@ func (dc *assigner) fit(u uint16, fq *quota.FlavorQuota, assigned []int32) quota
 	for m := range dc.n {
 		if u&(1<<m) != 0 {
 			need = need.Add(dc.need[m])
+			zeros |= dc.zeros[m]
 		}
 	}
-	return fromFit(dc.s.rtree.Fit(dc.usage, dc.q, fq, earlier, need))
+	return fromFit(dc.s.rtree.Fit(dc.usage, dc.q, fq, earlier, need, zeros))
 }
 
 // nominate assigns pending workload w's pod sets flavors by quota alone on

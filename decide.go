@@ -282,7 +282,10 @@ func (dc *decider) admit() {
 		d.Flavors = append(d.Flavors, PodSetFlavor{PodSet: r.PodSets[i].Name, Flavor: s.flavors[f].Name})
 		spot = spot || s.flavors[f].Spot
 	}
-	// What the admission takes beyond nominal, per flavor and resource.
+	// What the admission takes beyond nominal, per flavor and resource:
+	// the resources its pod sets there ask for (as Kueue reports
+	// borrowing, an explicit 0 included), not those the queue borrows
+	// for others.
 	for i := 0; i < dc.n; i++ {
 		f := dc.asg.flavor[i]
 		if slices.IndexFunc(dc.asg.flavor[:i], func(o int32) bool { return o == f }) >= 0 {
@@ -290,13 +293,20 @@ func (dc *decider) admit() {
 		}
 		fq, _ := dc.qc.Quota(f)
 		after := s.usageOf(dc.q, f)
+		var asked uint16
 		for k := i; k < dc.n; k++ {
 			if dc.asg.flavor[k] == f {
 				after = after.Add(dc.need[k])
+				asked |= dc.zeros[k]
+				for res := range s.resources {
+					if dc.need[k][res] != 0 {
+						asked |= 1 << res
+					}
+				}
 			}
 		}
 		for res := range s.resources {
-			if over := after[res] - fq.Nominal[res]; over > 0 && fq.Covered&(1<<res) != 0 {
+			if over := after[res] - fq.Nominal[res]; over > 0 && fq.Covered&asked&(1<<res) != 0 {
 				d.Borrowing = append(d.Borrowing, Borrowed{Flavor: s.flavors[f].Name, Resource: s.resources[res], Amount: over})
 			}
 		}

@@ -35,9 +35,11 @@ var fitReasons = [...]Reason{
 
 // fitQuota checks need on flavor fq of queue q against the snapshot's usage
 // (quota's ResourceTree.Fit), earlier being what other pod sets of the same
-// request already put on that flavor.
+// request already put on that flavor. Only need's non-zero resources are
+// checked: what it tells (fit, or why not) an explicit zero does not
+// change.
 func (s *Snapshot) fitQuota(q int32, fq *quota.FlavorQuota, earlier, need res.Vec) quotaFit {
-	return fromFit(s.rtree.Fit(s.usage, q, fq, earlier, need))
+	return fromFit(s.rtree.Fit(s.usage, q, fq, earlier, need, 0))
 }
 
 // fromFit is quota's answer in the root's terms.

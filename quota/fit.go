@@ -47,6 +47,13 @@ type FitResult struct {
 // what other pod sets of the same request already put on that flavor, as
 // Kueue's flavor assigner does, with allot's hard and soft caps.
 //
+// The resources checked are those the request asks for: need's non-zero
+// ones and, as Kueue checks a resource requested as an explicit 0 while it
+// leaves out one not requested, those with bit r of zeros set, when fq
+// covers them (Kueue skips a zero request for a resource the queue does not
+// define). An explicit zero asks for no more quota, but where the queue
+// already borrows that resource it raises the borrowing level.
+//
 // A request can never fit (NoFitEver) when it asks for a resource fq does
 // not cover, is larger than the hard cap or MaxQuantity, or is larger than
 // what the cohort tree could ever give the queue at the largest quota of
@@ -54,15 +61,21 @@ type FitResult struct {
 // available quota is in the way now. Each pass stops at the first resource
 // that fails, in resource order; the never-checks come first so that a
 // request that can never fit is never told to wait.
-func (t *ResourceTree) Fit(u Usage, q int32, fq *FlavorQuota, earlier, need res.Vec) FitResult {
+func (t *ResourceTree) Fit(u Usage, q int32, fq *FlavorQuota, earlier, need res.Vec, zeros uint16) FitResult {
 	f := int(fq.Flavor)
+	asked := zeros & fq.Covered
+	for r := range t.resources {
+		if need[r] != 0 {
+			asked |= 1 << r
+		}
+	}
 	used := u[q][f*t.resources : (f+1)*t.resources]
 	val := earlier.Add(need)
 	fail := func(v Verdict, why Reason, r int, limit, avail int64) FitResult {
 		return FitResult{Verdict: v, Reason: why, Res: r, Used: used[r], Need: val[r], Limit: limit, Avail: avail}
 	}
 	for r := range t.resources {
-		if need[r] == 0 {
+		if asked&(1<<r) == 0 {
 			continue
 		}
 		if fq.Covered&(1<<r) == 0 {
@@ -83,7 +96,7 @@ func (t *ResourceTree) Fit(u Usage, q int32, fq *FlavorQuota, earlier, need res.
 		}
 	}
 	for r := range t.resources {
-		if need[r] == 0 {
+		if asked&(1<<r) == 0 {
 			continue
 		}
 		if fq.HardMask&(1<<r) != 0 && used[r]+val[r] > fq.Hard[r] {
@@ -98,7 +111,7 @@ func (t *ResourceTree) Fit(u Usage, q int32, fq *FlavorQuota, earlier, need res.
 	}
 	out := FitResult{Verdict: Fit, Res: -1}
 	for r := range t.resources {
-		if need[r] == 0 {
+		if asked&(1<<r) == 0 {
 			continue
 		}
 		level, _ := t.BorrowingLevel(u, q, t.FR(f, r), val[r])

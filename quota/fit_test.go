@@ -54,6 +54,7 @@ func TestFit(t *testing.T) {
 		fq            *FlavorQuota
 		u             map[int32]res.Vec
 		earlier, need res.Vec
+		zeros         uint16
 		want          FitResult
 	}{
 		{name: "within nominal", q: 1, fq: fq(nil), need: res.Vec{2, 1},
@@ -86,6 +87,12 @@ func TestFit(t *testing.T) {
 			want: FitResult{Verdict: NoFitNow, Reason: Exhausted, Res: 1, Used: 10, Need: 1, Limit: 10}},
 		{name: "borrowing from the cohort", q: 1, fq: fq(nil), u: map[int32]res.Vec{1: {2}}, need: res.Vec{3},
 			want: FitResult{Verdict: Fit, Res: -1, Level: 1, Borrow: true}},
+		{name: "an explicit zero where the queue borrows raises the level", q: 1, fq: fq(nil), u: map[int32]res.Vec{1: {0, 12}}, need: res.Vec{1}, zeros: 0b10,
+			want: FitResult{Verdict: Fit, Res: -1, Level: 1, Borrow: true}},
+		{name: "the same resource not asked for is not checked", q: 1, fq: fq(nil), u: map[int32]res.Vec{1: {0, 12}}, need: res.Vec{1},
+			want: FitResult{Verdict: Fit, Res: -1}},
+		{name: "an explicit zero the flavor does not cover is left out", q: 1, fq: fq(func(f *FlavorQuota) { f.Covered = 0b01 }), need: res.Vec{1}, zeros: 0b10,
+			want: FitResult{Verdict: Fit, Res: -1}},
 		{name: "an Unlimited nominal quota", q: 4, fq: fq(func(f *FlavorQuota) { f.Nominal, f.Ever = res.Vec{Unlimited, Unlimited}, res.Vec{Unlimited, Unlimited} }),
 			u: map[int32]res.Vec{4: {MaxQuantity / 2}}, need: res.Vec{MaxQuantity / 2},
 			want: FitResult{Verdict: Fit, Res: -1}},
@@ -98,7 +105,7 @@ func TestFit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := tr.Fit(used(c.u), c.q, c.fq, c.earlier, c.need); got != c.want {
+			if got := tr.Fit(used(c.u), c.q, c.fq, c.earlier, c.need, c.zeros); got != c.want {
 				t.Errorf("got  %+v\nwant %+v", got, c.want)
 			}
 		})
@@ -111,7 +118,7 @@ func TestFitDoesNotAllocate(t *testing.T) {
 	u := tr.NewUsage()
 	tr.AddVec(u, 2, 0, res.Vec{6}, 1)
 	fq := &FlavorQuota{Covered: 0b11, Nominal: res.Vec{4, 10}, Ever: res.Vec{4, 10}}
-	if n := testing.AllocsPerRun(100, func() { tr.Fit(u, 1, fq, res.Vec{}, res.Vec{1, 1}) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { tr.Fit(u, 1, fq, res.Vec{}, res.Vec{1, 1}, 0) }); n != 0 {
 		t.Errorf("%v allocations", n)
 	}
 }
