@@ -6,6 +6,7 @@ import (
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
+	"github.com/allot-sched/allot/preempt"
 	"github.com/allot-sched/allot/quota"
 )
 
@@ -108,6 +109,15 @@ func (a *attempt) rank() int {
 
 // assign picks a flavor for every pod set (a group's members together) and
 // places it. It concludes the decision on failure.
+//
+// The flavors of the queue are tried in order, as Kueue's flavor assigner
+// tries them: a flavor where the unit fits (quota, and allot's addition,
+// a placement on its nodes now) is taken, unless it borrows and the queue
+// says whenCanBorrow TryNextFlavor; a flavor whose quota needs preemption
+// is ranked by what preemption could do there (mode) and, under
+// whenCanPreempt Preempt, taken at once. When no flavor is taken on the
+// way, the best one tried wins (choice.preferred): a fit over any
+// preemption, then the lowest borrowing level.
 func (dc *decider) assign() bool {
 	r := dc.r
 	for i := 0; i < dc.n; i++ {
@@ -115,54 +125,71 @@ func (dc *decider) assign() bool {
 			continue // placed with its group
 		}
 		members := dc.unit(i)
-		var best attempt
+		var best attempt // the failure that came closest, to explain
 		tried := false
-		// Kueue's whenCanBorrow: TryNextFlavor passes over flavors that
-		// need borrowing while a later one may fit within nominal quota;
-		// the second pass takes the first of them that still fits.
-		var deferredBuf [16]int // more flavors than this grow it
+		// The best flavor that needs victims for quota, and the fits passed
+		// over for borrowing (whenCanBorrow TryNextFlavor), placed only
+		// once every flavor has been tried.
+		choice, chosen := mode{}, attempt{}
+		var deferredBuf [16]deferredFit // more flavors than this grow it
 		deferred := deferredBuf[:0]
-		for pass := 0; pass < 2; pass++ {
-			for k := range dc.qc.Flavors {
-				fq := &dc.qc.Flavors[k]
-				f := fq.Flavor
-				if !dc.allowed(members, f) || pass == 1 && !slices.Contains(deferred, k) {
-					continue
-				}
-				a := dc.try(members, fq, pass == 1 || !dc.qc.TryNextWhenBorrowing)
-				if a.deferred {
-					deferred = append(deferred, k)
-					continue
-				}
-				if a.reason == 0 {
-					for m := 0; m < dc.n; m++ {
-						if members&(1<<m) != 0 {
-							dc.asg.flavor[m] = f
-						}
-					}
-					dc.asg.level = max(dc.asg.level, a.fit.level)
-					dc.asg.overSoft = dc.asg.overSoft || a.fit.overSoft
-					goto placed
-				}
-				if !tried || a.rank() > best.rank() {
-					best, tried = a, true
-				}
-				// whenCanPreempt: Preempt stops at the first flavor where
-				// victims make room for the whole request.
-				if dc.qc.StopAtPreemption && !a.never {
-					dc.explain(a)
-					if dc.tryPreemption(f) {
-						return false
-					}
-					dc.d.Trail = dc.d.Trail[:len(dc.d.Trail)-1]
-				}
+		placeable := false // some flavor's quota holds the unit
+		for k := range dc.qc.Flavors {
+			fq := &dc.qc.Flavors[k]
+			f := fq.Flavor
+			if !dc.allowed(members, f) {
+				continue
 			}
-			if len(deferred) == 0 {
-				break
+			a := dc.try(members, fq, !dc.qc.TryNextWhenBorrowing)
+			if a.deferred {
+				deferred = append(deferred, deferredFit{k: k, level: a.fit.level})
+				continue
+			}
+			if a.reason == 0 {
+				dc.take(members, a)
+				goto placed
+			}
+			if !tried || a.rank() > best.rank() {
+				best, tried = a, true
+			}
+			if a.fit.verdict == quota.Fit {
+				placeable = true // only the nodes are in the way
+				continue
+			}
+			if a.fit.verdict != quota.NoFitNow || a.never {
+				continue
+			}
+			m := dc.preemptionMode(members, fq, dc.flavorsAllowed(members) == 1)
+			if !m.tryNext(dc.qc) {
+				// whenCanPreempt Preempt: this flavor, victims or not.
+				dc.explain(a)
+				dc.tryPreemption(f)
+				return false
+			}
+			if m.preferred(choice) {
+				choice, chosen = m, a
+			}
+		}
+		// The fits passed over for borrowing: the lowest borrowing level
+		// first, in the queue's order among equals.
+		slices.SortStableFunc(deferred, func(a, b deferredFit) int { return a.level - b.level })
+		for _, d := range deferred {
+			a := dc.try(members, &dc.qc.Flavors[d.k], true)
+			if a.reason == 0 {
+				dc.take(members, a)
+				goto placed
+			}
+			placeable = placeable || a.fit.verdict == quota.Fit
+			if !tried || a.rank() > best.rank() {
+				best, tried = a, true
 			}
 		}
 		// No flavor took the unit: explain the one that came closest.
 		switch {
+		case choice.kind != noFit && !placeable:
+			// Kueue's choice needs victims for quota: only there.
+			dc.explain(chosen)
+			dc.tryPreemption(chosen.flavor)
 		case tried:
 			dc.explain(best)
 			// Not admissible as things stand: when the request could fit
@@ -183,6 +210,134 @@ func (dc *decider) assign() bool {
 	placed:
 	}
 	return true
+}
+
+// deferredFit is a flavor passed over for borrowing: its index in the
+// queue's flavors and the borrowing level it fits at.
+type deferredFit struct{ k, level int }
+
+// take gives unit u the flavor of attempt a, which fitted and placed it.
+func (dc *decider) take(u uint16, a attempt) {
+	for m := 0; m < dc.n; m++ {
+		if u&(1<<m) != 0 {
+			dc.asg.flavor[m] = a.flavor
+		}
+	}
+	dc.asg.level = max(dc.asg.level, a.fit.level)
+	dc.asg.overSoft = dc.asg.overSoft || a.fit.overSoft
+}
+
+// mode is how a flavor can take a unit, as Kueue's flavor assigner ranks
+// flavors: what preemption could do there (the worst over the resources
+// the unit asks for; a resource that fits counts as the best) and the
+// borrowing level the queue would have.
+type mode struct {
+	kind  modeKind
+	level int
+}
+
+// modeKind is the kind of a mode, worst first.
+type modeKind uint8
+
+const (
+	noFit          modeKind = iota // preemption cannot make room
+	noCandidates                   // it may, but no workload would
+	preemptOwn                     // candidates include the own queue's
+	reclaimOthers                  // candidates are all other queues'
+	fitsNow                        // nothing to preempt
+)
+
+// modeOf maps preemption's answer to a mode kind.
+var modeOf = [...]modeKind{preempt.Impossible: noFit, preempt.NoCandidates: noCandidates,
+	preempt.PreemptOwn: preemptOwn, preempt.Reclaim: reclaimOthers}
+
+// needsVictims reports whether preemption may make room.
+func (m mode) needsVictims() bool { return m.kind == preemptOwn || m.kind == reclaimOthers }
+
+// preferred reports whether m beats o, Kueue's default preference
+// (BorrowingOverPreemption): a fit over reclaiming from other queues over
+// preempting in the own queue over finding no candidates, then the lower
+// borrowing level. No fit beats nothing.
+func (m mode) preferred(o mode) bool {
+	switch {
+	case m.kind == noFit:
+		return false
+	case o.kind == noFit:
+		return true
+	case m.kind != o.kind:
+		return m.kind > o.kind
+	}
+	return m.level < o.level
+}
+
+// tryNext reports whether the flavor assignment goes on past a flavor of
+// mode m, Kueue's shouldTryNextFlavor: without candidates always, with
+// victims under whenCanPreempt TryNextFlavor, and under whenCanBorrow
+// TryNextFlavor while the queue would borrow.
+func (m mode) tryNext(q *quota.Queue) bool {
+	switch {
+	case m.kind <= noCandidates:
+		return true
+	case m.kind < fitsNow && !q.StopAtPreemption:
+		return true
+	}
+	return m.level > 0 && q.TryNextWhenBorrowing
+}
+
+// preemptionMode asks preemption, resource by resource, what it could do
+// on flavor fq for unit u (preempt.Simulate, Kueue's oracle); a resource
+// beyond what the tree could give makes the flavor a no-fit.
+func (dc *decider) preemptionMode(u uint16, fq *quota.FlavorQuota, alone bool) mode {
+	s := dc.s
+	t := s.rtree
+	f := int(fq.Flavor)
+	var earlier, need res.Vec
+	for m := range dc.n {
+		switch {
+		case u&(1<<m) != 0:
+			need = need.Add(dc.need[m])
+		case dc.asg.flavor[m] == fq.Flavor:
+			earlier = earlier.Add(dc.need[m])
+		}
+	}
+	val := earlier.Add(need)
+	w := dc.preemptWorld()
+	p := preempt.Preemptor{Queue: dc.q, Admitted: int(s.runCount[dc.q]), Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
+		Policies: s.limits[dc.q].policies(), Quota: make([]*quota.FlavorQuota, len(s.flavors))}
+	p.Quota[f] = fq
+	used := dc.usage[dc.q][f*len(s.resources):]
+	// The search runs only where its answer can change the choice: a queue
+	// that preempts nothing has no candidates, and with one flavor to try
+	// the search on it decides alone.
+	searches := s.limits[dc.q].preempts() && !alone
+	worst := mode{kind: fitsNow}
+	for r := range s.resources {
+		if need[r] == 0 {
+			continue
+		}
+		fr := t.FR(f, r)
+		var m mode
+		switch {
+		case val[r] > t.PotentialAvailable(dc.q, fr):
+			return mode{kind: noFit}
+		case val[r] <= t.AvailableClamped(dc.usage, dc.q, fr) && (fq.HardMask&(1<<r) == 0 || used[r]+val[r] <= fq.Hard[r]):
+			m.kind = fitsNow
+			m.level, _ = t.BorrowingLevel(dc.usage, dc.q, fr, val[r])
+		case !searches:
+			m.kind = noCandidates
+			m.level, _ = t.BorrowingLevel(dc.usage, dc.q, fr, val[r])
+		default:
+			poss, level := preempt.Simulate(&w, &p, fr, val[r], &dc.d.work.search, &s.running, (*running).booking)
+			if m = (mode{kind: modeOf[poss], level: level}); m.kind == noFit {
+				return m
+			}
+		}
+		// The worst resource: the lowest kind, then the highest level.
+		if m.kind < worst.kind || m.kind == worst.kind && m.level > worst.level {
+			worst = m
+		}
+	}
+	return worst
 }
 
 // unit is the set of pod sets placed together with pod set i: its group, or
@@ -518,6 +673,17 @@ func (s *Snapshot) nominate(w *Workload, u quota.Usage, a *assigner) (fits bool)
 		}
 	}
 	return fits
+}
+
+// flavorsAllowed is how many of the queue's flavors unit u allows.
+func (dc *assigner) flavorsAllowed(u uint16) int {
+	n := 0
+	for k := range dc.qc.Flavors {
+		if dc.allowed(u, dc.qc.Flavors[k].Flavor) {
+			n++
+		}
+	}
+	return n
 }
 
 // firstAllowed is the first flavor of the queue unit u allows (-1 when

@@ -44,6 +44,11 @@ func (l *queueLimits) preempts() bool {
 	return l.withinQueue != preempt.Never || l.reclaim != preempt.Never
 }
 
+// policies are the queue's preemption policies as the search reads them.
+func (l *queueLimits) policies() preempt.Policies {
+	return preempt.Policies{WithinQueue: l.withinQueue, Reclaim: l.reclaim, Borrow: l.borrow, Threshold: l.threshold, HasThreshold: l.hasThreshold}
+}
+
 // resolveLimits validates a queue's caps, windows and tier and resolves
 // them at time now: quota computes the scales, the note names what is in
 // force for messages.

@@ -85,15 +85,6 @@ func TestPreemptionProperties(t *testing.T) {
 				"it requeues the preemptor (reference §1.4); Commit checks the decision's own assignment instead", stats.reassigned)
 		})
 	}
-	if stats.stopBorrow > 0 {
-		t.Run("known-issue/when-can-preempt-ignores-when-can-borrow", func(t *testing.T) {
-			t.Skipf("%d times a preemptor of a queue with whenCanPreempt Preempt and whenCanBorrow TryNextFlavor, its victims "+
-				"(or all but one) evicted, is admitted on another flavor or preempts again: when no flavor fits, the "+
-				"preemption search takes the first flavor in order where victims make room even if the preemptor still "+
-				"borrows there; Kueue's flavor assigner keeps the best flavor by mode and borrowing level (whenCanBorrow "+
-				"TryNextFlavor) across all of them (reference §1.4)", stats.stopBorrow)
-		})
-	}
 	if preempts*20 < n {
 		t.Errorf("only %d of %d worlds reach Preempt: the generator needs fuller clusters", preempts, n)
 	}
@@ -435,12 +426,6 @@ func checkPreempt(t *testing.T, i int, pw *pworld, d allot.Decision, st *preempt
 		return st.Load()
 	}
 	after := allot.Decide(evicted(-1), r)
-	// Known issue (skipped subtest): whenCanPreempt Preempt stops at the
-	// first flavor where victims make room even when the preemptor would
-	// still borrow there and whenCanBorrow TryNextFlavor asks for a later
-	// flavor that fits without.
-	fung := queues[r.Queue].FlavorFungibility
-	stopBorrow := fung.WhenCanPreempt == "Preempt" && fung.WhenCanBorrow == "TryNextFlavor"
 	elsewhere := func(got allot.Decision) bool { return !slices.Equal(got.Flavors, d.Flavors) }
 	// A decision with pod sets on several flavors kept the flavors the
 	// pod sets that fit already had, as Kueue's assigner does; requeued
@@ -453,8 +438,6 @@ func checkPreempt(t *testing.T, i int, pw *pworld, d allot.Decision, st *preempt
 	case after.Verdict == allot.VerdictAdmit && !elsewhere(after):
 	case mixed:
 		st.reassigned++
-	case stopBorrow && (after.Verdict == allot.VerdictAdmit || after.Verdict == allot.VerdictPreempt):
-		st.stopBorrow++
 	case after.Verdict != allot.VerdictAdmit:
 		fail("with every victim evicted the preemptor gets %v (%v): %s", after.Verdict, after.Reason, after.Message)
 	default:
@@ -508,10 +491,6 @@ func checkPreempt(t *testing.T, i int, pw *pworld, d allot.Decision, st *preempt
 			st.reassigned++
 			continue
 		}
-		if elsewhere(got) && stopBorrow {
-			st.stopBorrow++
-			continue
-		}
 		if len(got.Borrowing) > 0 && len(after.Borrowing) == 0 {
 			// Kueue's pass without borrowing (§2.3, §2.4): the preemptor
 			// must then fit without borrowing, so a victim that keeps it
@@ -533,10 +512,6 @@ type preemptStats struct {
 	// reassigned counts re-decisions, after evictions, of a request of
 	// several pod sets that assign its flavors differently.
 	reassigned int
-	// stopBorrow counts evictions after which a preemptor of a queue with
-	// whenCanPreempt Preempt and whenCanBorrow TryNextFlavor lands on
-	// another flavor or preempts again.
-	stopBorrow int
 }
 
 // policyAllows is Kueue's SatisfiesPreemptionPolicy for preemptor r and

@@ -63,12 +63,13 @@ func (dc *decider) preemptWorld() preempt.World {
 // freed capacity, concludes the decision and reports true when it finds
 // some. The pod sets the flavor assignment fitted keep their flavors (Kueue
 // preempts only for the pod sets whose assignment needs it). The unit that
-// failed goes on flavor only (whenCanPreempt Preempt stops there) or, with
-// only -1, on each flavor of the queue in turn, a pod set that does not
-// allow it on the first flavor it allows. Under whenCanBorrow TryNextFlavor
-// victims that still leave the request borrowing do not count on flavor
-// only, and among the queue's flavors give way to a later flavor's that do
-// not; otherwise the first flavor with victims wins.
+// failed goes on flavor only, the flavor the assignment chose for
+// preemption (Kueue looks for victims there and nowhere else), or, with
+// only -1 (when the nodes, not quota, are in the way), on each flavor of
+// the queue in turn, a pod set that does not allow it on the first flavor
+// it allows: under whenCanBorrow TryNextFlavor victims that still leave
+// the request borrowing give way to a later flavor's that do not;
+// otherwise the first flavor with victims wins.
 func (dc *decider) tryPreemption(only int32) bool {
 	if !dc.s.limits[dc.q].preempts() {
 		return false
@@ -80,7 +81,7 @@ func (dc *decider) tryPreemption(only int32) bool {
 		}
 		w := dc.preemptWorld()
 		found, ok := dc.findVictims(&w, flavors[:dc.n])
-		if !ok || dc.qc.TryNextWhenBorrowing && found.Borrows {
+		if !ok {
 			return false
 		}
 		dc.concludePreemption(flavors[:dc.n], found)
@@ -134,7 +135,7 @@ func (dc *decider) preemptorFor(flavors []int32) (preempt.Preemptor, bool) {
 	vecs := make([]res.Vec, 2*nf)
 	l := &s.limits[dc.q]
 	p := preempt.Preemptor{Queue: dc.q, Admitted: int(s.runCount[dc.q]), Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
-		Policies: preempt.Policies{WithinQueue: l.withinQueue, Reclaim: l.reclaim, Borrow: l.borrow, Threshold: l.threshold, HasThreshold: l.hasThreshold},
+		Policies: l.policies(),
 		Need:     vecs[:nf:nf], Open: vecs[nf:], Quota: make([]*quota.FlavorQuota, nf)}
 	nodes := false
 	for i, f := range flavors {

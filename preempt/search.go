@@ -111,8 +111,10 @@ type Result struct {
 	// Sets in order (nil when no pod set goes on nodes).
 	Placement []gang.Assignment
 	// Borrows says that the preemptor's queue still borrows on what it
-	// needs then.
+	// needs then, and Level is its borrowing level then (the largest over
+	// the flavor-resources that needed room).
 	Borrows bool
+	Level   int
 }
 
 // search is one run of Find: its inputs and its scratch.
@@ -170,7 +172,7 @@ func Find[R any](w *World, p *Preemptor, pl *gang.Placer, admitted *cow.Buffered
 	if !ok {
 		return Result{}, false
 	}
-	return Result{Victims: victims, Placement: s.placement(), Borrows: s.preemptorBorrows()}, true
+	return Result{Victims: victims, Placement: s.placement(), Borrows: s.preemptorBorrows(), Level: s.preemptorLevel()}, true
 }
 
 // needAt is what the request charges to flavor-resource fr.
@@ -220,22 +222,15 @@ func (s *search) start() bool {
 			return false // no emptied cluster holds it
 		}
 	}
-	// Kueue considers preemption for quota only if the request fits the
-	// queue's nominal quota, or the cohort tree can reclaim for it, or it
-	// may preempt while borrowing.
-	if s.Exhausted {
-		l := &s.Policies
-		// With fair sharing, reclaiming in the cohort counts as a way to
-		// preempt while borrowing.
-		ok := l.Borrow != Never || s.Fair.Enabled && l.Reclaim != Never
+	// Kueue considers preemption for quota only if every flavor-resource
+	// that needs room can get it: the request fits the queue's nominal
+	// quota there, or the cohort tree can reclaim for it there, or the
+	// queue may preempt while borrowing.
+	if s.Exhausted && !s.Policies.PreemptsWhileBorrowing(s.Fair.Enabled) {
 		for _, fr := range s.frs {
-			R := t.Resources()
-			v := s.needAt(fr)
-			_, mayReclaim := t.BorrowingLevel(s.Usage, s.Queue, fr, v)
-			ok = ok || s.Quota[fr/R].Nominal[fr%R] >= v || mayReclaim
-		}
-		if !ok {
-			return false
+			if !s.reclaimable(fr, s.needAt(fr)) {
+				return false
+			}
 		}
 	}
 	s.path = t.Path(s.Queue)
@@ -249,6 +244,23 @@ func (s *search) allotKeys(b *view.Booking) (lost int64, debt float64) {
 		return 0, 0
 	}
 	return s.Lost(b), s.Debt[b.Queue].Now(s.Now, s.HalfLife)
+}
+
+// PreemptsWhileBorrowing reports whether a queue with these policies may
+// preempt while it borrows, Kueue's canPreemptWhileBorrowing: under
+// borrowWithinCohort, or with fair sharing on under reclaimWithinCohort.
+func (l *Policies) PreemptsWhileBorrowing(fairSharing bool) bool {
+	return l.Borrow != Never || fairSharing && l.Reclaim != Never
+}
+
+// reclaimable reports whether preemption can make room for v of
+// flavor-resource fr without the preemptor borrowing past what it may: v
+// is within the queue's nominal quota there, or the cohort tree holds v
+// below its root (the rest may be reclaimed).
+func (s *search) reclaimable(fr int, v int64) bool {
+	R := s.Tree.Resources()
+	_, mayReclaim := s.Tree.BorrowingLevel(s.Usage, s.Queue, fr, v)
+	return s.Quota[fr/R].Nominal[fr%R] >= v || mayReclaim
 }
 
 // startClassical prepares collecting the classical search's candidates.
@@ -503,6 +515,17 @@ func (s *search) preemptorBorrows() bool {
 	return false
 }
 
+// preemptorLevel is the preemptor's borrowing level on the view, the
+// victims gone: the largest over the flavor-resources that needed room.
+func (s *search) preemptorLevel() int {
+	level := 0
+	for _, fr := range s.frs {
+		l, _ := s.Tree.BorrowingLevel(s.m.Usage, s.Queue, fr, s.needAt(fr))
+		level = max(level, l)
+	}
+	return level
+}
+
 // placement is where the request's pods go on the view, the victims gone.
 func (s *search) placement() []gang.Assignment {
 	if s.m.State == nil {
@@ -511,4 +534,55 @@ func (s *search) placement() []gang.Assignment {
 	s.pl.Reset(s.m.State)
 	s.asg, _, _ = s.pl.Place(s.Sets, s.asg[:0])
 	return s.asg
+}
+
+// Possibility is what preemption could do for one flavor-resource, Kueue's
+// preemption possibility, worst first.
+type Possibility uint8
+
+const (
+	// Impossible: preemption cannot make room there (the request is
+	// beyond the queue's nominal quota, nothing below the root can be
+	// reclaimed, and the queue may not preempt while borrowing).
+	Impossible Possibility = iota
+	// NoCandidates: preemption may make room, but no admitted workload
+	// the policies allow would.
+	NoCandidates
+	// PreemptOwn: the candidates include workloads of the preemptor's own
+	// queue.
+	PreemptOwn
+	// Reclaim: the candidates are all of other queues.
+	Reclaim
+)
+
+// Simulate is Kueue's preemption oracle: what preemption could do for v of
+// flavor-resource fr alone (the other resources of the request left out),
+// with the borrowing level the preemptor would have once the candidates
+// are gone (or, without candidates, now). p gives the queue, its policies,
+// the request's priority and submission time and the queue's quota; its
+// Need, Open and Sets are not read. Kueue's flavor assigner asks it, flavor
+// by flavor, to rank the flavors that need preemption.
+func Simulate[R any](w *World, p *Preemptor, fr int, v int64, pl *gang.Placer, admitted *cow.Buffered[R], booking func(R) *view.Booking) (Possibility, int) {
+	t := w.Tree
+	nr := t.Resources()
+	f := fr / nr
+	q := Preemptor{Queue: p.Queue, Policies: p.Policies, Admitted: p.Admitted, Priority: p.Priority, SubmittedAt: p.SubmittedAt,
+		Exhausted: true, Need: make([]res.Vec, 2*t.Flavors()), Quota: make([]*quota.FlavorQuota, t.Flavors())}
+	q.Need, q.Open = q.Need[:t.Flavors()], q.Need[t.Flavors():]
+	q.Need[f][fr%nr], q.Quota[f] = v, p.Quota[f]
+	probe := search{World: *w, Preemptor: q}
+	if !q.Policies.PreemptsWhileBorrowing(w.Fair.Enabled) && !probe.reclaimable(fr, v) {
+		return Impossible, 0
+	}
+	found, ok := Find(w, &q, pl, admitted, booking)
+	if !ok {
+		level, _ := t.BorrowingLevel(w.Usage, p.Queue, fr, v)
+		return NoCandidates, level
+	}
+	for _, c := range found.Victims {
+		if c.Queue == p.Queue {
+			return PreemptOwn, found.Level
+		}
+	}
+	return Reclaim, found.Level
 }
