@@ -240,11 +240,11 @@ type mode struct {
 type modeKind uint8
 
 const (
-	noFit          modeKind = iota // preemption cannot make room
-	noCandidates                   // it may, but no workload would
-	preemptOwn                     // candidates include the own queue's
-	reclaimOthers                  // candidates are all other queues'
-	fitsNow                        // nothing to preempt
+	noFit         modeKind = iota // preemption cannot make room
+	noCandidates                  // it may, but no workload would
+	preemptOwn                    // candidates include the own queue's
+	reclaimOthers                 // candidates are all other queues'
+	fitsNow                       // nothing to preempt
 )
 
 // modeOf maps preemption's answer to a mode kind.
