@@ -596,22 +596,28 @@ func (dc *decider) preemptionFlavors(f int32) (flavors [maxPodSets]int32, ok boo
 
 // quotaFlavor is the first flavor of the queue, in order, whose quota
 // holds unit u on top of what the pod sets before it were given
-// (assigned), with that fit; under whenCanBorrow TryNextFlavor a flavor
-// within nominal quota comes first.
+// (assigned), with that fit; under whenCanBorrow TryNextFlavor one within
+// nominal quota comes first, and among those that borrow the lowest
+// borrowing level, as assign ranks them.
 func (dc *assigner) quotaFlavor(u uint16, assigned []int32) (int32, quotaFit, bool) {
-	for pass := 0; pass < 2; pass++ {
-		for k := range dc.qc.Flavors {
-			fq := &dc.qc.Flavors[k]
-			if !dc.allowed(u, fq.Flavor) {
-				continue
-			}
-			fit := dc.fit(u, fq, assigned)
-			if fit.verdict == quota.Fit && (pass == 1 || fit.level == 0 || !dc.qc.TryNextWhenBorrowing) {
-				return fq.Flavor, fit, true
-			}
+	best, bestFit := int32(-1), quotaFit{}
+	for k := range dc.qc.Flavors {
+		fq := &dc.qc.Flavors[k]
+		if !dc.allowed(u, fq.Flavor) {
+			continue
+		}
+		fit := dc.fit(u, fq, assigned)
+		if fit.verdict != quota.Fit {
+			continue
+		}
+		if fit.level == 0 || !dc.qc.TryNextWhenBorrowing {
+			return fq.Flavor, fit, true
+		}
+		if best < 0 || fit.level < bestFit.level {
+			best, bestFit = fq.Flavor, fit
 		}
 	}
-	return -1, quotaFit{}, false
+	return best, bestFit, best >= 0
 }
 
 // fit checks unit u on flavor fq against the assignment's usage, with
