@@ -33,6 +33,14 @@ import (
 //     never a class-never workload off spot, with Kueue's victim reason;
 //   - determinism: deciding again gives the same JSON.
 func TestPreemptionProperties(t *testing.T) {
+	for _, sem := range []string{allot.SemanticsAllot, allot.SemanticsKueue} {
+		t.Run(sem, func(t *testing.T) { preemptionProperties(t, sem) })
+	}
+}
+
+// preemptionProperties checks the generated worlds under semantics sem:
+// the properties hold in both modes.
+func preemptionProperties(t *testing.T, sem string) {
 	n := 5000
 	if testing.Short() {
 		n = 800
@@ -44,7 +52,7 @@ func TestPreemptionProperties(t *testing.T) {
 	victims := 0
 	var stats preemptStats
 	for i := range n {
-		pw := &pworld{}
+		pw := &pworld{semantics: sem}
 		panicked := catch(func() {
 			if err := genPreemptWorld(rng, pw); err != nil {
 				t.Fatalf("case %d: generated world does not build: %v", i, err)
@@ -99,7 +107,9 @@ func TestPreemptionProperties(t *testing.T) {
 // workloads with their placement, so a failing case can be rebuilt from
 // its dump alone), the snapshot and the preemptor.
 type pworld struct {
-	b   allot.Builder
+	// semantics is the snapshot's Options.Semantics.
+	semantics string
+	b         allot.Builder
 	s   *allot.Snapshot
 	req allot.Request
 	// total is the cluster's GPUs.
@@ -111,7 +121,8 @@ type pworld struct {
 // world's usage is one allot itself could reach; the result is then
 // rebuilt from a plain Builder.
 func genPreemptWorld(rng *rand.Rand, pw *pworld) error {
-	pw.b = allot.Builder{Now: 1000, Resources: []string{"gpu", "cpu"}, Levels: []string{"rack"}}
+	pw.b = allot.Builder{Now: 1000, Resources: []string{"gpu", "cpu"}, Levels: []string{"rack"},
+		Options: allot.Options{Semantics: pw.semantics}}
 	b := &pw.b
 	regular := 1 + rng.IntN(2)
 	for k := range regular {
