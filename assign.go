@@ -153,7 +153,14 @@ func (dc *decider) assign() bool {
 				best, tried = a, true
 			}
 			if a.fit.verdict == quota.Fit {
-				placeable = true // only the nodes are in the way
+				// Only the nodes are in the way. allot gives way to the
+				// next flavor; Kueue, its flavor chosen by quota, looks for
+				// victims on this one and nowhere else.
+				if dc.s.kueueExact() {
+					dc.placementFailed(a)
+					return false
+				}
+				placeable = true
 				continue
 			}
 			if a.fit.verdict != quota.NoFitNow || a.never {
@@ -178,6 +185,10 @@ func (dc *decider) assign() bool {
 			if a.reason == 0 {
 				dc.take(members, a)
 				goto placed
+			}
+			if dc.s.kueueExact() && a.fit.verdict == quota.Fit {
+				dc.placementFailed(a)
+				return false
 			}
 			placeable = placeable || a.fit.verdict == quota.Fit
 			if !tried || a.rank() > best.rank() {
@@ -210,6 +221,16 @@ func (dc *decider) assign() bool {
 	placed:
 	}
 	return true
+}
+
+// placementFailed concludes a unit whose quota fits on the flavor of
+// attempt a but whose nodes cannot hold it, as Kueue does once its flavor
+// assignment chose that flavor: victims there, or it waits.
+func (dc *decider) placementFailed(a attempt) {
+	dc.explain(a)
+	if !a.never {
+		dc.tryPreemption(a.flavor)
+	}
 }
 
 // deferredFit is a flavor passed over for borrowing: its index in the
