@@ -22,7 +22,14 @@ type reservation struct {
 }
 
 // backfillOn reports whether backfill reservations are kept (the default).
-func (s *Snapshot) backfillOn() bool { return s.options.Backfill == nil || *s.options.Backfill }
+// Unset, backfill is on except in Kueue-exact mode: Kueue keeps no
+// reservations.
+func (s *Snapshot) backfillOn() bool {
+	if s.options.Backfill == nil {
+		return !s.kueueExact()
+	}
+	return *s.options.Backfill
+}
 
 // kueueExact reports whether the snapshot gives Kueue's answer where
 // allot's additions would change it (Options.Semantics "kueue").

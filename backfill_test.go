@@ -18,7 +18,13 @@ import (
 // a reservation each (never in the small rack).
 func backfillWorld(t testing.TB, blocked int) *allot.Snapshot {
 	t.Helper()
-	b := allot.Builder{Resources: []string{"gpu"}, Levels: []string{"rack"}, Flavors: []allot.Flavor{{Name: "h100"}},
+	return backfillWorldIn(t, blocked, "")
+}
+
+// backfillWorldIn is backfillWorld under semantics sem.
+func backfillWorldIn(t testing.TB, blocked int, sem string) *allot.Snapshot {
+	t.Helper()
+	b := allot.Builder{Options: allot.Options{Semantics: sem}, Resources: []string{"gpu"}, Levels: []string{"rack"}, Flavors: []allot.Flavor{{Name: "h100"}},
 		Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "h100", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 1 << 20}}}}}},
 		Now:    1000}
 	b.Options.BackfillDepth = blocked
@@ -64,6 +70,23 @@ func backfillDetail(d *allot.Decision) string {
 // without a lock, the reservations ahead of the request without a copy,
 // and the request is placed again around them in the decision's scratch
 // memory.
+// TestBackfillOffInKueueMode: Kueue keeps no reservations, so in
+// Kueue-exact mode a long request takes the free node a blocked gang's
+// reservation would hold, unless Backfill is set.
+func TestBackfillOffInKueueMode(t *testing.T) {
+	long := backfillRequest("long", 1<<20)
+	long.PodSets[0].Count = 4
+	for _, c := range []struct {
+		sem  string
+		want allot.Verdict
+	}{{allot.SemanticsAllot, allot.VerdictQueue}, {allot.SemanticsKueue, allot.VerdictAdmit}} {
+		d := allot.Decide(backfillWorldIn(t, 4, c.sem), long)
+		if d.Verdict != c.want {
+			t.Errorf("semantics %q: %v (%s), want %v", c.sem, d.Verdict, d.Message, c.want)
+		}
+	}
+}
+
 func TestBackfillDecideIntoDoesNotAllocate(t *testing.T) {
 	s := backfillWorld(t, 4)
 	for _, c := range []struct {

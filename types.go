@@ -216,9 +216,10 @@ type History struct {
 
 // Options are policy switches.
 type Options struct {
-	// Backfill, nil or true, keeps reservations for blocked higher-priority
-	// workloads (EASY backfill): a lower workload starts now only if it
-	// ends before the reservation or does not touch the reserved GPUs.
+	// Backfill, true or (except in Kueue-exact mode) nil, keeps
+	// reservations for blocked higher-priority workloads (EASY backfill):
+	// a lower workload starts now only if it ends before the reservation
+	// or does not touch the reserved GPUs.
 	Backfill *bool `json:"backfill,omitempty"`
 	// BackfillDepth is how many blocked workloads get a reservation; zero
 	// means one (EASY backfill).
@@ -244,8 +245,10 @@ type Options struct {
 	// would change one Kueue gives: "allot" (the default, also "") or
 	// "kueue" (Kueue-exact: victims within one priority go most recently
 	// admitted first, as Kueue's order has it, with neither the least lost
-	// work nor the queues' fairness debt ranking them). The README's Kueue
-	// comparison lists every difference.
+	// work nor the queues' fairness debt ranking them; flavors are chosen
+	// by quota alone, a flavor whose nodes cannot hold the request then
+	// meaning victims there or waiting; Backfill is off unless set). The
+	// README's Kueue comparison lists every difference.
 	Semantics string `json:"semantics,omitempty"`
 }
 
