@@ -90,7 +90,9 @@ func TestFairTargets(t *testing.T) {
 		loads []load
 		need  res.Vec // asked in queue 0
 		allot bool    // allot's candidate order instead of Kueue's
-		want  []string
+		// weights, when set, are the nodes' fair-sharing weights (else 1).
+		weights []float64
+		want    []string
 	}{
 		{
 			// With the request counted, a's share (3 over its quota of 2)
@@ -204,10 +206,24 @@ func TestFairTargets(t *testing.T) {
 			need: res.Vec{gpu: 4},
 			want: []string{"b4:InCohortFairSharing", "d5:InCohortFairSharing"},
 		},
+		{
+			// Both weigh 0, so both shares are "infinite" and compare by
+			// their ratios: a's 250 against b's 500, then 375, and then 250
+			// after each eviction, so the first strategy takes two of b's.
+			name:    "zero weights: shares compare by their ratios",
+			nodes:   []quota.NodeSpec{queue("a", 2, gc(2, 0)), queue("b", 2, gc(2, 0)), cohort("co", -1, gc(4, 0))},
+			loads:   []load{{id: "b1", queue: 1, gpu: 1}, {id: "b2", queue: 1, gpu: 1}, {id: "b3", queue: 1, gpu: 1}, {id: "b4", queue: 1, gpu: 1}, {id: "b5", queue: 1, gpu: 1}, {id: "b6", queue: 1, gpu: 1}},
+			need:    res.Vec{gpu: 4},
+			weights: []float64{0, 0, 1},
+			want:    []string{"b6:InCohortFairSharing", "b5:InCohortFairSharing"},
+		},
 	}
 	for _, c := range cases {
 		w, admitted := fairWorld(t, c.nodes, c.loads)
 		w.KueueOrder = !c.allot
+		if c.weights != nil {
+			w.Fair.Weights = c.weights
+		}
 		got, ok := find(w, fairPreemptor(w, 0, reclaim, c.need), admitted)
 		if ok != (c.want != nil) || !slices.Equal(victims(got), c.want) {
 			t.Errorf("%s: victims %v (found %v), want %v", c.name, victims(got), ok, c.want)
