@@ -66,11 +66,9 @@ const kueueParity = "../shared/kueue-parity"
 // parityNotYet lists the parity cases still open, each with the reason.
 // This list only shrinks.
 var parityNotYet = map[string]string{
-	"kueue-parity-fair-victims":                             "Kueue's fair-sharing target order",
-	"kueue-parity-fair-verdict-kueue-Preempt-allot-NoAdmit": "Kueue's fair-sharing target order",
-	"kueue-parity-tas-domain-block-unconstrained":           "Kueue's single-node placement of unconstrained gangs",
-	"kueue-parity-tas-domain-rack-unconstrained":            "Kueue's single-node placement of unconstrained gangs",
-	"kueue-parity-tas-nodes-unconstrained":                  "Kueue's single-node placement of unconstrained gangs",
+	"kueue-parity-tas-domain-block-unconstrained": "Kueue's single-node placement of unconstrained gangs",
+	"kueue-parity-tas-domain-rack-unconstrained":  "Kueue's single-node placement of unconstrained gangs",
+	"kueue-parity-tas-nodes-unconstrained":        "Kueue's single-node placement of unconstrained gangs",
 }
 
 func TestKueueParity(t *testing.T) {

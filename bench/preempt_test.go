@@ -28,10 +28,41 @@ func fullQueue(b *testing.B, admitted int) *allot.Snapshot {
 	return s
 }
 
+// fairCohort is a quota-only cohort of eight queues with fair sharing on,
+// its capacity (8 × 1250 8-GPU workloads' worth) used up by admitted
+// 8-GPU workloads of priorities 0..9: queue q0 holds its nominal quota,
+// q1..q3 borrow what q5..q7 leave unused.
+func fairCohort(b *testing.B) *allot.Snapshot {
+	bl := &allot.Builder{
+		Resources:   []string{"gpu"},
+		Flavors:     []allot.Flavor{{Name: "default"}},
+		Cohorts:     []allot.Cohort{{Name: "co"}},
+		FairSharing: allot.FairSharing{Enabled: true},
+		Now:         100_000,
+	}
+	held := []int{1250, 2000, 1750, 1500, 1250, 1000, 750, 500}
+	for q, n := range held {
+		name := fmt.Sprintf("q%d", q)
+		bl.Queues = append(bl.Queues, allot.Queue{Name: name, Cohort: "co", Preemption: allot.QueuePreemption{ReclaimWithinCohort: "LowerPriority"},
+			Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 1250 * 8}}}}})
+		for i := range n {
+			bl.Running = append(bl.Running, allot.Workload{ID: fmt.Sprintf("%s-w%04d", name, i), Queue: name, Priority: int32(i % 10), AdmittedAt: int64(i),
+				PodSets: []allot.PodSet{{Name: "main", Count: 1, Flavor: "default", PerPod: allot.Resources{"gpu": 8}}}})
+		}
+	}
+	s, err := bl.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // BenchmarkPreempt times finding the victims for a priority-1000 preemptor:
-// on a full quota-only queue of 8-GPU workloads, and on the fragmented
+// on a full quota-only queue of 8-GPU workloads, on the fragmented
 // 10240-node cluster with its queue's quota full, where every removal
-// re-runs the gang placement (8 pods of 8 GPUs that require a rack).
+// re-runs the gang placement (8 pods of 8 GPUs that require a rack), and
+// by fair sharing in a full cohort, where the preemptor borrows and each
+// victim is chosen by dominant share.
 func BenchmarkPreempt(b *testing.B) {
 	b.Run("admitted=10000/need=64gpu", func(b *testing.B) {
 		s := fullQueue(b, 10000)
@@ -69,6 +100,19 @@ func BenchmarkPreempt(b *testing.B) {
 		}
 		if d.Verdict != allot.VerdictPreempt || len(d.Placement) != 8 {
 			b.Fatalf("%v %s", d.Reason, d.Message)
+		}
+	})
+	b.Run("fair=true/admitted=10000/queues=8/need=64gpu", func(b *testing.B) {
+		s := fairCohort(b)
+		req := allot.Request{ID: "hero", Queue: "q0", Priority: 1000,
+			PodSets: []allot.PodSet{{Name: "main", Count: 8, PerPod: allot.Resources{"gpu": 8}}}}
+		b.ReportAllocs()
+		var d allot.Decision
+		for b.Loop() {
+			d = allot.Decide(s, req)
+		}
+		if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 8 {
+			b.Fatalf("%v %s, %d victims", d.Reason, d.Message, len(d.Victims))
 		}
 	})
 }

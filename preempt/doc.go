@@ -16,8 +16,9 @@
 // a copy-on-write view of quota usage and free capacity (view.Sim) until
 // the preemptor fits both its quota and a placement, and then fills back
 // in reverse so that the victim set is minimal. The fair-sharing search
-// picks target queues by dominant share from the root down and takes their
-// candidates as its strategies allow, then fills back the same way.
+// picks target queues by dominant share from the root down, the request
+// counted in its own queue's, and takes their candidates as its strategies
+// allow, then fills back the same way (fair.go spells out Kueue's rules).
 //
 // allot's additions to Kueue's order act only where Kueue has no
 // information: within one priority, victims that lose the least work go

@@ -1,7 +1,6 @@
 package preempt
 
 import (
-	"math"
 	"slices"
 
 	"github.com/allot-sched/allot/fairness"
@@ -9,16 +8,55 @@ import (
 	"github.com/allot-sched/allot/quota"
 )
 
-// Kueue's fair-sharing preemption: candidates are the preemptor's own
-// queue's workloads its withinQueue policy allows, and those of every queue
-// of the tree that borrows on what the preemptor needs (reclaimWithinCohort
-// allowing); the target queue is chosen from the root by highest dominant
-// share, shares compared just below the common ancestor with the incoming
-// workload counted; a target's candidate is taken when the preemptor's new
-// share would not exceed the target's share after the eviction
-// (LessThanOrEqualToFinalShare), and in a second pass when it is below the
-// target's share before it (LessThanInitialShare). The victims are then
-// filled back like the classical search's.
+// Kueue's fair-sharing preemption, rule by rule (v0.17).
+//
+// Candidates are the preemptor's own queue's workloads its withinQueue
+// policy allows, and those of every other queue of its tree that borrows on
+// a flavor-resource that needs room (reclaimWithinCohort allowing), all in
+// Less order; each queue's list is its run of that order.
+//
+// Every share the search compares counts the request: its usage is added to
+// its queue and, as far as it spills, to the cohorts above, before the
+// first target is chosen and until the last. Whether the request fits is
+// asked without it.
+//
+// The target, chosen afresh after every eviction: from the root down, at
+// each cohort the child of highest dominant share among those that can
+// still give a candidate, which are
+//   - a queue with candidates left that borrows on any resource, or the
+//     preemptor's own queue with candidates left, borrowing or not;
+//   - a cohort that borrows on any resource, or one on the preemptor's
+//     path, borrowing or not, when a target lies below it.
+//
+// Between children of equal share a cohort goes before a queue (its
+// subtree may hold a queue more over its share than the queue beside it);
+// two queues go in the order of their first candidates. Kueue leaves two
+// cohorts of equal share in a set's unspecified order; allot orders them by
+// the first candidates of the queues they lead to, as it does queues.
+//
+// The first pass, on each target:
+//   - the own queue gives its first candidate (InClusterQueue);
+//   - while the preemptor, request counted, did not borrow on what needs
+//     room when the search began (Kueue's FairSharingPreemptWithinNominal,
+//     on by default), another queue gives its first candidate without
+//     shares being weighed (InCohortReclamation);
+//   - otherwise the shares weighed are those of the two children of the
+//     lowest cohort common to the preemptor and the target, each on its own
+//     side, taken once per visit. The target's candidates are looked at in
+//     order until the first strategy allows one, which is taken
+//     (InCohortFairSharing); the ones before it are kept for the second
+//     pass. LessThanOrEqualToFinalShare allows a candidate when the
+//     preemptor's share is not above the target side's once the candidate
+//     is gone, LessThanInitialShare when it is below the target side's as it
+//     is.
+//
+// The second pass, when LessThanInitialShare is the second strategy, runs
+// over the kept candidates with targets chosen the same way: a target whose
+// side's share is above the preemptor's gives its first kept candidate,
+// and either way is done.
+//
+// The search stops as soon as the request fits, and the victims are then
+// filled back as the classical search's are.
 
 // startFair decides, once per queue before looking at any workload, which
 // queues may lose workloads: other queues only when reclaiming is allowed,
@@ -57,128 +95,6 @@ func (s *search) collectFair(b *view.Booking) {
 	s.cands = append(s.cands, c)
 }
 
-// fair takes the collected candidates queue by queue, as the strategies
-// allow, until the request fits.
-func (s *search) fair() ([]*Victim, bool) {
-	t := s.Tree
-	if len(s.cands) == 0 {
-		return nil, false
-	}
-	// Each queue's candidates in Kueue's order: keys computed once (the
-	// sort compares them many times), a stable sort by queue and key.
-	keys := make([]Candidate, len(s.cands))
-	order := make([]int32, len(s.cands))
-	for i := range s.cands {
-		keys[i], order[i] = s.key(&s.cands[i]), int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		if qa, qb := s.cands[a].Queue, s.cands[b].Queue; qa != qb {
-			return int(qa) - int(qb)
-		}
-		switch {
-		case Less(&keys[a], &keys[b]):
-			return -1
-		case Less(&keys[b], &keys[a]):
-			return 1
-		}
-		return 0
-	})
-	perQueue := make([][]*Victim, t.Len())
-	for _, i := range order {
-		c := &s.cands[i]
-		perQueue[c.Queue] = append(perQueue[c.Queue], c)
-	}
-	s.begin()
-	var targets []*Victim
-	var retry [][]*Victim = make([][]*Victim, t.Len())
-	fits := func() bool { return s.fits(true) }
-	take := func(c *Victim, reason Variant) {
-		c.Variant = reason
-		s.m.Evict(c.Booking)
-		targets = append(targets, c)
-	}
-	// The first pass runs the first configured strategy on each candidate;
-	// a second pass, when configured, runs LessThanInitialShare on what the
-	// first left over.
-	first := s.Fair.Strategies[0]
-	{
-		for {
-			tq := s.nextTarget(perQueue)
-			if tq < 0 {
-				break
-			}
-			cs := perQueue[tq]
-			switch {
-			case tq == s.Queue:
-				take(cs[0], WithinQueue)
-				perQueue[tq] = cs[1:]
-				if fits() {
-					return s.fillBack(targets, true), true
-				}
-				continue
-			case !s.preemptorBorrows():
-				take(cs[0], ReclaimWithoutBorrowing)
-				perQueue[tq] = cs[1:]
-				if fits() {
-					return s.fillBack(targets, true), true
-				}
-				continue
-			}
-			pre, _ := s.shares(tq)
-			if math.IsInf(pre.Weighted, 1) {
-				retry[tq] = append(retry[tq], cs...)
-				perQueue[tq] = nil
-				continue
-			}
-			c := cs[0]
-			perQueue[tq] = cs[1:]
-			var ok bool
-			if first == LessThanInitialShare {
-				_, target := s.shares(tq)
-				ok = pre.Less(target) // preemptor's new share < target's initial share
-			} else {
-				// Shares read quota usage only: no placement to move.
-				s.m.MoveUsage(c.Booking, 1)
-				_, after := s.shares(tq)
-				s.m.MoveUsage(c.Booking, -1)
-				ok = !after.Less(pre) // preemptor's new share ≤ target's final share
-			}
-			if ok {
-				take(c, FairSharing)
-				if fits() {
-					return s.fillBack(targets, true), true
-				}
-			} else {
-				retry[tq] = append(retry[tq], c)
-			}
-		}
-	}
-	if s.Fair.Strategies[1] == LessThanInitialShare {
-		for {
-			tq := s.nextTarget(retry)
-			if tq < 0 {
-				break
-			}
-			pre, target := s.shares(tq)
-			if pre.Less(target) {
-				take(retry[tq][0], FairSharing)
-				if fits() {
-					return s.fillBack(targets, true), true
-				}
-			}
-			retry[tq] = nil
-		}
-	}
-	return nil, false
-}
-
-// key is a candidate's ordering key for fair-sharing preemption.
-func (s *search) key(c *Victim) Candidate {
-	k := Candidate{OwnQueue: c.Queue == s.Queue, Priority: c.Priority, AdmittedAt: c.AdmittedAt}
-	k.LostWork, k.Debt = s.allotKeys(c.Booking)
-	return k
-}
-
 // queueBorrows reports whether queue q uses more than its nominal quota on
 // a flavor-resource the preemptor needs.
 func (s *search) queueBorrows(u quota.Usage, q int32) bool {
@@ -190,76 +106,275 @@ func (s *search) queueBorrows(u quota.Usage, q int32) bool {
 	return false
 }
 
-// shares are the preemptor's share (the incoming workload counted) and the
-// target queue's, each at its node just below their lowest common cohort.
-func (s *search) shares(tq int32) (preemptor, target fairness.Share) {
+// fairSearch is the fair-sharing search's state beside the search's own.
+type fairSearch struct {
+	*search
+	// keys are the candidates' order keys, by index into cands.
+	keys []Candidate
+	// request[k*FRs:(k+1)*FRs] is what the request adds to the usage of
+	// path[k], per flavor-resource, on the view as it is.
+	request []int64
+	// drop is a candidate's usage change as it reaches a target side.
+	drop []int64
+}
+
+// fair takes the collected candidates as Kueue's fair-sharing strategies
+// allow, until the request fits.
+func (s *search) fair() ([]*Victim, bool) {
+	n := len(s.cands)
+	if n == 0 {
+		return nil, false
+	}
 	t := s.Tree
-	// A scratch copy of the view's rows table: AddVec replaces the rows it
-	// writes, so the view itself stays as it was.
-	s.scratch = append(s.scratch[:0], s.m.Usage...)
-	u := s.scratch
-	for f, fq := range s.Quota {
-		if fq != nil {
-			t.AddVec(u, s.Queue, f, s.Need[f], 1)
+	f := fairSearch{search: s, keys: make([]Candidate, n)}
+	// One sort of every candidate (keys computed once: the sort compares
+	// them many times), grouped by queue; IDRank makes Less a total order.
+	order := make([]int32, n)
+	for i := range s.cands {
+		f.keys[i], order[i] = s.key(&s.cands[i], int32(i)), int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if qa, qb := s.cands[a].Queue, s.cands[b].Queue; qa != qb {
+			return int(qa) - int(qb)
+		}
+		switch {
+		case a == b:
+			return 0
+		case Less(&f.keys[a], &f.keys[b]):
+			return -1
+		}
+		return 1
+	})
+	// lists[q] is queue q's candidates not looked at yet, kept[q] those the
+	// first strategy passed over: never more than q has, so they grow in
+	// q's own stretch of one buffer.
+	lists := make([][]int32, 2*t.Len())
+	lists, kept := lists[:t.Len()], lists[t.Len():]
+	keptAt := make([]int32, n)
+	for lo := 0; lo < n; {
+		q, hi := s.cands[order[lo]].Queue, lo+1
+		for hi < n && s.cands[order[hi]].Queue == q {
+			hi++
+		}
+		lists[q], kept[q] = order[lo:hi], keptAt[lo:lo:hi]
+		lo = hi
+	}
+	F := t.FRs()
+	buf := make([]int64, (len(s.path)+1)*F)
+	f.request, f.drop = buf[:len(s.path)*F], buf[len(s.path)*F:]
+	s.begin()
+	f.countRequest()
+
+	var targets []*Victim
+	// take evicts candidate i as variant v and reports whether the request
+	// fits now.
+	take := func(i int32, v Variant) bool {
+		c := &s.cands[i]
+		c.Variant = v
+		s.m.Evict(c.Booking)
+		targets = append(targets, c)
+		if s.fits(true) {
+			return true
+		}
+		f.countRequest()
+		return false
+	}
+	withinNominal := !s.preemptorBorrows()
+	first := s.Fair.Strategies[0]
+	for tq := f.nextTarget(lists); tq >= 0; tq = f.nextTarget(lists) {
+		if tq == s.Queue || withinNominal {
+			v := ReclaimWithoutBorrowing
+			if tq == s.Queue {
+				v = WithinQueue
+			}
+			i := lists[tq][0]
+			lists[tq] = lists[tq][1:]
+			if take(i, v) {
+				return s.fillBack(targets, true), true
+			}
+			continue
+		}
+		pre, before, side := f.shares(tq)
+		for len(lists[tq]) > 0 {
+			i := lists[tq][0]
+			lists[tq] = lists[tq][1:]
+			var ok bool
+			if first == LessThanInitialShare {
+				ok = pre.Less(before)
+			} else {
+				ok = !f.shareWithout(tq, side, i).Less(pre)
+			}
+			if !ok {
+				kept[tq] = append(kept[tq], i)
+				continue
+			}
+			if take(i, FairSharing) {
+				return s.fillBack(targets, true), true
+			}
+			break
 		}
 	}
-	pa, ta := s.almostLCA(tq)
-	return fairness.DominantShare(t, u, pa, nil, s.weight(pa)), fairness.DominantShare(t, u, ta, nil, s.weight(ta))
+	if s.Fair.Strategies[1] == LessThanInitialShare {
+		for tq := f.nextTarget(kept); tq >= 0; tq = f.nextTarget(kept) {
+			if pre, before, _ := f.shares(tq); pre.Less(before) && take(kept[tq][0], FairSharing) {
+				return s.fillBack(targets, true), true
+			}
+			kept[tq] = nil
+		}
+	}
+	return nil, false
+}
+
+// key is candidate i's ordering key for fair-sharing preemption.
+func (s *search) key(c *Victim, i int32) Candidate {
+	k := Candidate{Index: i, IDRank: i, OwnQueue: c.Queue == s.Queue, Priority: c.Priority, AdmittedAt: c.AdmittedAt}
+	k.LostWork, k.Debt = s.allotKeys(c.Booking)
+	return k
+}
+
+// countRequest works out what the request adds to each node on the
+// preemptor's path in the view as it is.
+func (f *fairSearch) countRequest() {
+	t := f.Tree
+	F, R := t.FRs(), t.Resources()
+	d := f.request[:F]
+	clear(d)
+	for fl, fq := range f.Quota {
+		if fq != nil {
+			for r := range R {
+				d[fl*R+r] = f.Need[fl][r]
+			}
+		}
+	}
+	for k := 1; k < len(f.path); k++ {
+		up := f.request[k*F : (k+1)*F]
+		copy(up, f.request[(k-1)*F:k*F])
+		f.passUp(f.path[k-1], up)
+	}
+}
+
+// passUp turns d, a change of node n's usage per flavor-resource, into the
+// change it makes to n's parent's: a cohort uses what its children use
+// beyond their local quota (Kueue's addUsage and removeUsage keep it so),
+// so the part of the change below n's local quota stays in n.
+func (f *fairSearch) passUp(n int32, d []int64) {
+	u := f.m.Usage
+	for fr, x := range d {
+		if x != 0 {
+			used, local := u.At(n, fr), f.Tree.LocalQuota(n, fr)
+			d[fr] = max(0, quota.SubAmount(used+x, local)) - max(0, quota.SubAmount(used, local))
+		}
+	}
+}
+
+// share is node c's dominant share in the view, the request counted when c
+// is path[k] (k < 0 off the preemptor's path).
+func (f *fairSearch) share(c int32, k int) fairness.Share {
+	var extra []int64
+	if k >= 0 {
+		F := f.Tree.FRs()
+		extra = f.request[k*F : (k+1)*F]
+	}
+	return fairness.DominantShare(f.Tree, f.m.Usage, c, extra, f.weight(c))
+}
+
+// shares are the preemptor's share (the request counted) and the target
+// queue's, each at its side's child of their lowest common cohort, and
+// that target side.
+func (f *fairSearch) shares(tq int32) (preemptor, target fairness.Share, side int32) {
+	k, side := f.almostLCA(tq)
+	return f.share(f.path[k], k), f.share(side, -1), side
+}
+
+// shareWithout is the target side's share once candidate i of queue tq is
+// gone: its usage leaves tq and, as far as it was spilled, the cohorts up
+// to the side. The view stays as it is.
+func (f *fairSearch) shareWithout(tq, side, i int32) fairness.Share {
+	t := f.Tree
+	R := t.Resources()
+	d := f.drop
+	clear(d)
+	b := f.cands[i].Booking
+	for j := range b.Sets {
+		need, base := b.Need(j, f.Tokens), int(b.Sets[j].Flavor)*R
+		for r := range R {
+			d[base+r] -= need[r]
+		}
+	}
+	for n := tq; n != side; n = t.Parent(n) {
+		f.passUp(n, d)
+	}
+	return fairness.DominantShare(t, f.m.Usage, side, d, f.weight(side))
 }
 
 // almostLCA finds, for target queue tq, the children of the lowest common
-// cohort on the preemptor's and the target's paths.
-func (s *search) almostLCA(tq int32) (preemptorSide, targetSide int32) {
+// cohort on the preemptor's and the target's paths: the preemptor's as its
+// index in path, the target's as a node.
+func (s *search) almostLCA(tq int32) (preemptorSide int, targetSide int32) {
 	tp := s.Tree.Path(tq)
 	for i, a := range s.path {
 		if j := slices.Index(tp, a); j >= 0 {
-			preemptorSide, targetSide = s.path[max(i-1, 0)], tp[max(j-1, 0)]
-			return
+			return max(i-1, 0), tp[max(j-1, 0)]
 		}
 	}
-	return s.Queue, tq
+	return 0, tq
 }
 
 // weight is a node's fair-sharing weight.
 func (s *search) weight(n int32) float64 { return s.Fair.Weights[n] }
 
-// nextTarget picks, from the root of the preemptor's tree down, the child
-// with the highest dominant share among those with candidates left (a
-// queue other than the preemptor's only while it borrows); -1 when none.
-func (s *search) nextTarget(cands [][]*Victim) int32 {
-	root := s.path[len(s.path)-1]
-	if s.Tree.IsQueue(root) {
-		if len(cands[root]) > 0 {
+// nextTarget is the queue to take from next, given each queue's candidates
+// left; -1 when none is.
+func (f *fairSearch) nextTarget(lists [][]int32) int32 {
+	root := f.path[len(f.path)-1]
+	if f.Tree.IsQueue(root) {
+		if len(lists[root]) > 0 {
 			return root
 		}
 		return -1
 	}
-	return s.pick(root, cands)
+	return f.pick(root, lists)
 }
 
 // pick is nextTarget below cohort n.
-func (s *search) pick(n int32, cands [][]*Victim) int32 {
-	t := s.Tree
-	best, bestShare := int32(-1), fairness.Share{}
-	for c := int32(0); c < int32(t.Len()); c++ {
+func (f *fairSearch) pick(n int32, lists [][]int32) int32 {
+	t := f.Tree
+	best, bestCohort := int32(-1), false
+	var bestShare fairness.Share
+	for c := range int32(t.Len()) {
 		if t.Parent(c) != n {
 			continue
 		}
-		var cand int32 = -1
-		if t.IsQueue(c) {
-			if len(cands[c]) > 0 && (c == s.Queue || s.queueBorrows(s.m.Usage, c)) {
-				cand = c
-			}
-		} else if onPath := slices.Contains(s.path, c); onPath || !t.IsWithinNominal(s.m.Usage, c, s.frs) {
-			cand = s.pick(c, cands)
-		}
-		if cand < 0 {
+		cohort := !t.IsQueue(c)
+		if !cohort && len(lists[c]) == 0 {
 			continue
 		}
-		sh := fairness.DominantShare(t, s.m.Usage, c, nil, s.weight(c))
-		if best < 0 || bestShare.Less(sh) {
-			best, bestShare = cand, sh
+		k := slices.Index(f.path, c)
+		sh, q := f.share(c, k), int32(-1)
+		switch {
+		case !cohort && (sh.Borrowing || c == f.Queue):
+			q = c
+		case cohort && (sh.Borrowing || k >= 0):
+			q = f.pick(c, lists)
+		}
+		if q >= 0 && (best < 0 || f.ahead(lists, sh, cohort, q, bestShare, bestCohort, best)) {
+			best, bestCohort, bestShare = q, cohort, sh
 		}
 	}
 	return best
+}
+
+// ahead reports whether a child of share sh (a cohort or a queue) leading
+// to target queue q goes before the best one so far, of share bestShare
+// leading to best.
+func (f *fairSearch) ahead(lists [][]int32, sh fairness.Share, cohort bool, q int32, bestShare fairness.Share, bestCohort bool, best int32) bool {
+	switch {
+	case bestShare.Less(sh):
+		return true
+	case sh.Less(bestShare):
+		return false
+	case cohort != bestCohort:
+		return cohort
+	}
+	return Less(&f.keys[lists[q][0]], &f.keys[lists[best][0]])
 }

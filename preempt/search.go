@@ -132,8 +132,6 @@ type search struct {
 	asg  []gang.Assignment
 	// cands holds every candidate; the ordered lists index it.
 	cands []Victim
-	// scratch is the usage table shares counts the request into.
-	scratch quota.Usage
 
 	// The classical search's candidate lists, and what collecting them
 	// reads.
