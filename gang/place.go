@@ -12,7 +12,8 @@ import (
 type Mode uint8
 
 const (
-	// Unconstrained fills the least-free nodes that fit.
+	// Unconstrained puts the pod set on the least-free node that holds it
+	// whole, or fills the least-free nodes first when no node does.
 	Unconstrained Mode = 1 + iota
 	// Required keeps all pods in one domain of Level, or fails.
 	Required
@@ -517,10 +518,12 @@ func (p *Placer) considerHolder(n int32, c, need int64) bool {
 }
 
 // mayHold reports whether some node of domain d (at level l) may hold need
-// pods of the current pod set; false only when the counters prove that none
-// does. Where they are exact and no node has GPU islands, a node holds need
-// pods of g GPUs exactly when it has need·g free GPUs, that is when it fits
-// one pod of need·g.
+// pods of the current pod set with fewer to spare than the holder found so
+// far; false only when the counters prove that none does. Where they are
+// exact and no node has GPU islands, a node holds k pods of g GPUs exactly
+// when it has k·g free GPUs: no node holds need when none fits one pod of
+// need·g, and none beats the holder when even the least free node with a
+// free GPU holds as many as the holder does.
 func (p *Placer) mayHold(d int32, l int, need int64) bool {
 	c, ok := p.fastCount(d, l)
 	switch {
@@ -531,7 +534,11 @@ func (p *Placer) mayHold(d int32, l int, need int64) bool {
 	case p.t.Islands(d):
 		return true
 	}
-	return p.st.Fits(d, int(need)*p.ps.GPUs) > 0
+	g := int64(p.ps.GPUs)
+	if p.holder >= 0 && p.st.Agg(d).MinFree[p.t.GPU] >= p.holderCount*g {
+		return false
+	}
+	return p.st.Fits(d, int(need*g)) > 0
 }
 
 // bestNode is the most pods any node inside scope holds.
