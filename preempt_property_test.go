@@ -110,8 +110,8 @@ type pworld struct {
 	// semantics is the snapshot's Options.Semantics.
 	semantics string
 	b         allot.Builder
-	s   *allot.Snapshot
-	req allot.Request
+	s         *allot.Snapshot
+	req       allot.Request
 	// total is the cluster's GPUs.
 	total int64
 }

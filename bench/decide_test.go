@@ -55,6 +55,35 @@ func BenchmarkDecideInto(b *testing.B) {
 	}
 }
 
+// unconstrainedCases are gangs without a topology request: pods×GPUs each.
+// On the benchmark cluster a node holds 8/GPUs pods at most, so 1x8, 4x2 and
+// 5x1 fit one node and 16x1 and 64x8 must spread over several.
+var unconstrainedCases = []struct{ pods, gpus int }{{1, 8}, {4, 2}, {5, 1}, {16, 1}, {64, 8}}
+
+// BenchmarkDecideUnconstrained decides gangs that ask for no topology level:
+// the least-free node that holds the whole gang, or a spread from the
+// least-free node when none does.
+func BenchmarkDecideUnconstrained(b *testing.B) {
+	for _, frag := range []bool{false, true} {
+		for _, n := range []int{1024, 10240} {
+			s := mustBuild(b, n, frag)
+			for _, c := range unconstrainedCases {
+				req := GangRequest("g", c.pods, c.gpus, "", "")
+				b.Run(fmt.Sprintf("frag=%t/nodes=%d/gang=%dx%d", frag, n, c.pods, c.gpus), func(b *testing.B) {
+					b.ReportAllocs()
+					var d allot.Decision
+					for b.Loop() {
+						allot.DecideInto(s, req, &d)
+					}
+					if d.Verdict != allot.VerdictAdmit {
+						b.Fatalf("%v %v: %s", d.Verdict, d.Reason, d.Message)
+					}
+				})
+			}
+		}
+	}
+}
+
 // quotaOnly is a snapshot whose only flavor has no nodes: admission checks
 // quota and skips placement.
 func quotaOnly(b testing.TB) (*allot.Snapshot, allot.Request) {

@@ -9,8 +9,11 @@
 //     pod set (best fit), ties by domain path; none means wait;
 //   - preferred level: the same, then one domain of each broader level, then
 //     a split across the whole cluster;
-//   - unconstrained: the nodes with the fewest free slots first, each filled
-//     before the next (least free capacity, fragmentation-averse).
+//   - unconstrained: Kueue's least free capacity, among the nodes directly
+//     (no domain above them is weighed): the whole pod set on the node that
+//     holds it with the fewest pods to spare, ties by path; when no single
+//     node holds it, the nodes with the fewest free slots first, each
+//     filled before the next (fragmentation-averse).
 //
 // From the chosen domain it descends level by level: the children of the
 // chosen domains are pooled and taken greedily from the largest, the last one

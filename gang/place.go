@@ -12,7 +12,8 @@ import (
 type Mode uint8
 
 const (
-	// Unconstrained fills the least-free nodes that fit.
+	// Unconstrained puts the pod set on the least-free node that holds it
+	// whole, or fills the least-free nodes first when no node does.
 	Unconstrained Mode = 1 + iota
 	// Required keeps all pods in one domain of Level, or fails.
 	Required
@@ -109,6 +110,10 @@ type Placer struct {
 	// multiples of (the size of the innermost slice at or below l), for
 	// every level down to the nodes'.
 	units []int64
+	// holder is the node findHolder has found to hold the whole pod set
+	// (-1 for none yet), holderCount how many pods it holds.
+	holder      int32
+	holderCount int64
 	// ones counts the one-pod nodes collectNodes has seen; it stops once
 	// they reach stopAt (when set).
 	ones, stopAt int64
@@ -405,11 +410,24 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 		}
 		return out, fail, false
 	}
-	// Unconstrained: least free capacity over the scope's nodes.
+	// Unconstrained is Kueue's least free capacity, decided among the
+	// scope's nodes directly (no level above them is weighed): the whole
+	// pod set on the node that holds it with the fewest pods to spare,
+	// ties by path; only when no single node holds it, the nodes with the
+	// fewest pods first, each filled before the next.
 	total := p.count(scope, scopeLevel)
 	if total < need {
 		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
 	}
+	if need <= p.nodeBound() {
+		p.holder, p.holderCount = -1, math.MaxInt64
+		p.findHolder(scope, scopeLevel, need)
+		if p.holder >= 0 {
+			p.next = append(p.next[:0], cand{id: p.holder, count: need})
+			return p.emit(out), Failure{}, true
+		}
+	}
+	// From here on no node holds the whole pod set.
 	// No node holds fewer than one pod, so when the nodes that hold exactly
 	// one cover the request, the first of them in path order are the
 	// answer; the counters find them without visiting the domains that
@@ -440,6 +458,87 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 		}
 	}
 	return p.emit(out), Failure{}, true
+}
+
+// nodeBound is at most how many pods of the current pod set one node can
+// hold: what the largest node's GPUs make (one under Spread), unbounded for a
+// pod without GPUs.
+func (p *Placer) nodeBound() int64 {
+	switch {
+	case p.ps.Policy == Spread:
+		return 1
+	case p.ps.GPUs > 0:
+		return int64(p.t.G / p.ps.GPUs)
+	}
+	return math.MaxInt64
+}
+
+// findHolder looks, in path order under domain d (at level l), for the node
+// that holds need pods with the fewest to spare and keeps the best so far in
+// p.holder and p.holderCount. It reports true once a node holds exactly
+// need: no later node can do better, so the search stops there.
+func (p *Placer) findHolder(d int32, l int, need int64) bool {
+	nl := p.t.NodeLevel()
+	if l == nl {
+		return p.considerHolder(d, p.nodeCount(d), need)
+	}
+	if !p.mayHold(d, l, need) {
+		return false
+	}
+	dom := &p.t.Domains[d]
+	if l+1 == nl {
+		// Nodes: walk their states page by page.
+		for n := dom.ChildFirst; n < dom.ChildEnd; {
+			states := p.st.Nodes(n, dom.ChildEnd)
+			for i := range states {
+				if p.considerHolder(n+int32(i), p.nodeCountOf(n+int32(i), &states[i]), need) {
+					return true
+				}
+			}
+			n += int32(len(states))
+		}
+		return false
+	}
+	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
+		if p.findHolder(c, l+1, need) {
+			return true
+		}
+	}
+	return false
+}
+
+// considerHolder keeps node n, which holds c pods, when it holds need with
+// fewer to spare than the holder so far (a tie keeps the earlier, by path),
+// and reports whether it holds exactly need.
+func (p *Placer) considerHolder(n int32, c, need int64) bool {
+	if c >= need && c < p.holderCount {
+		p.holder, p.holderCount = n, c
+	}
+	return c == need
+}
+
+// mayHold reports whether some node of domain d (at level l) may hold need
+// pods of the current pod set with fewer to spare than the holder found so
+// far; false only when the counters prove that none does. Where they are
+// exact and no node has GPU islands, a node holds k pods of g GPUs exactly
+// when it has k·g free GPUs: no node holds need when none fits one pod of
+// need·g, and none beats the holder when even the least free node with a
+// free GPU holds as many as the holder does.
+func (p *Placer) mayHold(d int32, l int, need int64) bool {
+	c, ok := p.fastCount(d, l)
+	switch {
+	case !ok:
+		return true
+	case c < need:
+		return false
+	case p.t.Islands(d):
+		return true
+	}
+	g := int64(p.ps.GPUs)
+	if p.holder >= 0 && p.st.Agg(d).MinFree[p.t.GPU] >= p.holderCount*g {
+		return false
+	}
+	return p.st.Fits(d, int(need*g)) > 0
 }
 
 // bestNode is the most pods any node inside scope holds.

@@ -271,6 +271,33 @@ func (r *refPlacer) nodeMax(n int32) int64 {
 	return c
 }
 
+// leastFree is Kueue's least free capacity over the nodes, restated from
+// per-node counts alone: the nodes ordered by the pods each holds, fewest
+// first, ties by path (node index); the first that holds the whole pod set
+// takes it all; when none does, each in that order takes all it holds until
+// the pod set is placed. It returns the pods per node.
+func (r *refPlacer) leastFree() []int64 {
+	order := make([]int, len(r.max))
+	for n := range order {
+		order[n] = n
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(r.max[a] - r.max[b]) })
+	counts := make([]int64, len(r.max))
+	for _, n := range order {
+		if r.max[n] >= r.ps.Count {
+			counts[n] = r.ps.Count
+			return counts
+		}
+	}
+	left := r.ps.Count
+	for _, n := range order {
+		take := min(r.max[n], left)
+		counts[n] = take
+		left -= take
+	}
+	return counts
+}
+
 // domainOf is node n's domain at tree level l, as its label path (the node's
 // name at the node level).
 func domainOf(t *topology.Topology, n int32, l int) string {
@@ -475,7 +502,7 @@ func TestPlaceMatchesExhaustiveReference(t *testing.T) {
 func checkAgainstReference(t *testing.T) {
 	t.Helper()
 	const cases = 4000
-	var placed, refused, requiredFails int
+	var placed, refused, requiredFails, unconstrained int
 	for seed := uint64(1); seed <= cases; seed++ {
 		c := genPropCase(t, seed)
 		st, ps := c.st, c.ps
@@ -515,8 +542,15 @@ func checkAgainstReference(t *testing.T) {
 			if err := checkAssignments(st, &ps, asg); err != nil {
 				t.Fatalf("seed %d: invalid placement: %v\nassignments %v\n%s", seed, err, asg, c.desc)
 			}
-			if key := fmt.Sprint(composition(len(st.T.Nodes), asg)); !sols[key] {
+			key := fmt.Sprint(composition(len(st.T.Nodes), asg))
+			if !sols[key] {
 				t.Fatalf("seed %d: placement %s is not among the reference's %d solutions\n%s", seed, key, len(sols), c.desc)
+			}
+			if ps.Mode == gang.Unconstrained && len(ps.Slices) == 0 {
+				unconstrained++
+				if want := fmt.Sprint(ref.leastFree()); key != want {
+					t.Fatalf("seed %d: unconstrained placement %s, least free capacity gives %s\n%s", seed, key, want, c.desc)
+				}
 			}
 			// The same answer from counters rebuilt from scratch.
 			rebuilt := st.Fork()
@@ -556,9 +590,9 @@ func checkAgainstReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases: %d placed, %d refused (%d with a required level)", cases, placed, refused, requiredFails)
-	if placed < cases/4 || refused < cases/20 || requiredFails == 0 {
-		t.Errorf("the generator is lopsided: %d placed, %d refused, %d required failures", placed, refused, requiredFails)
+	t.Logf("%d cases: %d placed (%d unconstrained), %d refused (%d with a required level)", cases, placed, unconstrained, refused, requiredFails)
+	if placed < cases/4 || refused < cases/20 || requiredFails == 0 || unconstrained < cases/20 {
+		t.Errorf("the generator is lopsided: %d placed, %d unconstrained, %d refused, %d required failures", placed, unconstrained, refused, requiredFails)
 	}
 }
 
