@@ -51,19 +51,22 @@ func Extended(resource string) bool {
 // Extended resources and gpu must be whole: "1.5" of nvidia.com/gpu is
 // ErrNotWhole. Beyond an int64 is ErrRange. A negative quantity converts
 // (rounded away from zero); allot refuses it where it is used.
-func ToBase(resource string, q Quantity) (int64, error) {
+func ToBase(resource string, q Quantity) (int64, error) { return toBase(resource, q, q.String()) }
+
+// toBase is ToBase naming the quantity as text in its errors.
+func toBase(resource string, q Quantity, text string) (int64, error) {
 	u := unitOf(resource)
 	if u.whole {
 		v, ok := q.AsInt64()
 		if !ok {
-			return 0, fmt.Errorf("%w: %s %s is counted in whole units", ErrNotWhole, q, resource)
+			return 0, fmt.Errorf("%w: %q: %s must be whole", ErrNotWhole, text, resource)
 		}
 		return v, nil
 	}
 	if u.milli {
 		v, ok := q.MilliValue()
 		if !ok {
-			return 0, fmt.Errorf("%w: %s %s in millicores is beyond an int64", ErrRange, q, resource)
+			return 0, fmt.Errorf("%w: %q: %s in millicores overflows int64", ErrRange, text, resource)
 		}
 		return v, nil
 	}
@@ -77,7 +80,7 @@ func ParseBase(resource, s string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return ToBase(resource, q)
+	return toBase(resource, q, s)
 }
 
 // FromBase is the quantity v base units of the named resource stand for,

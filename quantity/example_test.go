@@ -37,6 +37,6 @@ func ExampleParseBase() {
 	fmt.Println(quantity.FormatBase("cpu", cpu), quantity.FormatBase("memory", mem))
 	// Output:
 	// 1500 17179869184 8
-	// quantity: not a whole number: 500m nvidia.com/gpu is counted in whole units
+	// quantity: not a whole number: "0.5": nvidia.com/gpu must be whole
 	// 1500m 16Gi
 }

@@ -18,12 +18,17 @@ const maxDigits = 28
 // (see the package documentation). It does not allocate unless it fails.
 func Parse(s string) (Quantity, error) {
 	t, ok := scan(s)
-	if !ok || s == "" {
-		return Quantity{}, fmt.Errorf("%w: %q", ErrSyntax, s)
+	switch {
+	case s == "":
+		return Quantity{}, fmt.Errorf("%w: empty", ErrSyntax)
+	case !ok && t.whole == "" && t.frac == "":
+		return Quantity{}, fmt.Errorf("%w: %q: not a number", ErrSyntax, s)
+	case !ok:
+		return Quantity{}, fmt.Errorf("%w: %q: unknown suffix %q", ErrSyntax, s, t.suffix)
 	}
 	binary, exp, format, err := interpret(t.suffix)
 	if err != nil {
-		return Quantity{}, fmt.Errorf("%w: %q: suffix %q", err, s, t.suffix)
+		return Quantity{}, fmt.Errorf("%w: %q: unknown suffix %q", err, s, t.suffix)
 	}
 	d := digits{t.whole, t.frac}
 	if d.len() == 0 && !zeroWithoutDigits(binary, exp) {
@@ -94,7 +99,7 @@ func scan(s string) (scanned, bool) {
 	for i < len(s) && isDigit(s[i]) {
 		i++
 	}
-	t.suffix = s[start:]
+	t.suffix = s[start:] // all that follows the number, when the scan fails
 	return t, i == len(s)
 }
 
