@@ -14,6 +14,12 @@
 //	             "podSets": [{"name": "main", "count": 1, "perPod": {"gpu": 4}}]},
 //	 "expect": {"verdict": "Admit", "reason": "Fits"}}
 //
+// Beside SCENARIOS.md's fields, a file may name its GPU resource
+// (gpuResource, e.g. "nvidia.com/gpu", which then stands in the default
+// resources in place of gpu) and the resources it ignores
+// (ignoredResources, e.g. ["ephemeral-storage"]), as allot.Builder's
+// GPUResource and IgnoredResources.
+//
 // Steps run in order on an allot.Store: decide (with an optional expect,
 // and commit to keep an admission), finish, checkpoint, advance, nodeDown,
 // nodeUp, submit, drain and expectState.
