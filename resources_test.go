@@ -114,3 +114,22 @@ func TestGPULike(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendQuantity pins how a quantity reads in a message: cpu, memory
+// and storage as Kubernetes writes them, counts as plain numbers.
+func TestAppendQuantity(t *testing.T) {
+	for _, c := range []struct {
+		resource string
+		v        int64
+		want     string
+	}{
+		{"cpu", 1500, "1500m"}, {"cpu", 4000, "4"}, {"cpu", 0, "0"},
+		{"memory", 16 << 30, "16Gi"}, {"memory", 1536 << 20, "1536Mi"}, {"memory", 1500, "1500"},
+		{"ephemeral-storage", 1 << 40, "1Ti"},
+		{"gpu", 100_000, "100000"}, {"nvidia.com/gpu", 8, "8"}, {"tokens", 97_000, "97000"},
+	} {
+		if got := string(appendQuantity([]byte("x "), c.resource, c.v)); got != "x "+c.want {
+			t.Errorf("appendQuantity(%q, %d) = %q, want %q", c.resource, c.v, got, "x "+c.want)
+		}
+	}
+}

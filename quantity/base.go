@@ -95,6 +95,16 @@ func FromBase(resource string, v int64) Quantity {
 	return New(v, u.format)
 }
 
+// Scaled reports whether a resource's base unit is a fraction of the unit
+// a person reads (cpu in millicores, memory and storage in bytes), so that
+// its quantities read best in Kubernetes' form with a suffix ("1500m",
+// "16Gi"); counted resources (gpu, pods, tokens, extended resources) read
+// best as plain numbers.
+func Scaled(resource string) bool {
+	u := unitOf(resource)
+	return u.milli || u.format == BinarySI
+}
+
 // FormatBase writes v base units of the named resource as a Kubernetes
 // quantity in canonical form; ParseBase reads it back to v.
 func FormatBase(resource string, v int64) string { return FromBase(resource, v).String() }

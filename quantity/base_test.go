@@ -101,3 +101,14 @@ func TestExtended(t *testing.T) {
 		}
 	}
 }
+
+func TestScaled(t *testing.T) {
+	for name, want := range map[string]bool{
+		"cpu": true, "memory": true, "ephemeral-storage": true, "hugepages-1Gi": true,
+		"gpu": false, "nvidia.com/gpu": false, "tokens": false, "pods": false,
+	} {
+		if got := Scaled(name); got != want {
+			t.Errorf("Scaled(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
