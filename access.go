@@ -20,6 +20,18 @@ func (s *Snapshot) Now() int64 { return s.now }
 // Resources are the declared resource names, a copy: versions share them.
 func (s *Snapshot) Resources() []string { return slices.Clone(s.resources) }
 
+// GPUResource is the resource the snapshot counts as GPUs (Builder's
+// GPUResource), "" when it declares none.
+func (s *Snapshot) GPUResource() string {
+	if s.gpu < 0 {
+		return ""
+	}
+	return s.resources[s.gpu]
+}
+
+// IgnoredResources are the names the snapshot ignores, a copy.
+func (s *Snapshot) IgnoredResources() []string { return slices.Clone(s.ignored) }
+
 // Levels are the topology levels, broad to narrow, a copy: versions share
 // them.
 func (s *Snapshot) Levels() []string { return slices.Clone(s.topo.Levels) }

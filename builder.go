@@ -15,8 +15,12 @@ import (
 	"github.com/allot-sched/allot/topology"
 )
 
-// DefaultResources are the resources of a snapshot that declares none.
-var DefaultResources = []string{"gpu", "cpu", "memory"}
+// DefaultResources are the resources of a snapshot that declares none
+// (with its GPUResource in place of gpu).
+var DefaultResources = []string{DefaultGPUResource, "cpu", "memory"}
+
+// DefaultGPUResource is the GPU resource of a snapshot that names none.
+const DefaultGPUResource = "gpu"
 
 // Builder describes a snapshot. Fill its fields and call Build, which
 // validates everything and refuses an invalid state with a *BuildError. The
@@ -25,8 +29,33 @@ var DefaultResources = []string{"gpu", "cpu", "memory"}
 type Builder struct {
 	// Now is the snapshot's time in seconds.
 	Now int64
-	// Resources are the resource names; empty means DefaultResources.
+	// Resources are the resource names; empty means DefaultResources,
+	// with GPUResource in place of gpu.
 	Resources []string
+	// GPUResource names the accelerator among Resources: the resource
+	// counted in whole devices that a node's GPU indices, placements'
+	// GPUs, FreeGPUs, GPU islands, lost work in GPU-seconds and the
+	// messages speak of. Empty means DefaultGPUResource ("gpu"); a
+	// snapshot whose Resources lack it has no GPUs. Kubernetes names it by
+	// vendor: nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915. One resource
+	// is the GPU: Build refuses a node with capacity under another name
+	// that looks like one — "gpu" or a name ending in "/gpu", a name whose
+	// part after the "/" begins with "gpu." or "mig-" (nvidia.com/gpu.shared,
+	// nvidia.com/mig-1g.5gb), or whose domain begins with "gpu."
+	// (gpu.intel.com/xe) — unless IgnoredResources names it, so that GPUs
+	// are never counted as an ordinary resource by mistake. A cluster with
+	// two kinds of accelerator is two snapshots, one for each kind's
+	// nodes, or one that ignores the other kind.
+	GPUResource string
+	// IgnoredResources are names the snapshot does not track, which nodes'
+	// capacity and pod sets' requests (of requests, running and pending
+	// workloads) may carry all the same, as a cluster's objects carry
+	// ephemeral-storage or pods: they are dropped where they are read.
+	// Elsewhere (quotas, caps, history) they are unknown, as any name not
+	// among Resources. A name may not be both declared and ignored. Empty
+	// means none: a request naming an undeclared resource is then
+	// InvalidRequest.
+	IgnoredResources []string
 	// Levels are the topology levels, broad to narrow; nodes are the
 	// implicit last level.
 	Levels      []string
@@ -50,7 +79,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := b.checkOptions(); err != nil {
 		return nil, err
 	}
-	if err := buildResources(s, b.Resources); err != nil {
+	if err := buildResources(s, b.Resources, b.GPUResource, b.IgnoredResources); err != nil {
 		return nil, err
 	}
 	if err := buildFlavors(s, b.Flavors); err != nil {
@@ -156,9 +185,20 @@ func (b *Builder) checkOptions() error {
 	return nil
 }
 
-func buildResources(s *Snapshot, names []string) error {
+// buildResources numbers the declared resources and resolves which of them
+// is the GPU and which names are ignored.
+func buildResources(s *Snapshot, names []string, gpu string, ignored []string) error {
+	switch {
+	case gpu == "":
+		gpu = DefaultGPUResource
+	case gpu == "tokens":
+		return buildErr(ErrInvalid, "gpuResource", "tokens is the resource of token budgets")
+	case len(names) > 0 && !slices.Contains(names, gpu):
+		return buildErr(ErrUnknownResource, "gpuResource", "%q is not among the resources %v", gpu, names)
+	}
 	if len(names) == 0 {
-		names = DefaultResources
+		names = slices.Clone(DefaultResources)
+		names[0] = gpu
 	}
 	if len(names) > res.Max {
 		return buildErr(ErrInvalid, "resources", "%d resources, at most %d", len(names), res.Max)
@@ -175,12 +215,24 @@ func buildResources(s *Snapshot, names []string) error {
 		}
 		s.resIdx[n] = i
 		switch n {
-		case "gpu":
+		case gpu:
 			s.gpu = i
 		case "tokens":
 			s.tokens = i
 		}
 	}
+	for i, n := range ignored {
+		p := fmt.Sprintf("ignoredResources[%d]", i)
+		switch {
+		case n == "":
+			return buildErr(ErrInvalid, p, "empty name")
+		case slices.Contains(ignored[:i], n):
+			return buildErr(ErrDuplicateID, p, "resource %q twice", n)
+		case slices.Contains(names, n):
+			return buildErr(ErrInvalid, p, "resource %q is declared: a resource is tracked or ignored, not both", n)
+		}
+	}
+	s.ignored = slices.Clone(ignored)
 	return nil
 }
 
@@ -233,12 +285,9 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 			}
 			labels[l] = v
 		}
-		capacity, err := s.vector(n.Capacity, p+".capacity")
+		capacity, err := s.capacityVector(n, p)
 		if err != nil {
 			return err
-		}
-		if s.gpu >= 0 && capacity[s.gpu] > topology.MaxNodeGPUs {
-			return buildErr(ErrInvalid, p+".capacity.gpu", "%d GPUs, at most %d per node", capacity[s.gpu], topology.MaxNodeGPUs)
 		}
 		if n.MaxPods < 0 {
 			return buildErr(ErrInvalid, p+".maxPods", "negative")
@@ -303,7 +352,7 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 		if !ok {
 			return buildErr(ErrUnknownFlavor, pp+".flavor", "workload %q pod set %q names flavor %q", w.ID, ps.Name, ps.Flavor)
 		}
-		per, keys, err := s.vectorKeys(ps.PerPod, pp+".perPod")
+		per, keys, err := s.podVector(ps.PerPod, pp+".perPod")
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,18 @@
 // a Preempt decision whose victims are no longer all needed. Each produces the next
 // version by copy-on-write; readers of older versions are never disturbed.
 //
+// # Resources
+//
+// A snapshot declares its resources (Builder.Resources) and which of them
+// is the GPU (Builder.GPUResource: gpu unless named, nvidia.com/gpu on a
+// Kubernetes cluster): the resource placed by index on each node's GPUs
+// and counted by FreeGPUs, in whose GPU-seconds lost work is priced.
+// Quantities are int64 base units (cpu in millicores, memory in bytes);
+// package quantity converts Kubernetes quantity strings to them, and
+// Resources read such strings from JSON. Names a cluster's objects carry
+// that the snapshot does not track (ephemeral-storage) are listed in
+// Builder.IgnoredResources.
+//
 // # Ownership
 //
 // A Snapshot is read-only and may be shared freely. A Decision returned by
@@ -80,7 +92,9 @@
 // package preempt the victim search; package fairness shares, the order of
 // a cycle's heads, the tournament and backfill's time rule; internal/view
 // what an admitted workload holds and the what-if view both searches use.
-// Imports go downward only, and a test enforces it.
+// Package quantity owns Kubernetes' quantity rules and each resource's
+// base unit; gpuresource.go owns which resource is the GPU. Imports go
+// downward only, and a test enforces it.
 //
 // When the request is not admissible as things stand and the queue's
 // policy allows, the preemption search looks for victims (package preempt):

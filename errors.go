@@ -18,6 +18,7 @@ var (
 	ErrMissingLabel    = errors.New("allot: node misses a topology label")
 	ErrUnknownNode     = errors.New("allot: unknown node")
 	ErrOverCapacity    = errors.New("allot: beyond the node's capacity")
+	ErrGPUResource     = errors.New("allot: a GPU under a resource not declared as the GPU")
 	ErrUnknownWorkload = errors.New("allot: unknown workload")
 	ErrConflict        = errors.New("allot: decision no longer holds")
 )

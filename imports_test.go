@@ -23,13 +23,15 @@ var layers = map[string]int{
 	"@/internal/cow": 0,
 	// golden is test support: only the golden tests import it.
 	"@/internal/golden": 0,
-	"@/quota":           1,
-	"@/topology":        1,
-	"@/gang":            2,
-	"@/internal/view":   3,
-	"@/fairness":        4,
-	"@/preempt":         5,
-	"@":                 6, // the root: Decide's pipeline, the snapshot, the store
+	// quantity reads and writes Kubernetes quantities for the API's edges.
+	"@/quantity":      0,
+	"@/quota":         1,
+	"@/topology":      1,
+	"@/gang":          2,
+	"@/internal/view": 3,
+	"@/fairness":      4,
+	"@/preempt":       5,
+	"@":               6, // the root: Decide's pipeline, the snapshot, the store
 }
 
 // layerViolations lists every import of graph (package → its imports, the

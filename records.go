@@ -322,7 +322,7 @@ func (s *Snapshot) recountShapes() {
 // per-pod resources that nodes of its allowed flavors hold, on those
 // flavors.
 func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
-	per, err := s.vector(ps.PerPod, "perPod")
+	per, _, err := s.podVector(ps.PerPod, "perPod")
 	if err != nil {
 		return gang.Demand{}, false
 	}

@@ -15,13 +15,20 @@ import (
 
 // vector converts a resource map, refusing unknown names and bad values.
 func (s *fixed) vector(m Resources, path string) (res.Vec, error) {
-	v, _, err := s.vectorKeys(m, path)
+	v, _, err := s.vectorKeys(m, path, false)
 	return v, err
 }
 
+// podVector converts what a node or a pod set names, which may carry the
+// ignored names: vectorKeys dropping them.
+func (s *fixed) podVector(m Resources, path string) (res.Vec, uint16, error) {
+	return s.vectorKeys(m, path, true)
+}
+
 // vectorKeys is vector also reporting which resources m names (bit r for
-// resource r), zero quantities included, so that m can be rebuilt exactly.
-func (s *fixed) vectorKeys(m Resources, path string) (res.Vec, uint16, error) {
+// resource r), zero quantities included, so that m can be rebuilt exactly;
+// with ignore, the ignored names are dropped rather than refused.
+func (s *fixed) vectorKeys(m Resources, path string, ignore bool) (res.Vec, uint16, error) {
 	var v res.Vec
 	var keys uint16
 	found := 0
@@ -37,14 +44,28 @@ func (s *fixed) vectorKeys(m Resources, path string) (res.Vec, uint16, error) {
 		}
 		v[i] = q
 	}
+	if ignore {
+		found += s.ignoredIn(m)
+	}
 	if found != len(m) {
 		for _, name := range sortedKeys(m) {
-			if _, ok := s.resIdx[name]; !ok {
+			if _, ok := s.resIdx[name]; !ok && !(ignore && slices.Contains(s.ignored, name)) {
 				return v, keys, buildErr(ErrUnknownResource, path+"."+name, "resource %q is not declared", name)
 			}
 		}
 	}
 	return v, keys, nil
+}
+
+// ignoredIn counts the ignored names m has.
+func (s *fixed) ignoredIn(m Resources) int {
+	n := 0
+	for _, name := range s.ignored {
+		if _, ok := m[name]; ok {
+			n++
+		}
+	}
+	return n
 }
 
 // resourceMap rebuilds the map a vector was read from by vectorKeys.

@@ -11,7 +11,8 @@ import (
 
 // threeResources is a fixed part with three declared resources, tokens last.
 func threeResources() *fixed {
-	return &fixed{resources: []string{"gpu", "cpu", "tokens"}, resIdx: map[string]int{"gpu": 0, "cpu": 1, "tokens": 2}, gpu: 0, tokens: 2}
+	return &fixed{resources: []string{"gpu", "cpu", "tokens"}, resIdx: map[string]int{"gpu": 0, "cpu": 1, "tokens": 2}, gpu: 0, tokens: 2,
+		ignored: []string{"ephemeral-storage", "pods"}}
 }
 
 // TestVectorKeys pins the conversion of a Resources map to a vector and
@@ -26,6 +27,10 @@ func TestVectorKeys(t *testing.T) {
 		keys uint16
 		err  error
 		path string
+		// ignore reads m as a node's or a pod set's (podVector); back is
+		// the map rebuilt when it is not m.
+		ignore bool
+		back   Resources
 	}{
 		{name: "empty", m: nil},
 		{name: "some", m: Resources{"cpu": 500, "gpu": 2}, v: res.Vec{2, 500}, keys: 0b011},
@@ -34,8 +39,12 @@ func TestVectorKeys(t *testing.T) {
 		{name: "negative", m: Resources{"cpu": -1}, err: ErrInvalid, path: "p.cpu"},
 		{name: "too large", m: Resources{"gpu": quota.MaxQuantity + 1}, err: ErrInvalid, path: "p.gpu"},
 		{name: "unknown", m: Resources{"gpu": 1, "disk": 1, "aaa": 1}, err: ErrUnknownResource, path: "p.aaa"},
+		{name: "ignored dropped", m: Resources{"gpu": 1, "ephemeral-storage": 5, "pods": 0}, ignore: true,
+			v: res.Vec{1}, keys: 0b001, back: Resources{"gpu": 1}},
+		{name: "ignored where not ignored", m: Resources{"gpu": 1, "ephemeral-storage": 5}, err: ErrUnknownResource, path: "p.ephemeral-storage"},
+		{name: "unknown beside ignored", m: Resources{"pods": 1, "disk": 1}, ignore: true, err: ErrUnknownResource, path: "p.disk"},
 	} {
-		v, keys, err := f.vectorKeys(c.m, "p")
+		v, keys, err := f.vectorKeys(c.m, "p", c.ignore)
 		if c.err != nil {
 			var be *BuildError
 			if !errors.Is(err, c.err) || !errors.As(err, &be) || be.Path != c.path {
@@ -47,7 +56,11 @@ func TestVectorKeys(t *testing.T) {
 			t.Errorf("%s: got %v %03b %v, want %v %03b", c.name, v, keys, err, c.v, c.keys)
 			continue
 		}
-		if back := f.resourceMap(v, keys); !maps.Equal(back, c.m) {
+		want := c.m
+		if c.back != nil {
+			want = c.back
+		}
+		if back := f.resourceMap(v, keys); !maps.Equal(back, want) {
 			t.Errorf("%s: rebuilt %v, given %v", c.name, back, c.m)
 		}
 	}
@@ -82,5 +95,41 @@ func TestPodTokens(t *testing.T) {
 func TestFmtVec(t *testing.T) {
 	if got, want := threeResources().fmtVec(res.Vec{8, 32000}), "{gpu:8 cpu:32000 tokens:0}"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestGPULike pins which resource names look like a GPU's (the rule
+// Builder.GPUResource documents).
+func TestGPULike(t *testing.T) {
+	for name, want := range map[string]bool{
+		"gpu": true, "GPU": true, "nvidia.com/gpu": true, "amd.com/gpu": true, "example.com/gpu": true,
+		"nvidia.com/gpu.shared": true, "nvidia.com/mig-1g.5gb": true, "nvidia.com/mig-3g.20gb": true,
+		"gpu.intel.com/i915": true, "gpu.intel.com/xe": true,
+		"cpu": false, "memory": false, "tokens": false, "gpus": false, "gpu-memory": false,
+		"nvidia.com/gpumem": false, "nvidia.com/gpucores": false, "volcano.sh/vgpu-number": false,
+		"habana.ai/gaudi": false, "google.com/tpu": false, "ephemeral-storage": false,
+	} {
+		if got := gpuLike(name); got != want {
+			t.Errorf("gpuLike(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestAppendQuantity pins how a quantity reads in a message: cpu, memory
+// and storage as Kubernetes writes them, counts as plain numbers.
+func TestAppendQuantity(t *testing.T) {
+	for _, c := range []struct {
+		resource string
+		v        int64
+		want     string
+	}{
+		{"cpu", 1500, "1500m"}, {"cpu", 4000, "4"}, {"cpu", 0, "0"},
+		{"memory", 16 << 30, "16Gi"}, {"memory", 1536 << 20, "1536Mi"}, {"memory", 1500, "1500"},
+		{"ephemeral-storage", 1 << 40, "1Ti"},
+		{"gpu", 100_000, "100000"}, {"nvidia.com/gpu", 8, "8"}, {"tokens", 97_000, "97000"},
+	} {
+		if got := string(appendQuantity([]byte("x "), c.resource, c.v)); got != "x "+c.want {
+			t.Errorf("appendQuantity(%q, %d) = %q, want %q", c.resource, c.v, got, "x "+c.want)
+		}
 	}
 }

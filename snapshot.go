@@ -118,9 +118,11 @@ func (s *Snapshot) ownConfig() {
 // read nothing else, so they are its methods: they hold for every version.
 type fixed struct {
 	resources []string
-	gpu       int // index of "gpu", -1 if undeclared
+	gpu       int // index of the GPU resource, -1 if undeclared
 	tokens    int // index of "tokens", -1 if undeclared
 	resIdx    map[string]int
+	// ignored are the names nodes and pod sets may carry untracked.
+	ignored []string
 
 	flavors   []Flavor
 	flavorIdx map[string]int32

@@ -247,7 +247,7 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 			return nil, fmt.Errorf("%w: pod set %q has no flavor in the decision", ErrInvalid, ps.Name)
 		}
 		ps.Flavor = s.flavors[f].Name
-		per, keys, err := s.vectorKeys(ps.PerPod, "perPod")
+		per, keys, err := s.podVector(ps.PerPod, "perPod")
 		if err != nil {
 			return nil, err
 		}

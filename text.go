@@ -193,7 +193,9 @@ func (dc *decider) explain(a attempt) {
 			dc.w(flavor)
 			dc.w(" has ")
 			dc.wi(q.avail)
-			dc.w(" gpu free for the ")
+			dc.w(" ")
+			dc.wres(s.gpu)
+			dc.w(" free for the ")
 			dc.wi(q.need)
 			dc.w(" needed, but ")
 		}

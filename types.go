@@ -2,7 +2,10 @@ package allot
 
 // Resources maps resource names to quantities in base units: GPUs as whole
 // devices, cpu in millicores, memory in bytes, tokens as tokens. Names must be
-// among the snapshot's declared resources.
+// among the snapshot's declared resources (or its ignored ones, where a
+// pod set or a node names them). In JSON a quantity is a number in base
+// units or a Kubernetes quantity string ("500m", "16Gi"); see
+// UnmarshalJSON.
 type Resources map[string]int64
 
 // Workload is a unit of admission: one or more pod sets admitted all together

@@ -6,6 +6,7 @@ package allot
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/allot-sched/allot/quota"
@@ -86,8 +87,11 @@ func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 		}
 	}
 	if found != len(ps.PerPod) {
+		found += s.ignoredIn(ps.PerPod)
+	}
+	if found != len(ps.PerPod) {
 		for _, name := range sortedKeys(ps.PerPod) {
-			if _, ok := s.resIdx[name]; !ok {
+			if _, ok := s.resIdx[name]; !ok && !slices.Contains(s.ignored, name) {
 				return fmt.Sprintf("resource %q is not declared by the snapshot", name), "perPod." + name
 			}
 		}

@@ -375,7 +375,8 @@ func (p *parser) quota(n node) []allot.FlavorQuota {
 	return out
 }
 
-// resourceMap reads resource -> quantity; resources must be declared.
+// resourceMap reads resource -> quantity; resources must be declared or
+// ignored (where an ignored one may stand is allot.Builder.Build's to say).
 func (p *parser) resourceMap(n node) allot.Resources {
 	entries := p.entries(n)
 	if entries == nil {
@@ -383,7 +384,7 @@ func (p *parser) resourceMap(n node) allot.Resources {
 	}
 	out := make(allot.Resources, len(entries))
 	for _, e := range entries {
-		if !slices.Contains(p.resources, e.key) {
+		if !slices.Contains(p.resources, e.key) && !slices.Contains(p.ignored, e.key) {
 			p.failf(e.node, "unknown resource %q", e.key)
 		}
 		out[e.key] = p.quantity(e.node, e.key)

@@ -2,11 +2,14 @@ package scenario
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/allot-sched/allot/quantity"
 )
 
 // Error is a scenario that cannot be loaded: the file, the JSON path of the
@@ -317,7 +320,7 @@ func (d *decoder) instant(n node, now int64) int64 {
 }
 
 // quantity reads a quantity of the named resource: a JSON number or a
-// Kubernetes quantity string, in base units (see ParseQuantity).
+// Kubernetes quantity string, in base units (see quantity.ParseBase).
 func (d *decoder) quantity(n node, resource string) int64 {
 	if n.absent {
 		return 0
@@ -332,9 +335,12 @@ func (d *decoder) quantity(n node, resource string) int64 {
 		d.wrongType(n, "a quantity (a number or a string)")
 		return 0
 	}
-	q, err := ParseQuantity(resource, text)
-	if err != nil {
+	q, err := quantity.ParseBase(resource, text)
+	switch {
+	case err != nil:
 		d.failf(n, "%v", err)
+	case q < 0:
+		d.failf(n, "quantity %q: must not be negative", text)
 	}
 	return q
 }
@@ -371,4 +377,38 @@ func (d *decoder) text(n node, dst interface{ UnmarshalText([]byte) error }) {
 	if err := dst.UnmarshalText([]byte(s)); err != nil {
 		d.failf(n, "%v", err)
 	}
+}
+
+// wholeNumber parses a JSON number that must be a whole number within
+// [lo, hi]. "1e3" and "2.0" are whole; "1.5" is not.
+func wholeNumber(text string, lo, hi int64) (int64, error) {
+	q, err := quantity.Parse(text)
+	if err != nil && !errors.Is(err, quantity.ErrRange) {
+		return 0, fmt.Errorf("%s: %w", text, err)
+	}
+	v, whole := q.AsInt64()
+	switch {
+	case err != nil || whole && (v < lo || v > hi):
+		return 0, fmt.Errorf("%s is out of range [%d, %d]", text, lo, hi)
+	case !whole:
+		return 0, fmt.Errorf("want a whole number, got %s", text)
+	}
+	return v, nil
+}
+
+// Ranges for wholeNumber.
+const (
+	minInt32 = math.MinInt32
+	maxInt32 = math.MaxInt32
+	maxInt   = math.MaxInt64
+)
+
+// allDigits reports whether s is all decimal digits.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

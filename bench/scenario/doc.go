@@ -14,6 +14,12 @@
 //	             "podSets": [{"name": "main", "count": 1, "perPod": {"gpu": 4}}]},
 //	 "expect": {"verdict": "Admit", "reason": "Fits"}}
 //
+// Beside SCENARIOS.md's fields, a file may name its GPU resource
+// (gpuResource, e.g. "nvidia.com/gpu", which then stands in the default
+// resources in place of gpu) and the resources it ignores
+// (ignoredResources, e.g. ["ephemeral-storage"]), as allot.Builder's
+// GPUResource and IgnoredResources.
+//
 // Steps run in order on an allot.Store: decide (with an optional expect,
 // and commit to keep an admission), finish, checkpoint, advance, nodeDown,
 // nodeUp, submit, drain and expectState.
@@ -23,11 +29,11 @@
 // Parse decodes the file into a generic tree and walks it, so every problem
 // is an *Error that names the file, the JSON path and the reason:
 //
-//	x.json: $.steps[2].decide.podSets[0].perPod.gpu: quantity "1.5": gpu must be whole
+//	x.json: $.steps[2].decide.podSets[0].perPod.gpu: quantity: not a whole number: "1.5": gpu must be whole
 //
 // An unknown field is an error (a typo must not silently pass a test), and
 // so are a value of the wrong type, an unknown enum value, a quantity that
-// is negative, overflows or is a fraction of a base unit, a time later than
+// is negative, overflows or is a fraction of a GPU, a time later than
 // now, and names that refer to nothing declared (a quota for an unknown
 // flavor, a resource the file does not list, an expectation about a node or
 // pod set that does not exist), and a cluster of more than 1,048,576 (2^20)
@@ -40,8 +46,10 @@
 // # Quantities and times
 //
 // A quantity is a JSON number or a Kubernetes quantity string ("4", "500m",
-// "16Gi", "1.5", "1e3"), converted to base units: cpu in millicores, every
-// other resource in plain units; gpu must be whole. See ParseQuantity.
+// "16Gi", "1.5", "1e3"), read by Kubernetes' rules and converted to base
+// units as the library's quantity.ParseBase converts it: cpu in millicores,
+// every other resource in plain units, a finer fraction rounded up; gpu and
+// extended resources (nvidia.com/gpu) must be whole.
 // Times are whole seconds on the scenario's clock. now, submittedAt,
 // admittedAt and lastCheckpointAt may not be later than now (in steps, than
 // now plus the advances before the step); expectedRuntime is a duration and

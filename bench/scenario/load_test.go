@@ -76,8 +76,8 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "quantity overflow",
-			data: withSteps(`[` + decide(`"perPod": {"memory": "9Ei"}`) + `]`),
-			path: "$.steps[0].decide.podSets[0].perPod.memory", want: "overflows int64",
+			data: withSteps(`[` + decide(`"perPod": {"memory": "10E"}`) + `]`),
+			path: "$.steps[0].decide.podSets[0].perPod.memory", want: "out of range",
 		},
 		{
 			name: "quantity of the wrong type",
@@ -300,7 +300,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "key quoted in the path",
 			data: `{"history": {"usage": {"team a": {"gpu": "x"}}}}`,
-			path: `$.history.usage["team a"].gpu`, want: `quantity "x": not a number`,
+			path: `$.history.usage["team a"].gpu`, want: `quantity: not a Kubernetes quantity: "x": not a number`,
 		},
 		{
 			name: "syntax error",

@@ -14,8 +14,9 @@ import (
 	"github.com/allot-sched/allot"
 )
 
-// defaultResources is the resource list of a file that declares none.
-var defaultResources = []string{"gpu", "cpu", "memory"}
+// defaultResources is the resource list of a file that declares none
+// (with its gpuResource in place of gpu, as allot.Builder has it).
+var defaultResources = allot.DefaultResources
 
 // Scenario is one loaded scenario file: a snapshot to build, and either a
 // single request with its expectation or a list of steps.
@@ -111,6 +112,7 @@ type parser struct {
 	decoder
 	now       int64
 	resources []string
+	ignored   []string
 	levels    []string
 	flavors   []string
 	nodes     []string
@@ -122,7 +124,7 @@ type parser struct {
 }
 
 func (p *parser) scenario(root node) *Scenario {
-	o := p.object(root, "name", "description", "now", "resources", "topology", "flavors", "nodes",
+	o := p.object(root, "name", "description", "now", "resources", "gpuResource", "ignoredResources", "topology", "flavors", "nodes",
 		"nodeSets", "cohorts", "queues", "running", "pending", "history", "options", "fairSharing",
 		"expectOrder", "request", "expect", "steps")
 	s := &Scenario{
@@ -133,11 +135,20 @@ func (p *parser) scenario(root node) *Scenario {
 
 	p.now = p.seconds(o.get("now"))
 	b.Now = p.now
+	if o.has("gpuResource") {
+		b.GPUResource = p.name(o.get("gpuResource"))
+	}
 	p.resources = defaultResources
 	if o.has("resources") {
 		p.resources = p.uniqueNames(o.get("resources"), "resource")
+	} else if b.GPUResource != "" {
+		p.resources = append([]string{b.GPUResource}, defaultResources[1:]...)
 	}
 	b.Resources = p.resources
+	if o.has("ignoredResources") {
+		p.ignored = p.uniqueNames(o.get("ignoredResources"), "ignored resource")
+		b.IgnoredResources = p.ignored
+	}
 	b.Levels = p.topology(o.get("topology"))
 	b.Flavors = p.flavorList(o.get("flavors"))
 	b.Nodes = p.nodeList(o.get("nodes"), o.get("nodeSets"))

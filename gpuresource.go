@@ -1,0 +1,56 @@
+// Which resource is the GPU: a node's capacity read against the snapshot's
+// declaration, and the rule for names that look like a GPU.
+
+package allot
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/topology"
+)
+
+// capacityVector reads node n's capacity (at path p): its GPUs must be
+// under the declared GPU resource, and at most topology.MaxNodeGPUs.
+func (s *fixed) capacityVector(n *Node, p string) (res.Vec, error) {
+	for _, name := range sortedKeys(n.Capacity) {
+		if n.Capacity[name] > 0 && !s.isGPU(name) && gpuLike(name) && !slices.Contains(s.ignored, name) {
+			return res.Vec{}, buildErr(ErrGPUResource, p+".capacity."+name, "node %q has %d %s, which names a GPU, but %s: set gpuResource to %q, or ignore it",
+				n.Name, n.Capacity[name], name, s.gpuDeclared(), name)
+		}
+	}
+	capacity, _, err := s.podVector(n.Capacity, p+".capacity")
+	if err != nil {
+		return capacity, err
+	}
+	if s.gpu >= 0 && capacity[s.gpu] > topology.MaxNodeGPUs {
+		return capacity, buildErr(ErrInvalid, p+".capacity."+s.resources[s.gpu], "%d GPUs, at most %d per node", capacity[s.gpu], topology.MaxNodeGPUs)
+	}
+	return capacity, nil
+}
+
+// isGPU reports whether name is the declared GPU resource.
+func (s *fixed) isGPU(name string) bool { return s.gpu >= 0 && s.resources[s.gpu] == name }
+
+// gpuDeclared says what the snapshot declares as its GPU, for messages.
+func (s *fixed) gpuDeclared() string {
+	if s.gpu < 0 {
+		return "the snapshot has no GPU resource"
+	}
+	return "the snapshot's GPU resource is " + s.resources[s.gpu]
+}
+
+// gpuLike reports whether a resource name looks like a GPU's, the rule
+// Builder.GPUResource documents: "gpu" or a name whose part after the last
+// "/" is "gpu" or begins with "gpu." or "mig-", or whose domain begins with
+// "gpu.", in any case.
+func gpuLike(name string) bool {
+	name = strings.ToLower(name)
+	domain, local := "", name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		domain, local = name[:i], name[i+1:]
+	}
+	return local == "gpu" || strings.HasPrefix(local, "gpu.") || strings.HasPrefix(local, "mig-") ||
+		strings.HasPrefix(domain, "gpu.")
+}
