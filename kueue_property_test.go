@@ -9,7 +9,7 @@ import (
 )
 
 // TestFlavorOrderProperty checks, on the preemption property test's random
-// worlds in both semantics, that an admission skipped no flavor Kueue's
+// worlds in both semantics, a third of them with fair sharing, that an admission skipped no flavor Kueue's
 // flavor assigner would take first. The reference is allot itself with
 // the pod set pinned to one flavor at a time: under whenCanBorrow Borrow
 // no flavor earlier in the queue's order admits the request; under
@@ -23,9 +23,10 @@ func TestFlavorOrderProperty(t *testing.T) {
 	for _, sem := range []string{allot.SemanticsAllot, allot.SemanticsKueue} {
 		t.Run(sem, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(2026, 12))
+			fair := rand.New(rand.NewPCG(2026, 14))
 			checked := 0
 			for i := range n {
-				pw := &pworld{semantics: sem}
+				pw := &pworld{semantics: sem, fair: fair.IntN(3) == 0}
 				if err := genPreemptWorld(rng, pw); err != nil {
 					t.Fatalf("case %d: generated world does not build: %v", i, err)
 				}

@@ -47,12 +47,15 @@ func preemptionProperties(t *testing.T, sem string) {
 	}
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(2026, 11))
+	// Fair sharing is on in a third of the worlds, drawn apart so that the
+	// worlds stay those of the classical cases.
+	fair := rand.New(rand.NewPCG(2026, 13))
 	verdicts := map[allot.Verdict]int{}
 	reasons := map[string]int{}
 	victims := 0
 	var stats preemptStats
 	for i := range n {
-		pw := &pworld{semantics: sem}
+		pw := &pworld{semantics: sem, fair: fair.IntN(3) == 0}
 		panicked := catch(func() {
 			if err := genPreemptWorld(rng, pw); err != nil {
 				t.Fatalf("case %d: generated world does not build: %v", i, err)
@@ -96,7 +99,7 @@ func preemptionProperties(t *testing.T, sem string) {
 	if preempts*20 < n {
 		t.Errorf("only %d of %d worlds reach Preempt: the generator needs fuller clusters", preempts, n)
 	}
-	for _, r := range []string{"InClusterQueue", "InCohortReclamation", "InCohortReclaimWhileBorrowing"} {
+	for _, r := range []string{"InClusterQueue", "InCohortReclamation", "InCohortReclaimWhileBorrowing", "InCohortFairSharing"} {
 		if reasons[r] == 0 && !testing.Short() {
 			t.Errorf("no victim with reason %s in %d worlds", r, n)
 		}
@@ -107,8 +110,10 @@ func preemptionProperties(t *testing.T, sem string) {
 // workloads with their placement, so a failing case can be rebuilt from
 // its dump alone), the snapshot and the preemptor.
 type pworld struct {
-	// semantics is the snapshot's Options.Semantics.
+	// semantics is the snapshot's Options.Semantics, and fair turns fair
+	// sharing on.
 	semantics string
+	fair      bool
 	b         allot.Builder
 	s         *allot.Snapshot
 	req       allot.Request
@@ -122,7 +127,7 @@ type pworld struct {
 // rebuilt from a plain Builder.
 func genPreemptWorld(rng *rand.Rand, pw *pworld) error {
 	pw.b = allot.Builder{Now: 1000, Resources: []string{"gpu", "cpu"}, Levels: []string{"rack"},
-		Options: allot.Options{Semantics: pw.semantics}}
+		Options: allot.Options{Semantics: pw.semantics}, FairSharing: allot.FairSharing{Enabled: pw.fair}}
 	b := &pw.b
 	regular := 1 + rng.IntN(2)
 	for k := range regular {
@@ -396,6 +401,10 @@ func checkPreempt(t *testing.T, i int, pw *pworld, d allot.Decision, st *preempt
 			fail("victim %q (priority %d) is not allowed by reclaimWithinCohort %s for priority %d", v.ID, w.Priority, pol.ReclaimWithinCohort, r.Priority)
 		}
 		switch v.Reason {
+		case "InCohortFairSharing":
+			if !pw.fair {
+				fail("victim %q has reason %q with fair sharing off", v.ID, v.Reason)
+			}
 		case "InCohortReclamation":
 		case "InCohortReclaimWhileBorrowing":
 			b := pol.BorrowWithinCohort
@@ -406,13 +415,22 @@ func checkPreempt(t *testing.T, i int, pw *pworld, d allot.Decision, st *preempt
 			fail("victim %q of another queue has reason %q", v.ID, v.Reason)
 		}
 		// Kueue takes from another queue only while it borrows: its usage
-		// above its nominal quota on a resource the preemptor needs.
+		// above its nominal quota on a resource the preemptor needs (with
+		// fair sharing, on any resource; a reclaim within nominal takes
+		// from a borrower too).
 		borrows := false
 		for k, ps := range r.PodSets {
 			f := d.Flavors[k].Flavor
 			for res, amount := range ps.PerPod {
 				if amount > 0 && s.Usage(w.Queue, f, res) > nominal(queues[w.Queue], f, res) {
 					borrows = true
+				}
+			}
+		}
+		if pw.fair {
+			for _, fq := range queues[w.Queue].Quota {
+				for _, rq := range fq.Resources {
+					borrows = borrows || s.Usage(w.Queue, fq.Flavor, rq.Name) > rq.Nominal
 				}
 			}
 		}
