@@ -248,7 +248,7 @@ func fill(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Decisi
 		if admits(d) {
 			if next, err := st.Commit(*d); err == nil {
 				admitted, seen = true, next.version
-				f.admitted(s, q)
+				f.admitted(q)
 				if d.Verdict == VerdictPreempt {
 					lines.rewind()
 					f.forgetAll()
@@ -409,23 +409,30 @@ func (s *Snapshot) weightOf(n int32) float64 {
 }
 
 // filling is progressive filling's memory: each queue's head and its keys,
-// kept until an admission may change them. A queue's share after admission
-// depends on its own usage and its head's charges; the charges depend on
-// the usage of the queue's tree only when the queue has more than one
-// flavor to choose from (flexible). With nested cohorts the tournament
-// computes the shares from the charges afresh every round.
+// kept until an admission may change them, in standings that give the
+// first. A queue's share after admission depends on its own usage and its
+// head's charges; the charges depend on the usage of the queue's tree only
+// when the queue has more than one flavor to choose from (flexible). With
+// nested cohorts the tournament computes the shares from the charges
+// afresh every round.
 type filling struct {
 	nominee assigner
-	// By queue: head is its head (nil for none), known whether head is
-	// current, keyed whether key is.
-	head         []*Workload
-	known, keyed []bool
-	key          []fairness.Head
-	// charges holds each queue's key's charges.
+	// By queue: head is its head (nil for none), key its keys and charges
+	// their memory.
+	head    []*Workload
+	key     []fairness.Head
 	charges [][]fairness.Charge
-	// flexible and nested are fixed per queue; root is its tree's root.
-	flexible, nested []bool
-	root             []int32
+	// staleHead and staleKey say which queue's head or key is to be found
+	// again, dirty lists them.
+	staleHead, staleKey []bool
+	dirty               []int32
+	// flexibleOf is, by queue, the flexible queues of its tree; nested
+	// whether the queue sits below nested cohorts, nestedHeads how many
+	// such queues have a head.
+	flexibleOf  [][]int32
+	nested      []bool
+	nestedHeads int
+	standings   fairness.Standings
 	// Scratch of a round with nested cohorts.
 	heads   []fairness.Head
 	in      []int
@@ -436,63 +443,83 @@ type filling struct {
 
 func newFilling(s *Snapshot) *filling {
 	n := len(s.queues)
-	f := &filling{head: make([]*Workload, n), known: make([]bool, n), keyed: make([]bool, n),
-		key: make([]fairness.Head, n), charges: make([][]fairness.Charge, n),
-		flexible: make([]bool, n), nested: make([]bool, n), root: make([]int32, n)}
-	for q := range n {
-		f.flexible[q] = len(s.quota.Queues[q].Flavors) > 1
-		f.nested[q] = len(s.rtree.Path(int32(q))) > 2
-		f.root[q] = s.rtree.Root(int32(q))
+	f := &filling{head: make([]*Workload, n), key: make([]fairness.Head, n), charges: make([][]fairness.Charge, n),
+		staleHead: make([]bool, n), staleKey: make([]bool, n), dirty: make([]int32, 0, n),
+		flexibleOf: make([][]int32, n), nested: make([]bool, n)}
+	flexible := map[int32][]int32{} // by tree root
+	for q := range int32(n) {
+		f.nested[q] = len(s.rtree.Path(q)) > 2
+		if len(s.quota.Queues[q].Flavors) > 1 {
+			r := s.rtree.Root(q)
+			flexible[r] = append(flexible[r], q)
+		}
 	}
+	for q := range int32(n) {
+		f.flexibleOf[q] = flexible[s.rtree.Root(q)]
+	}
+	f.standings.Reset(s.order(), n)
+	f.forgetAll()
 	return f
 }
 
+// stale marks queue q's key, and its head too when head is set, to be
+// found again.
+func (f *filling) stale(q int32, head bool) {
+	if !f.staleHead[q] && !f.staleKey[q] {
+		f.dirty = append(f.dirty, q)
+	}
+	f.staleKey[q] = true
+	f.staleHead[q] = f.staleHead[q] || head
+}
+
 // forget drops queue q's head and key.
-func (f *filling) forget(q int32) { f.known[q], f.keyed[q] = false, false }
+func (f *filling) forget(q int32) { f.stale(q, true) }
 
 // forgetAll drops every head and key.
 func (f *filling) forgetAll() {
-	clear(f.known)
-	clear(f.keyed)
+	for q := range int32(len(f.head)) {
+		f.stale(q, true)
+	}
 }
 
 // admitted drops what queue q's admission of its head may change: q's head
 // and key, and the keys of the flexible queues of q's tree.
-func (f *filling) admitted(s *Snapshot, q int32) {
+func (f *filling) admitted(q int32) {
 	f.forget(q)
-	for x := range f.keyed {
-		if f.flexible[x] && f.root[x] == f.root[q] {
-			f.keyed[x] = false
-		}
+	for _, x := range f.flexibleOf[q] {
+		f.stale(x, false)
 	}
 }
 
-// pick is the queue whose head goes next on usage u: the lowest key by
-// the cycle's order (the tournament's winner when a head sits below
-// nested cohorts); false when no queue has a head. headOf finds a queue's
-// head when it is not known.
+// pick is the queue whose head goes next on usage u: the first by the
+// cycle's order (the tournament's winner when a head sits below nested
+// cohorts); false when no queue has a head. headOf finds a queue's head.
 func (f *filling) pick(s *Snapshot, u quota.Usage, headOf func(q int32) *Workload) (int32, bool) {
-	o := s.order()
-	best, nested := int32(-1), false
-	for q := range int32(len(f.head)) {
-		if !f.known[q] {
-			f.head[q], f.known[q], f.keyed[q] = headOf(q), true, false
+	for _, q := range f.dirty {
+		if f.staleHead[q] {
+			w := headOf(q)
+			if f.nested[q] && (w == nil) != (f.head[q] == nil) {
+				if w == nil {
+					f.nestedHeads--
+				} else {
+					f.nestedHeads++
+				}
+			}
+			f.head[q] = w
 		}
-		w := f.head[q]
-		if w == nil {
-			continue
-		}
-		if !f.keyed[q] {
+		if w := f.head[q]; w == nil {
+			f.standings.Set(int(q), nil)
+		} else {
 			f.key[q].Key, f.charges[q] = s.headKey(w, u, false, &f.nominee, f.charges[q][:0])
-			f.key[q].Charges, f.keyed[q] = f.charges[q], true
+			f.key[q].Charges = f.charges[q]
+			f.standings.Set(int(q), &f.key[q].Key)
 		}
-		nested = nested || f.nested[q]
-		if best < 0 || o.Compare(&f.key[q].Key, &f.key[best].Key) < 0 {
-			best = q
-		}
+		f.staleHead[q], f.staleKey[q] = false, false
 	}
-	if best < 0 || !nested {
-		return best, best >= 0
+	f.dirty = f.dirty[:0]
+	if f.nestedHeads == 0 {
+		q, ok := f.standings.First()
+		return int32(q), ok
 	}
 	f.heads, f.in, f.queueOf = f.heads[:0], f.in[:0], f.queueOf[:0]
 	for q := range int32(len(f.head)) {
@@ -607,7 +634,7 @@ func Order(s *Snapshot) []string {
 			out = append(out, byQueue[q][0].ID)
 			fairness.Account(s.rtree, u, q, f.key[q].Charges)
 			byQueue[q] = byQueue[q][1:]
-			f.admitted(s, q)
+			f.admitted(q)
 		}
 	}
 	var c cycle
