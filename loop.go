@@ -308,20 +308,21 @@ func (c *cycle) reset(s *Snapshot) {
 // are on.
 func (c *cycle) add(s *Snapshot, w *Workload, u quota.Usage, levels bool) {
 	from := len(c.charges)
-	var k fairness.Key
-	k, c.charges = s.headKey(w, u, levels, &c.nominee, c.charges)
+	c.heads = append(c.heads, fairness.Head{})
+	h := &c.heads[len(c.heads)-1]
+	c.charges = s.headKey(&h.Key, w, u, levels, &c.nominee, c.charges)
 	// Later heads append past this head's charges: a growth leaves them
 	// in the old array, unchanged.
-	c.heads = append(c.heads, fairness.Head{Key: k, Charges: slices.Clip(c.charges[from:])})
+	h.Charges = slices.Clip(c.charges[from:])
 }
 
-// headKey is head w's keys, with what its admission charges appended to
-// charges: with fair sharing its queue's dominant share after admission on
-// usage u, without it the borrowing level (when levels is set); the
+// headKey sets k to head w's keys and appends what its admission charges
+// to charges: with fair sharing its queue's dominant share after admission
+// on usage u, without it the borrowing level (when levels is set); the
 // history keys when they are on. nom is the nomination's scratch.
-func (s *Snapshot) headKey(w *Workload, u quota.Usage, levels bool, nom *assigner, charges []fairness.Charge) (fairness.Key, []fairness.Charge) {
+func (s *Snapshot) headKey(k *fairness.Key, w *Workload, u quota.Usage, levels bool, nom *assigner, charges []fairness.Charge) []fairness.Charge {
 	q := s.queueIdx[w.Queue]
-	k := fairness.Key{Queue: q, QueueName: w.Queue, Turn: turnOf(w)}
+	*k = fairness.Key{Queue: q, QueueName: w.Queue, Turn: turnOf(w)}
 	h := s.history.HalfLife
 	if s.options.OrderByDebt {
 		k.Debt = s.debt[q].Now(s.now, h)
@@ -330,7 +331,7 @@ func (s *Snapshot) headKey(w *Workload, u quota.Usage, levels bool, nom *assigne
 		k.Usage = fairness.PerWeight(s.used[q].Now(s.now, h), s.limits[q].weight)
 	}
 	if !s.fairSharing.Enabled && !levels {
-		return k, charges
+		return charges
 	}
 	// The keys come from the flavors the head's admission would take, by
 	// quota alone (nominate: Decide's assignment rule).
@@ -347,7 +348,7 @@ func (s *Snapshot) headKey(w *Workload, u quota.Usage, levels bool, nom *assigne
 	case fits:
 		k.Level = nom.asg.level
 	}
-	return k, charges
+	return charges
 }
 
 // order is the order of the cycle's heads, by their keys.
@@ -510,7 +511,7 @@ func (f *filling) pick(s *Snapshot, u quota.Usage, headOf func(q int32) *Workloa
 		if w := f.head[q]; w == nil {
 			f.standings.Set(int(q), nil)
 		} else {
-			f.key[q].Key, f.charges[q] = s.headKey(w, u, false, &f.nominee, f.charges[q][:0])
+			f.charges[q] = s.headKey(&f.key[q].Key, w, u, false, &f.nominee, f.charges[q][:0])
 			f.key[q].Charges = f.charges[q]
 			f.standings.Set(int(q), &f.key[q].Key)
 		}
