@@ -105,5 +105,8 @@
 // keeps EASY reservations for blocked higher-priority workloads. Schedule
 // runs the scheduling loop over a store's pending workloads (ScheduleFunc
 // hands each decision over as it is made), and Order gives the order it
-// considers them.
+// considers them: Kueue's cycles of one head per queue, or with fair
+// sharing, in allot's default, weighted DRF's progressive filling (one
+// admission at a time, the lowest share after admission over the weight
+// next); Kueue-exact mode keeps Kueue's cycles there too.
 package allot

@@ -154,18 +154,25 @@ func TestGoldenPreemptProperty(t *testing.T) {
 }
 
 // TestGoldenSchedule drains a seeded random world with ScheduleFunc, with
-// fair sharing off and on, and records every decision handed over (one
-// line of JSON each) and the store's state at the end.
+// fair sharing off and on (by progressive filling, and in Kueue's cycles in
+// Kueue-exact mode), and records every decision handed over (one line of
+// JSON each) and the store's state at the end.
 func TestGoldenSchedule(t *testing.T) {
 	var recs []record
-	for _, fair := range []bool{false, true} {
+	for _, c := range []struct {
+		fair      bool
+		semantics string
+	}{{false, ""}, {true, ""}, {true, allot.SemanticsKueue}} {
 		b := scheduleWorld(rand.New(rand.NewPCG(17, 4)))
-		b.FairSharing.Enabled = fair
+		b.FairSharing.Enabled, b.Options.Semantics = c.fair, c.semantics
 		s, err := b.Build()
 		if err != nil {
 			t.Fatalf("the world does not build: %v", err)
 		}
-		src := fmt.Sprintf("fairSharing=%t", fair)
+		src := fmt.Sprintf("fairSharing=%t", c.fair)
+		if c.semantics != "" {
+			src += " semantics=" + c.semantics
+		}
 		recs = append(recs, record{Source: src + " start", Body: string(renderState(t, s))})
 		st := allot.NewStore(s)
 		k := 0

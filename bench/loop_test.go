@@ -27,13 +27,14 @@ func pendingMix(bl *allot.Builder, n, q int) {
 }
 
 // BenchmarkOrder times the admission order of 10,000 pending workloads
-// across 100 queues, with and without fair sharing.
+// across 100 queues: without fair sharing, with it in allot's default
+// (progressive filling) and in Kueue-exact mode (Kueue's cycles).
 func BenchmarkOrder(b *testing.B) {
-	for _, fair := range []bool{false, true} {
-		b.Run(fmt.Sprintf("pending=10000/queues=100/fairSharing=%t", fair), func(b *testing.B) {
+	for _, c := range loopCases {
+		b.Run(fmt.Sprintf("pending=10000/queues=100/%s", c.name), func(b *testing.B) {
 			bl := Cluster(1024, false)
 			pendingMix(bl, 10000, 100)
-			bl.FairSharing.Enabled = fair
+			bl.FairSharing.Enabled, bl.Options.Semantics = c.fair, c.semantics
 			s, err := bl.Build()
 			if err != nil {
 				b.Fatal(err)
@@ -50,27 +51,43 @@ func BenchmarkOrder(b *testing.B) {
 	}
 }
 
+// loopCases are the loop's modes the loop benchmarks time: no fair sharing,
+// fair sharing in allot's default and in Kueue-exact mode.
+var loopCases = []struct {
+	name      string
+	fair      bool
+	semantics string
+}{
+	{"fairSharing=false", false, ""},
+	{"fairSharing=true", true, ""},
+	{"fairSharing=true/semantics=kueue", true, allot.SemanticsKueue},
+}
+
 // BenchmarkSchedule times one drain of the scheduling loop that admits
-// 1,000 workloads from 100 queues on the fragmented 10240-node cluster.
+// 1,000 workloads from 100 queues on the fragmented 10240-node cluster, in
+// each of the loop's modes.
 func BenchmarkSchedule(b *testing.B) {
-	bl := Cluster(10240, true)
-	pendingMix(bl, 1000, 100)
-	s, err := bl.Build()
-	if err != nil {
-		b.Fatal(err)
+	for _, c := range loopCases {
+		bl := Cluster(10240, true)
+		pendingMix(bl, 1000, 100)
+		bl.FairSharing.Enabled, bl.Options.Semantics = c.fair, c.semantics
+		s, err := bl.Build()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("nodes=10240/pending=1000/queues=100/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var admitted int
+			for b.Loop() {
+				b.StopTimer()
+				st := allot.NewStore(s)
+				b.StartTimer()
+				allot.Schedule(st)
+				admitted = len(st.Load().RunningIDs()) - len(s.RunningIDs())
+			}
+			if admitted != 1000 {
+				b.Fatalf("%d admitted", admitted)
+			}
+		})
 	}
-	b.Run("nodes=10240/pending=1000/queues=100", func(b *testing.B) {
-		b.ReportAllocs()
-		var admitted int
-		for b.Loop() {
-			b.StopTimer()
-			st := allot.NewStore(s)
-			b.StartTimer()
-			allot.Schedule(st)
-			admitted = len(st.Load().RunningIDs()) - len(s.RunningIDs())
-		}
-		if admitted != 1000 {
-			b.Fatalf("%d admitted", admitted)
-		}
-	})
 }

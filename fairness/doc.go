@@ -7,13 +7,17 @@
 //
 // The order of a scheduling cycle's heads (Order, Key) is Kueue's: without
 // fair sharing the lower borrowing level, with it heads that do not borrow
-// first, then the lower dominant share after admission (ShareAfter); then
-// the optional history keys, higher fairness debt and lower decayed usage
-// per weight (PerWeight); then priority, submission, queue name and ID.
-// Turn, priority then submission then ID, is also each queue's order. With
-// fair sharing and queues below nested cohorts, Kueue's fair-sharing
-// tournament (Tournament) orders the heads instead, from each tree's root
-// down, by the shares of the nodes at every level.
+// what they ask for first (Kueue's FairSharingPrioritizeNonBorrowing), then
+// the lower dominant share after admission (ShareAfter); then the optional
+// history keys, higher fairness debt and lower decayed usage per weight
+// (PerWeight); then priority, submission, queue name and ID. Turn, priority
+// then submission then ID, is also each queue's order. With fair sharing
+// and queues below nested cohorts, Kueue's fair-sharing tournament orders
+// the heads instead, from each tree's root down, by the shares of the nodes
+// at every level: a Bracket picks one winner on a given usage, so that the
+// root's loop can run it again after each admission (Kueue's cycles, and
+// progressive filling), and Tournament orders a whole cycle as if each
+// winner were admitted.
 //
 // Dominant resource shares are computed as Kueue does (DominantShare):
 // what a node borrows beyond its subtree quota over what its parent could

@@ -16,7 +16,9 @@ type Share struct {
 	// Weighted is Ratio / weight: +Inf for a borrowing node of weight 0.
 	Weighted float64
 	// Borrowing is true when the node uses more than its subtree quota of
-	// some resource.
+	// some flavor-resource; in the order keys (ShareAfter, Tournament), of
+	// one the head asks for (Kueue's IsBorrowingOn): a queue that borrows
+	// a100 is not borrowing for a head that asks only for h100.
 	Borrowing bool
 }
 
@@ -24,11 +26,18 @@ type Share struct {
 // flavor-resource; nil for none) added, for a node of weight weight. A root
 // has share 0.
 func DominantShare(t *quota.ResourceTree, u quota.Usage, n int32, extra []int64, weight float64) Share {
+	return shareOn(t, u, n, extra, nil, weight)
+}
+
+// shareOn is DominantShare with Borrowing only for the flavor-resources
+// requested holds more than 0 of (every one when requested is nil).
+func shareOn(t *quota.ResourceTree, u quota.Usage, n int32, extra, requested []int64, weight float64) Share {
 	parent := t.Parent(n)
 	if parent < 0 {
 		return Share{}
 	}
 	R := t.Resources()
+	var s Share
 	var borrowed, lendable [16]float64
 	for fr := 0; fr < t.FRs(); fr++ {
 		r := fr % R
@@ -38,18 +47,15 @@ func DominantShare(t *quota.ResourceTree, u quota.Usage, n int32, extra []int64,
 		}
 		if b := v - t.SubtreeQuota(n, fr); b > 0 {
 			borrowed[r] += float64(b)
+			s.Borrowing = s.Borrowing || requested == nil || requested[fr] > 0
 		}
 		if p := t.PotentialAvailable(parent, fr); p > 0 && p != quota.Unlimited {
 			lendable[r] += float64(p)
 		}
 	}
-	var s Share
 	for r := 0; r < R; r++ {
-		if borrowed[r] > 0 {
-			s.Borrowing = true
-			if lendable[r] > 0 {
-				s.Ratio = max(s.Ratio, borrowed[r]*1000/lendable[r])
-			}
+		if borrowed[r] > 0 && lendable[r] > 0 {
+			s.Ratio = max(s.Ratio, borrowed[r]*1000/lendable[r])
 		}
 	}
 	switch {

@@ -161,16 +161,23 @@ type Head struct {
 }
 
 // ShareAfter is the dominant share of queue q, of weight weight, once
-// charges are added to its usage in u.
+// charges are added to its usage in u; it is Borrowing when the queue then
+// borrows a flavor-resource the charges ask for.
 func ShareAfter(t *quota.ResourceTree, u quota.Usage, q int32, charges []Charge, weight float64) Share {
-	extra := make([]int64, t.FRs())
+	extra := charged(t, charges, make([]int64, t.FRs()))
+	return shareOn(t, u, q, extra, extra, weight)
+}
+
+// charged is what charges ask for per flavor-resource, in into (of
+// t.FRs() zeros).
+func charged(t *quota.ResourceTree, charges []Charge, into []int64) []int64 {
 	for i := range charges {
 		c := &charges[i]
 		for r := range t.Resources() {
-			extra[t.FR(int(c.Flavor), r)] += c.Need[r]
+			into[t.FR(int(c.Flavor), r)] += c.Need[r]
 		}
 	}
-	return DominantShare(t, u, q, extra, weight)
+	return into
 }
 
 // Account adds charges to queue q's usage in u.

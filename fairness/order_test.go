@@ -143,3 +143,29 @@ func TestShareAfterAndAccount(t *testing.T) {
 		}
 	}
 }
+
+// A queue that borrows cpu is borrowing for a head that asks for cpu, not
+// for one that asks only for gpu within its nominal quota (Kueue's
+// IsBorrowingOn); its share counts the cpu either way.
+func TestShareAfterBorrowingOnWhatIsAsked(t *testing.T) {
+	tr := twoLevels(t)
+	u := tr.NewUsage()
+	Account(tr, u, 0, []Charge{{Flavor: 0, Need: res.Vec{0, 150}}}) // 50 cpu beyond qa's 100
+	lendable := float64(tr.PotentialAvailable(3, tr.FR(0, 1)))
+	ratio := 50 * 1000 / lendable
+	for _, c := range []struct {
+		name    string
+		charges []Charge
+		want    Share
+	}{
+		{"gpu only", []Charge{{Flavor: 0, Need: res.Vec{2, 0}}}, Share{Ratio: ratio, Weighted: ratio}},
+		{"gpu and cpu", []Charge{{Flavor: 0, Need: res.Vec{2, 10}}}, Share{Ratio: 60 * 1000 / lendable, Weighted: 60 * 1000 / lendable, Borrowing: true}},
+	} {
+		if got := ShareAfter(tr, u, 0, c.charges, 1); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+	if got := DominantShare(tr, u, 0, nil, 1); !got.Borrowing {
+		t.Errorf("DominantShare without a head: %+v, want borrowing", got)
+	}
+}

@@ -18,92 +18,141 @@ func Nested(t *quota.ResourceTree, heads []Head) bool {
 	return false
 }
 
-// Tournament orders a cycle's heads as Kueue's fair-sharing iterator does:
-// a tournament from each cohort tree's root, where at every cohort the
-// winners of its child cohorts and the heads of its child queues compete by
-// whether their node at that level (the child of the cohort on their path)
-// would borrow after admitting them, then by that node's dominant share
-// after admission (weight[n] is node n's weight), then priority,
-// submission and queue. The winner is taken, its charges added to u, and
-// the tournament run again. u is a private usage the function changes;
-// heads are one per queue. It returns the heads' indices in order,
-// appended to out.
+// Tournament orders a cycle's heads as Kueue's fair-sharing iterator does
+// when every head is admitted: the winner of a Bracket on u is taken, its
+// charges added to u, and the tournament run again on the heads left. u
+// is a private usage the function changes; heads are one per queue. It
+// returns the heads' indices in order, appended to out.
 func Tournament(t *quota.ResourceTree, u quota.Usage, heads []Head, weight []float64, out []int) []int {
-	children := make([][]int32, t.Len())
-	for n := int32(0); n < int32(t.Len()); n++ {
-		if p := t.Parent(n); p >= 0 {
-			children[p] = append(children[p], n)
-		}
+	var b Bracket
+	left := make([]int, len(heads))
+	for i := range left {
+		left[i] = i
 	}
-	type entry struct {
-		h *Head
-		i int
-		// share[i] is the share of the i-th node on the queue's path with
-		// the head's charges added.
-		share []Share
-	}
-	left := make([]*entry, 0, len(heads))
-	for i := range heads {
-		left = append(left, &entry{h: &heads[i], i: i})
-	}
-	shares := func(e *entry) {
-		v := u.Clone()
-		Account(t, v, e.h.Key.Queue, e.h.Charges)
-		e.share = e.share[:0]
-		for _, n := range t.Path(e.h.Key.Queue) {
-			e.share = append(e.share, DominantShare(t, v, n, nil, weight[n]))
-		}
-	}
-	// at returns an entry's share at the node just below cohort n.
-	at := func(e *entry, n int32) Share {
-		i := slices.Index(t.Path(e.h.Key.Queue), n)
-		return e.share[max(i-1, 0)]
-	}
-	less := func(a, b *entry, n int32) bool {
-		sa, sb := at(a, n), at(b, n)
-		if sa.Borrowing != sb.Borrowing {
-			return !sa.Borrowing
-		}
-		if sa.Less(sb) || sb.Less(sa) {
-			return sa.Less(sb)
-		}
-		return a.h.Key.before(&b.h.Key)
-	}
-	// byQueue holds, during a round, the entry of each queue still left.
-	byQueue := make([]*entry, t.Len())
-	var win func(n int32) *entry
-	win = func(n int32) *entry {
-		if t.IsQueue(n) {
-			return byQueue[n]
-		}
-		var best *entry
-		for _, c := range children[n] {
-			if e := win(c); e != nil && (best == nil || less(e, best, n)) {
-				best = e
-			}
-		}
-		return best
-	}
-	roots := make([]int32, 0, len(heads))
 	for len(left) > 0 {
-		clear(byQueue)
-		roots = roots[:0]
-		for _, e := range left {
-			shares(e)
-			byQueue[e.h.Key.Queue] = e
-			roots = append(roots, t.Root(e.h.Key.Queue))
-		}
-		slices.Sort(roots)
-		roots = slices.Compact(roots)
-		var best *entry
-		for _, r := range roots {
-			if e := win(r); e != nil && (best == nil || e.h.Key.before(&best.h.Key)) {
-				best = e
-			}
-		}
-		out = append(out, best.i)
-		Account(t, u, best.h.Key.Queue, best.h.Charges)
-		left = slices.DeleteFunc(left, func(e *entry) bool { return e == best })
+		w := b.Winner(t, u, heads, left, weight)
+		out = append(out, w)
+		Account(t, u, heads[w].Key.Queue, heads[w].Charges)
+		left = slices.DeleteFunc(left, func(i int) bool { return i == w })
 	}
 	return out
+}
+
+// Bracket is one round of Kueue's fair-sharing tournament; its memory
+// serves the next round.
+type Bracket struct {
+	t        *quota.ResourceTree
+	children [][]int32
+	entries  []entry
+	// byQueue holds, during a round, the entry of each queue in play.
+	byQueue []*entry
+	roots   []int32
+}
+
+// entry is one head in a round with its shares.
+type entry struct {
+	h *Head
+	i int
+	// share[k] is the share of the k-th node on the queue's path once
+	// the head's charges are added, Borrowing on what the head asks for.
+	share     []Share
+	requested []int64
+}
+
+// Winner is the head, an index into heads, that Kueue's fair-sharing
+// tournament on usage u picks first among heads[i] for i in left (one head
+// per queue). From each cohort tree's root down, at every cohort the
+// winners of its child cohorts and the heads of its child queues compete
+// by whether their node at that level (the child of the cohort on their
+// path) would borrow a flavor-resource the head asks for once the head is
+// admitted, then by that node's dominant share after admission (weight[n]
+// is node n's weight), then priority, submission and queue name. Winners
+// of different trees compete by priority, submission and queue name. u is
+// not changed.
+func (b *Bracket) Winner(t *quota.ResourceTree, u quota.Usage, heads []Head, left []int, weight []float64) int {
+	b.init(t)
+	b.entries = slices.Grow(b.entries[:0], len(left))[:len(left)]
+	clear(b.byQueue)
+	b.roots = b.roots[:0]
+	for k, i := range left {
+		e := &b.entries[k]
+		e.h, e.i = &heads[i], i
+		b.shares(e, u, weight)
+		b.byQueue[e.h.Key.Queue] = e
+		b.roots = append(b.roots, t.Root(e.h.Key.Queue))
+	}
+	slices.Sort(b.roots)
+	b.roots = slices.Compact(b.roots)
+	var best *entry
+	for _, r := range b.roots {
+		if e := b.win(r); e != nil && (best == nil || e.h.Key.before(&best.h.Key)) {
+			best = e
+		}
+	}
+	return best.i
+}
+
+// init sizes the bracket for tree t.
+func (b *Bracket) init(t *quota.ResourceTree) {
+	if b.t == t {
+		return
+	}
+	b.t = t
+	b.children = make([][]int32, t.Len())
+	for n := int32(0); n < int32(t.Len()); n++ {
+		if p := t.Parent(n); p >= 0 {
+			b.children[p] = append(b.children[p], n)
+		}
+	}
+	b.byQueue = make([]*entry, t.Len())
+}
+
+// shares fills in e's shares along its queue's path with its charges
+// added to a copy of u.
+func (b *Bracket) shares(e *entry, u quota.Usage, weight []float64) {
+	t := b.t
+	v := u.Clone()
+	Account(t, v, e.h.Key.Queue, e.h.Charges)
+	if cap(e.requested) < t.FRs() {
+		e.requested = make([]int64, t.FRs())
+	}
+	e.requested = e.requested[:t.FRs()]
+	clear(e.requested)
+	charged(t, e.h.Charges, e.requested)
+	e.share = e.share[:0]
+	for _, n := range t.Path(e.h.Key.Queue) {
+		e.share = append(e.share, shareOn(t, v, n, nil, e.requested, weight[n]))
+	}
+}
+
+// win is the winner below node n, nil when no head there is in play.
+func (b *Bracket) win(n int32) *entry {
+	if b.t.IsQueue(n) {
+		return b.byQueue[n]
+	}
+	var best *entry
+	for _, c := range b.children[n] {
+		if e := b.win(c); e != nil && (best == nil || b.less(e, best, n)) {
+			best = e
+		}
+	}
+	return best
+}
+
+// less orders two entries competing at cohort n.
+func (b *Bracket) less(x, y *entry, n int32) bool {
+	sx, sy := b.at(x, n), b.at(y, n)
+	if sx.Borrowing != sy.Borrowing {
+		return !sx.Borrowing
+	}
+	if sx.Less(sy) || sy.Less(sx) {
+		return sx.Less(sy)
+	}
+	return x.h.Key.before(&y.h.Key)
+}
+
+// at is an entry's share at the node just below cohort n on its path.
+func (b *Bracket) at(e *entry, n int32) Share {
+	i := slices.Index(b.t.Path(e.h.Key.Queue), n)
+	return e.share[max(i-1, 0)]
 }

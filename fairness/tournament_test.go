@@ -86,6 +86,36 @@ func TestTournament(t *testing.T) {
 	}
 }
 
+// Winner picks among the heads in play without changing the usage, and a
+// Bracket serves round after round.
+func TestBracketWinner(t *testing.T) {
+	tr := twoLevels(t)
+	head := func(q int32, name string, charges []Charge) Head {
+		return Head{Key: Key{Queue: q, QueueName: name, Turn: Turn{ID: name + "-head"}}, Charges: charges}
+	}
+	heads := []Head{head(0, "qa", gpus(2)), head(1, "qb", gpus(2)), head(2, "qc", gpus(5))}
+	ones := []float64{1, 1, 1, 1, 1, 1}
+	u := tr.NewUsage()
+	Account(tr, u, 0, gpus(4))
+	var b Bracket
+	for _, c := range []struct {
+		left []int
+		want int
+	}{
+		{[]int{0, 1, 2}, 1}, // qb does not borrow
+		{[]int{0, 2}, 0},    // left does not borrow with qa's head, right does with qc's
+		{[]int{2}, 2},
+		{[]int{0, 1, 2}, 1},
+	} {
+		if got := b.Winner(tr, u, heads, c.left, ones); got != c.want {
+			t.Errorf("heads %v in play: winner %d, want %d", c.left, got, c.want)
+		}
+	}
+	if got := u.At(5, tr.FR(0, 0)); got != 4 {
+		t.Errorf("root uses %d gpu after the rounds, want 4", got)
+	}
+}
+
 func TestNested(t *testing.T) {
 	flat, err := quota.NewResourceTree(1, 1, []quota.NodeSpec{
 		{Name: "qa", Parent: 2, Queue: true}, {Name: "qb", Parent: -1, Queue: true}, {Name: "all", Parent: -1},
