@@ -74,17 +74,10 @@ type State struct {
 
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
-	s := &State{T: t, now: now, freeGPUs: int64(t.TotalGPUs)}
-	s.nodes = cow.Make[NodeState](len(t.Nodes))
-	for i := range t.Nodes {
-		ns := s.nodes.Mut(i)
-		ns.Free = t.Nodes[i].Capacity
-		ns.FreeGPUs = maskBits(int(t.Nodes[i].GPUs))
-	}
-	s.fits = cow.Make[int32](len(t.Domains) * t.G)
-	s.aggs = cow.Make[DomainAgg](len(t.Domains))
-	s.Rebuild()
-	return s
+	return Restate(t, now, func(n int32) NodeState {
+		node := &t.Nodes[n]
+		return NodeState{Free: node.Capacity, FreeGPUs: maskBits(int(node.GPUs))}
+	})
 }
 
 // NewCapacity returns the empty cluster, every node usable: what could ever
