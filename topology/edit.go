@@ -107,3 +107,6 @@ func Restate(t *Topology, now int64, node func(n int32) NodeState) *State {
 	s.Rebuild()
 	return s
 }
+
+// AllGPUs is the mask of all of the node's GPUs.
+func (n *Node) AllGPUs() uint64 { return maskBits(int(n.GPUs)) }

@@ -401,9 +401,9 @@ func (p *parser) history(n node) allot.History {
 		}
 	}
 	if o.has("preemptions") {
-		h.Preemptions = map[string]int64{}
+		h.Preemptions = map[string]float64{}
 		for _, e := range p.entries(o.get("preemptions")) {
-			h.Preemptions[e.key] = p.count(e.node)
+			h.Preemptions[e.key] = p.nonNegFloat(e.node)
 		}
 	}
 	return h

@@ -1,0 +1,220 @@
+// The events that change the cluster's shape: nodes added, removed and
+// described anew, queues and cohorts removed. Each leaves the snapshot a
+// Builder would build from the same description, validated by the same
+// code, and changes nothing when it refuses.
+
+package allot
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/allot-sched/allot/internal/view"
+	"github.com/allot-sched/allot/topology"
+)
+
+// EvictedNodeRemoved is the reason of the evictions RemoveNode records.
+const EvictedNodeRemoved = "NodeRemoved"
+
+// AddNode adds a node to the cluster, validated as Build validates its
+// nodes (a *BuildError whose path starts with "node"): a new name, a known
+// flavor, a label for every topology level, declared resources, at most 64
+// GPUs in groups that sum to them. Its conditions (Unschedulable, Down,
+// CooldownUntil) are its first. A node that gives its flavor a resource no
+// node of the flavor had makes that resource booked on the flavor's nodes,
+// not quota-only any more: the event is refused, as Build refuses the same
+// description, when a running pod of the flavor asks for more of it than
+// its node has.
+//
+// Cost: the topology, its free-capacity state and counters are made anew
+// for the new node order, O(nodes × levels + domains × GPUs per node), and
+// every running workload is visited, those with a pod on a node whose
+// index moves getting a new record: O(running pods). About a millisecond
+// on 10,240 nodes.
+type AddNode struct{ Node Node }
+
+func (e AddNode) apply(s *Snapshot) error {
+	_, dup := s.topo.NodeIndex(e.Node.Name)
+	if err := checkNodeName(e.Node.Name, "node", dup); err != nil {
+		return err
+	}
+	spec, err := s.nodeSpec(&e.Node, "node", s.topo.Levels)
+	if err != nil {
+		return err
+	}
+	return s.reshape(nil, []topology.NodeSpec{spec}, []*Node{&e.Node})
+}
+
+// RemoveNode takes a node out of the cluster. The workloads with a pod on
+// it lose that pod, so each of them is evicted, all of its pods: back
+// among the pending without a placement, as Evict leaves them, and
+// recorded in the store's evictions with reason EvictedNodeRemoved and
+// the work it lost. An unknown node is ErrUnknownNode.
+//
+// Cost: as AddNode's, plus the evictions'.
+type RemoveNode struct{ Node string }
+
+func (e RemoveNode) apply(s *Snapshot) error {
+	n, ok := s.topo.NodeIndex(e.Node)
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownNode, e.Node)
+	}
+	// The evictions and the new shape are made on a private copy: the
+	// master changes only once both are done.
+	c := s.private()
+	var lost []*running
+	c.running.Scan(func(r *running) bool {
+		if slices.ContainsFunc(r.Pods, func(p view.Pod) bool { return p.Node == n }) {
+			lost = append(lost, r)
+		}
+		return true
+	})
+	for _, r := range lost {
+		c.evict(r, Eviction{ID: r.ID, Queue: r.w.Queue, Reason: EvictedNodeRemoved, LostGPUSeconds: c.cost().Lost(&r.Booking), At: c.now})
+	}
+	if err := c.reshape([]int32{n}, nil, nil); err != nil {
+		return err
+	}
+	*s = *c
+	return nil
+}
+
+// SetNode describes a node anew: Node.Name names it, and its flavor,
+// labels, capacity, GPU groups, pod limit and conditions become Node's,
+// validated as AddNode validates a node. Read a node's description with
+// Snapshot.Node, change what changes and set it. The workloads running on
+// it stay where they are, on the same GPUs: when the node as described
+// could not hold them (less capacity, fewer GPUs or pods, another flavor)
+// the event is refused with the *BuildError Build gives for the same
+// description, naming the pod: evict those workloads first (Evict). An
+// unknown node is ErrUnknownNode.
+//
+// Cost: as AddNode's.
+type SetNode struct{ Node Node }
+
+func (e SetNode) apply(s *Snapshot) error {
+	n, ok := s.topo.NodeIndex(e.Node.Name)
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownNode, e.Node.Name)
+	}
+	spec, err := s.nodeSpec(&e.Node, "node", s.topo.Levels)
+	if err != nil {
+		return err
+	}
+	return s.reshape([]int32{n}, []topology.NodeSpec{spec}, []*Node{&e.Node})
+}
+
+// reshape takes the nodes remove lists out of the topology and puts in
+// the nodes of add, described by descs (one for one; a node both taken
+// out and put in is described anew). The nodes that stay keep their
+// state, those put in start as described, and what running pods hold is
+// booked again on every node where it may have changed: a node described
+// anew, and every node of a flavor whose nodes now hold other resources
+// (what a pod books on a node follows from them, view.Booking.Book).
+// Running pods on a node taken out must have been evicted. On an error s
+// is unchanged.
+func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Node) error {
+	old := s.topo
+	t, moved, err := old.Edit(remove, add)
+	if err != nil {
+		return buildErr(ErrInvalid, "node", "%v", err)
+	}
+	nodeRes := nodeResOf(t, len(s.flavors))
+	changed := make([]bool, len(s.flavors))
+	anyChanged := false
+	for f := range changed {
+		changed[f] = nodeRes[f] != s.nodeRes[f]
+		anyChanged = anyChanged || changed[f]
+	}
+	// A node described anew keeps its pods: they move with it.
+	desc := make(map[int32]*Node, len(descs))
+	for _, d := range descs {
+		m, _ := t.NodeIndex(d.Name)
+		desc[m] = d
+		if o, ok := old.NodeIndex(d.Name); ok {
+			moved[o] = m
+		}
+	}
+	// from[m] is the node of the old topology that node m was; keep[m]
+	// says whether m carries its state over, or starts afresh.
+	from := make([]int32, len(t.Nodes))
+	keep := make([]bool, len(t.Nodes))
+	for m := range from {
+		from[m] = -1
+	}
+	for o, m := range moved {
+		if m >= 0 {
+			from[m] = int32(o)
+			keep[m] = desc[m] == nil && !changed[t.Nodes[m].Flavor]
+		}
+	}
+	state := topology.Restate(t, s.now, func(m int32) topology.NodeState {
+		if keep[m] {
+			return *s.state.Node(from[m])
+		}
+		node := &t.Nodes[m]
+		ns := topology.NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}
+		if d, ok := desc[m]; ok {
+			if cordoned, down, until, ok := nodeCondition(d, s.now); ok {
+				ns.Cordoned, ns.Down, ns.CooldownUntil = cordoned, down, until
+			}
+		} else {
+			was := s.state.Node(from[m])
+			ns.Cordoned, ns.Down, ns.CooldownUntil = was.Cordoned, was.Down, was.CooldownUntil
+		}
+		return ns
+	})
+	fx := *s.fixed
+	fx.topo, fx.nodeRes, fx.capacity = t, nodeRes, topology.NewCapacity(t)
+	next := *s
+	next.fixed, next.state = &fx, state
+	// Running pods move with their nodes; on a node that starts afresh
+	// they are booked again, as Build books them.
+	var records []*running
+	next.running.Scan(func(r *running) bool {
+		var pods []view.Pod
+		k := 0
+		for i := range r.Sets {
+			book := r.Book(i, nodeRes)
+			for p := range r.Sets[i].Count {
+				pa := r.Pods[k]
+				if pa.Node >= 0 {
+					m := moved[pa.Node]
+					if !keep[m] {
+						path := fmt.Sprintf("running[%q].podSets[%d].nodes[%d]", r.ID, i, p)
+						if err = next.podFlavor(m, r.Sets[i].Flavor, path); err != nil {
+							return false
+						}
+						if err = holdPod(&next, m, pa.GPUs, book, path); err != nil {
+							return false
+						}
+					}
+					if m != pa.Node && pods == nil {
+						pods = slices.Clone(r.Pods)
+					}
+					if pods != nil {
+						pods[k].Node = m
+					}
+				}
+				k++
+			}
+		}
+		if pods != nil {
+			c := *r
+			c.Pods = pods
+			records = append(records, &c)
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	s.fixed, s.state = next.fixed, next.state
+	for _, r := range records {
+		s.running.Set(r)
+	}
+	if anyChanged {
+		s.recountShapes() // pending pods ask the nodes for other resources now
+	}
+	return nil
+}
