@@ -218,3 +218,135 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 	}
 	return nil
 }
+
+// RemoveQueue removes a queue. As Kueue keeps a ClusterQueue being deleted
+// until its admitted workloads are gone, a queue that still runs
+// workloads is not removed: the event is refused with an *InUseError
+// (errors.Is ErrInUse) listing them; hold the queue (SetQueue with Hold)
+// and let them finish, or evict and withdraw them. Its pending workloads,
+// which no queue would admit any more, are withdrawn with it; so are its
+// fairness debt and historical usage. An unknown queue is
+// ErrUnknownQueue.
+//
+// Cost: the queues' configuration is resolved anew, O(queues + cohorts ×
+// flavors × resources), and the admitted workloads are visited, those of
+// the queues after it getting a new record (a queue is known by its
+// index): O(running).
+type RemoveQueue struct{ Queue string }
+
+func (e RemoveQueue) apply(s *Snapshot) error {
+	q, ok := s.queueIdx[e.Queue]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownQueue, e.Queue)
+	}
+	if s.runCount[q] > 0 {
+		in := &InUseError{Queue: e.Queue}
+		s.running.Scan(func(r *running) bool {
+			if r.Queue == q {
+				in.Running = append(in.Running, r.ID)
+			}
+			return true
+		})
+		return in
+	}
+	queues := slices.Delete(slices.Clone(s.queues), int(q), int(q)+1)
+	next := *s
+	next.ownConfig()
+	if err := buildQueues(&next, s.cohorts, queues); err != nil {
+		return err
+	}
+	next.queues = queues
+	var withdrawn []string
+	start := lineStart(e.Queue)
+	s.byQueue.Ascend(&start, func(w *Workload) bool {
+		if w.Queue != e.Queue {
+			return false
+		}
+		withdrawn = append(withdrawn, w.ID)
+		return true
+	})
+	for _, id := range withdrawn {
+		s.dequeue(id) // by the old configuration, which counted its shapes
+	}
+	// Every queue after q moves down one index: its usage, its rows and
+	// its workloads' records.
+	u := next.rtree.NewUsage()
+	for o := range s.queues {
+		if o == int(q) {
+			continue
+		}
+		for f := range s.flavors {
+			if v := s.usageOf(int32(o), int32(f)); !v.IsZero() {
+				next.rtree.AddVec(u, renumber(int32(o), q), f, v, 1)
+			}
+		}
+	}
+	var records []*running
+	s.running.Scan(func(r *running) bool {
+		if r.Queue > q {
+			c := *r
+			c.Queue--
+			records = append(records, &c)
+		}
+		return true
+	})
+	for _, r := range records {
+		s.running.Set(r)
+	}
+	s.own(rowRunCount | rowDebt | rowUsed)
+	s.runCount = slices.Delete(s.runCount, int(q), int(q)+1)
+	s.debt = slices.Delete(s.debt, int(q), int(q)+1)
+	s.used = slices.Delete(s.used, int(q), int(q)+1)
+	s.config, s.usage = next.config, u
+	s.recountLimits()
+	return nil
+}
+
+// renumber is queue o's index once queue q is removed.
+func renumber(o, q int32) int32 {
+	if o > q {
+		return o - 1
+	}
+	return o
+}
+
+// RemoveCohort removes a cohort. A cohort that a queue names as its cohort,
+// or a cohort as its parent, is not removed: the event is refused with an
+// *InUseError (errors.Is ErrInUse) listing them, since they would name a
+// cohort that does not exist; move them first (SetQueue, SetCohort). An
+// unknown cohort is ErrUnknownCohort.
+//
+// Cost: the queues' configuration is resolved anew and the cohorts' usage
+// follows from the queues', O(queues + cohorts × flavors × resources).
+type RemoveCohort struct{ Cohort string }
+
+func (e RemoveCohort) apply(s *Snapshot) error {
+	c := slices.IndexFunc(s.cohorts, func(c Cohort) bool { return c.Name == e.Cohort })
+	if c < 0 {
+		return fmt.Errorf("%w: %q", ErrUnknownCohort, e.Cohort)
+	}
+	in := &InUseError{Cohort: e.Cohort}
+	for _, q := range s.queues {
+		if q.Cohort == e.Cohort {
+			in.Queues = append(in.Queues, q.Name)
+		}
+	}
+	for _, child := range s.cohorts {
+		if child.Parent == e.Cohort {
+			in.Cohorts = append(in.Cohorts, child.Name)
+		}
+	}
+	if len(in.Queues)+len(in.Cohorts) > 0 {
+		slices.Sort(in.Queues)
+		slices.Sort(in.Cohorts)
+		return in
+	}
+	old := s.config
+	s.ownConfig()
+	s.cohorts = slices.Delete(slices.Clone(s.cohorts), c, c+1)
+	if err := requota(s, s.queues); err != nil {
+		s.config = old
+		return err
+	}
+	return nil
+}
