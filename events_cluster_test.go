@@ -269,13 +269,28 @@ func TestSetNodeEqualsBuild(t *testing.T) {
 		name string
 		n    allot.Node
 	}{
-		{"more GPUs under its pods", func() allot.Node { n := node(3); n.Capacity = allot.Resources{"gpu": 16, "cpu": 64_000}; n.GPUGroups = []int{8, 8}; return n }()},
+		{"more GPUs under its pods", func() allot.Node {
+			n := node(3)
+			n.Capacity = allot.Resources{"gpu": 16, "cpu": 64_000}
+			n.GPUGroups = []int{8, 8}
+			return n
+		}()},
 		{"other rack with its pods", func() allot.Node { n := node(0); n.Labels = map[string]string{"block": "b1", "rack": "r3"}; return n }()},
 		{"new block", func() allot.Node { n := node(7); n.Labels = map[string]string{"block": "b9", "rack": "r9"}; return n }()},
 		{"other flavor, no pods", func() allot.Node { n := node(2); n.Flavor = "spot"; return n }()},
-		{"conditions", func() allot.Node { n := node(6); n.Unschedulable = false; n.Down = true; n.CooldownUntil = 5000; return n }()},
+		{"conditions", func() allot.Node {
+			n := node(6)
+			n.Unschedulable = false
+			n.Down = true
+			n.CooldownUntil = 5000
+			return n
+		}()},
 		{"fewer pods allowed", func() allot.Node { n := node(5); n.MaxPods = 1; return n }()},
-		{"rdma on a100 gone", func() allot.Node { n := churnBuilder().Nodes[9]; n.Capacity = allot.Resources{"gpu": 4, "cpu": 32_000}; return n }()},
+		{"rdma on a100 gone", func() allot.Node {
+			n := churnBuilder().Nodes[9]
+			n.Capacity = allot.Resources{"gpu": 4, "cpu": 32_000}
+			return n
+		}()},
 		{"rdma on h100 where pods ask none", func() allot.Node { n := node(2); n.Capacity["rdma"] = 8; return n }()},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -309,7 +324,12 @@ func TestSetNodeRefusedLikeBuild(t *testing.T) {
 		name string
 		n    allot.Node
 	}{
-		{"GPU in use gone", func() allot.Node { n := node(3); n.Capacity = allot.Resources{"gpu": 4, "cpu": 64_000}; n.GPUGroups = nil; return n }()},
+		{"GPU in use gone", func() allot.Node {
+			n := node(3)
+			n.Capacity = allot.Resources{"gpu": 4, "cpu": 64_000}
+			n.GPUGroups = nil
+			return n
+		}()},
 		{"cpu below booked", func() allot.Node { n := node(0); n.Capacity = allot.Resources{"gpu": 8, "cpu": 1_000}; return n }()},
 		{"pods beyond its limit", func() allot.Node { n := node(6); n.MaxPods = 1; return n }()},
 		{"other flavor under pods", func() allot.Node { n := node(7); n.Flavor = "spot"; return n }()},
