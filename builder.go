@@ -383,14 +383,8 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 			}
 			var mask uint64
 			if len(ps.GPUIndices) > 0 {
-				for _, gi := range ps.GPUIndices[k] {
-					if err := gpuTaken(s, n, gi, mask|^free, fmt.Sprintf("%s.gpuIndices[%d]", pp, k)); err != nil {
-						return err
-					}
-					mask |= 1 << gi
-				}
-				if int64(bits.OnesCount64(mask)) != g {
-					return buildErr(ErrInvalid, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), "%d GPUs listed, the pod asks for %d", bits.OnesCount64(mask), g)
+				if mask, err = podGPUs(s, n, ps.GPUIndices[k], g, fmt.Sprintf("%s.gpuIndices[%d]", pp, k)); err != nil {
+					return err
 				}
 			} else {
 				if int64(bits.OnesCount64(free)) < g {
@@ -440,6 +434,24 @@ func gpuTaken(s *Snapshot, n int32, gi int, taken uint64, p string) error {
 		return buildErr(ErrOverCapacity, p, "GPU %d of node %q is booked twice", gi, s.topo.NodeName(n))
 	}
 	return nil
+}
+
+// podGPUs is the mask of the GPUs a running pod lists (indices, node n's),
+// refusing, at path p, a GPU the node does not have or that is booked,
+// and a list of other than the g GPUs the pod asks for.
+func podGPUs(s *Snapshot, n int32, indices []int, g int64, p string) (uint64, error) {
+	free := s.state.FreeMask(n)
+	var mask uint64
+	for _, gi := range indices {
+		if err := gpuTaken(s, n, gi, mask|^free, p); err != nil {
+			return 0, err
+		}
+		mask |= 1 << gi
+	}
+	if int64(bits.OnesCount64(mask)) != g {
+		return 0, buildErr(ErrInvalid, p, "%d GPUs listed, the pod asks for %d", bits.OnesCount64(mask), g)
+	}
+	return mask, nil
 }
 
 // holdPod books one running pod on node n, at path p: its GPUs (mask, a

@@ -181,11 +181,21 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 				if pa.Node >= 0 {
 					m := moved[pa.Node]
 					if !keep[m] {
-						path := fmt.Sprintf("running[%q].podSets[%d].nodes[%d]", r.ID, i, p)
-						if err = next.podFlavor(m, r.Sets[i].Flavor, path); err != nil {
+						// As Build books a pod whose GPU indices are given.
+						path := fmt.Sprintf("running[%q].podSets[%d]", r.ID, i)
+						np := fmt.Sprintf("%s.nodes[%d]", path, p)
+						if err = next.podFlavor(m, r.Sets[i].Flavor, np); err != nil {
 							return false
 						}
-						if err = holdPod(&next, m, pa.GPUs, book, path); err != nil {
+						g := int64(0)
+						if s.gpu >= 0 {
+							g = book[s.gpu]
+						}
+						gp := fmt.Sprintf("%s.gpuIndices[%d]", path, p)
+						if _, err = podGPUs(&next, m, GPUSet(pa.GPUs).Indices(), g, gp); err != nil {
+							return false
+						}
+						if err = holdPod(&next, m, pa.GPUs, book, np); err != nil {
 							return false
 						}
 					}

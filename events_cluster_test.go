@@ -68,6 +68,8 @@ func churnBuilder() allot.Builder {
 		{ID: "wait-idle", Queue: "idle", SubmittedAt: 900, PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 2}}}},
 		{ID: "wait-infer", Queue: "infer", Priority: 3, SubmittedAt: 950, PodSets: []allot.PodSet{{Name: "m", Count: 2, PerPod: allot.Resources{"gpu": 8},
 			Topology: allot.TopologyRequest{Required: "rack"}}}},
+		{ID: "wait-rdma", Queue: "train", SubmittedAt: 960, PodSets: []allot.PodSet{{Name: "m", Count: 1, Flavors: []string{"a100"},
+			PerPod: allot.Resources{"gpu": 1, "rdma": 1}}}},
 	}
 	return b
 }
@@ -415,4 +417,21 @@ func TestRemoveCohort(t *testing.T) {
 		t.Fatalf("%v: %+v", err, in)
 	}
 	refused(t, churnBuilder(), allot.RemoveCohort{Cohort: "nope"}, allot.ErrUnknownCohort)
+}
+
+// TestNodeResourcesChangeThePendingShapes: once no a100 node has rdma, the
+// pending pods that ask it of a100 nodes ask it of quota only, and the
+// fragmentation measure counts them so.
+func TestNodeResourcesChangeThePendingShapes(t *testing.T) {
+	st := allot.NewStore(buildAt(t, churnBuilder(), 0))
+	want := churnBuilder()
+	for _, name := range []string{"a0", "a1"} {
+		n, _ := st.Load().Node(name)
+		delete(n.Capacity, "rdma")
+		if _, err := st.Apply(allot.SetNode{Node: n}); err != nil {
+			t.Fatal(err)
+		}
+		want.Nodes[slices.IndexFunc(want.Nodes, func(m allot.Node) bool { return m.Name == name })] = n
+	}
+	sameState(t, "no rdma on a100", st.Load(), buildAt(t, want, 2), churnProbes())
 }
