@@ -53,11 +53,21 @@ var errSemantic = errors.New("refused by the event's rule")
 // edit returns the description after ev, or errSemantic.
 func (m *churnModel) edit(t testing.TB, ev allot.Event) (allot.Builder, error) {
 	b := deepCopy(t, m.b)
-	nodeAt := func(name string) int { return slices.IndexFunc(b.Nodes, func(n allot.Node) bool { return n.Name == name }) }
-	runAt := func(id string) int { return slices.IndexFunc(b.Running, func(w allot.Workload) bool { return w.ID == id }) }
-	pendAt := func(id string) int { return slices.IndexFunc(b.Pending, func(w allot.Workload) bool { return w.ID == id }) }
-	queueAt := func(name string) int { return slices.IndexFunc(b.Queues, func(q allot.Queue) bool { return q.Name == name }) }
-	cohortAt := func(name string) int { return slices.IndexFunc(b.Cohorts, func(c allot.Cohort) bool { return c.Name == name }) }
+	nodeAt := func(name string) int {
+		return slices.IndexFunc(b.Nodes, func(n allot.Node) bool { return n.Name == name })
+	}
+	runAt := func(id string) int {
+		return slices.IndexFunc(b.Running, func(w allot.Workload) bool { return w.ID == id })
+	}
+	pendAt := func(id string) int {
+		return slices.IndexFunc(b.Pending, func(w allot.Workload) bool { return w.ID == id })
+	}
+	queueAt := func(name string) int {
+		return slices.IndexFunc(b.Queues, func(q allot.Queue) bool { return q.Name == name })
+	}
+	cohortAt := func(name string) int {
+		return slices.IndexFunc(b.Cohorts, func(c allot.Cohort) bool { return c.Name == name })
+	}
 	evict := func(i int) {
 		b.Pending = append(b.Pending, evicted(b.Running[i]))
 		b.Running = slices.Delete(b.Running, i, i+1)
@@ -339,7 +349,6 @@ func (g *churnGen) setNode() allot.Node {
 	}
 	return n
 }
-
 
 // request is a request to decide: a pending workload, or a new one.
 func (g *churnGen) request() allot.Request {
