@@ -168,60 +168,32 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 	fx.topo, fx.nodeRes, fx.capacity = t, nodeRes, topology.NewCapacity(t)
 	next := *s
 	next.fixed, next.state = &fx, state
-	// Running pods move with their nodes; on a node that starts afresh
-	// they are booked again, as Build books them.
-	var records []*running
-	next.running.Scan(func(r *running) bool {
-		var pods []view.Pod
-		k := 0
-		for i := range r.Sets {
-			book := r.Book(i, nodeRes)
-			for p := range r.Sets[i].Count {
-				pa := r.Pods[k]
-				if pa.Node >= 0 {
-					m := moved[pa.Node]
-					if !keep[m] {
-						// As Build books a pod whose GPU indices are given.
-						path := fmt.Sprintf("running[%q].podSets[%d]", r.ID, i)
-						np := fmt.Sprintf("%s.nodes[%d]", path, p)
-						if err = next.podFlavor(m, r.Sets[i].Flavor, np); err != nil {
-							return false
-						}
-						g := int64(0)
-						if s.gpu >= 0 {
-							g = book[s.gpu]
-						}
-						gp := fmt.Sprintf("%s.gpuIndices[%d]", path, p)
-						if _, err = podGPUs(&next, m, GPUSet(pa.GPUs).Indices(), g, gp); err != nil {
-							return false
-						}
-						if err = holdPod(&next, m, pa.GPUs, book, np); err != nil {
-							return false
-						}
-					}
-					if m != pa.Node && pods == nil {
-						pods = slices.Clone(r.Pods)
-					}
-					if pods != nil {
-						pods[k].Node = m
-					}
-				}
-				k++
-			}
+	// Running pods on a node that starts afresh are booked again, as
+	// Build books them; then every running pod moves with its node.
+	rebook, identity := false, len(moved) == len(t.Nodes)
+	for m := range t.Nodes {
+		if o := from[m]; !keep[m] && o >= 0 && s.state.Node(o).Pods > 0 {
+			rebook = true
 		}
-		if pods != nil {
-			c := *r
-			c.Pods = pods
-			records = append(records, &c)
+	}
+	for o, m := range moved {
+		identity = identity && m == int32(o)
+	}
+	if rebook {
+		if err := rebookPods(&next, moved, keep); err != nil {
+			return err
 		}
-		return true
-	})
-	if err != nil {
-		return err
 	}
 	s.fixed, s.state = next.fixed, next.state
-	for _, r := range records {
-		s.running.Set(r)
+	if !identity {
+		s.running.Update(func(r *running) (*running, bool) {
+			for _, p := range r.Pods {
+				if p.Node >= 0 && moved[p.Node] != p.Node {
+					return r.withPods(moved), true
+				}
+			}
+			return r, false
+		})
 	}
 	if anyChanged {
 		s.recountShapes() // pending pods ask the nodes for other resources now
@@ -359,4 +331,67 @@ func (e RemoveCohort) apply(s *Snapshot) error {
 		return err
 	}
 	return nil
+}
+
+// rebookPods books again, on s's state, every running pod whose node
+// moves (moved, old index to new) to a node that starts afresh (keep[m]
+// false), as Build books a pod whose GPU indices are given.
+func rebookPods(s *Snapshot, moved []int32, keep []bool) error {
+	var err error
+	s.running.Scan(func(r *running) bool {
+		k := 0
+		for i := range r.Sets {
+			book := r.Book(i, s.nodeRes)
+			g := int64(0)
+			if s.gpu >= 0 {
+				g = book[s.gpu]
+			}
+			for p := range r.Sets[i].Count {
+				pa := r.Pods[k]
+				k++
+				if pa.Node < 0 || keep[moved[pa.Node]] {
+					continue
+				}
+				m := moved[pa.Node]
+				path := fmt.Sprintf("running[%q].podSets[%d]", r.ID, i)
+				np := fmt.Sprintf("%s.nodes[%d]", path, p)
+				if err = s.podFlavor(m, r.Sets[i].Flavor, np); err != nil {
+					return false
+				}
+				if _, err = podGPUs(s, m, GPUSet(pa.GPUs).Indices(), g, fmt.Sprintf("%s.gpuIndices[%d]", path, p)); err != nil {
+					return false
+				}
+				if err = holdPod(s, m, pa.GPUs, book, np); err != nil {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return err
+}
+
+// withPods is a copy of r with its pods on the nodes moved gives their
+// nodes (old index to new). Where r points at its own room for one pod
+// set or one pod, the copy points at its own.
+func (r *running) withPods(moved []int32) *running {
+	c := new(running)
+	*c = *r
+	if len(r.Sets) == 1 && &r.Sets[0] == &r.one.set[0] {
+		c.Sets = c.one.set[:1]
+	}
+	if len(r.w.PodSets) == 1 && &r.w.PodSets[0] == &r.one.ps[0] {
+		c.w.PodSets = c.one.ps[:1]
+	}
+	if len(r.Pods) == 1 && &r.Pods[0] == &r.one.pod[0] {
+		c.Pods = c.one.pod[:1]
+	} else {
+		c.Pods = slices.Clone(r.Pods)
+	}
+	for k := range c.Pods {
+		if n := c.Pods[k].Node; n >= 0 {
+			c.Pods[k].Node = moved[n]
+		}
+	}
+	return c
 }
