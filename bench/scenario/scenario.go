@@ -122,7 +122,7 @@ type parser struct {
 }
 
 func (p *parser) scenario(root node) *Scenario {
-	o := p.object(root, "name", "description", "now", "resources", "topology", "flavors", "nodes",
+	o := p.object(root, "name", "description", "now", "version", "resources", "topology", "flavors", "nodes",
 		"nodeSets", "cohorts", "queues", "running", "pending", "history", "options", "fairSharing",
 		"expectOrder", "request", "expect", "steps")
 	s := &Scenario{
@@ -133,6 +133,7 @@ func (p *parser) scenario(root node) *Scenario {
 
 	p.now = p.seconds(o.get("now"))
 	b.Now = p.now
+	b.Version = uint64(p.count(o.get("version")))
 	p.resources = defaultResources
 	if o.has("resources") {
 		p.resources = p.uniqueNames(o.get("resources"), "resource")
