@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,7 +132,7 @@ func jsonSame(t *testing.T, a, b any) bool {
 // TestMarshalScenarios writes every state every scenario file passes
 // through (built, then after each step) as a scenario and reads it back.
 func TestMarshalScenarios(t *testing.T) {
-	dirs := []string{"../../testdata/scenarios", sharedScenarios, "../../../shared/kueue-parity"}
+	dirs := []string{"testdata", "../../testdata/scenarios", sharedScenarios, "../../../shared/kueue-parity"}
 	states := 0
 	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -267,6 +268,39 @@ func TestMarshalRefuses(t *testing.T) {
 		c.mutate(&b)
 		if _, err := scenario.Marshal("x", b, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestChurnSteps runs a scenario whose steps add, remove and describe
+// nodes anew and remove a queue and a cohort.
+func TestChurnSteps(t *testing.T) {
+	sc, err := scenario.Load("testdata/node-churn.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sc.Run(); !r.Passed {
+		t.Fatalf("%v", r.Failures)
+	}
+	var kinds []string
+	for _, st := range sc.Steps {
+		kinds = append(kinds, st.String())
+	}
+	for _, want := range []string{`addNode "n3"`, `removeNode "n0"`, `setNode "n2"`, `removeQueue "idle"`, `removeCohort "spare"`} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("no step %s among %v", want, kinds)
+		}
+	}
+	for _, c := range []struct{ step, want string }{
+		{`{"removeNode": "n9"}`, `unknown node "n9"`},
+		{`{"setNode": {"name": "n9", "flavor": "h100", "labels": {"rack": "r0"}}}`, `unknown node "n9"`},
+		{`{"removeQueue": "nope"}`, `unknown queue "nope"`},
+		{`{"addNode": {"name": "n9", "flavor": "h100", "colour": "red"}}`, `unknown field "colour"`},
+	} {
+		data := `{"resources": ["gpu"], "topology": {"levels": ["rack"]}, "flavors": [{"name": "h100"}],
+			"nodes": [{"name": "n0", "flavor": "h100", "labels": {"rack": "r0"}}], "queues": [{"name": "q"}], "steps": [` + c.step + `]}`
+		if _, err := scenario.Parse("x.json", []byte(data)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.step, err, c.want)
 		}
 	}
 }
