@@ -435,3 +435,45 @@ func TestNodeResourcesChangeThePendingShapes(t *testing.T) {
 	}
 	sameState(t, "no rdma on a100", st.Load(), buildAt(t, want, 2), churnProbes())
 }
+
+// TestStaleDecisionAfterNodeChurn: a decision made before a node went or
+// changed is a conflict at commit, not a malformed decision; one made
+// before a node came commits where it was placed.
+func TestStaleDecisionAfterNodeChurn(t *testing.T) {
+	req := allot.Request{ID: "late", Queue: "train", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 8}}}}
+	for _, c := range []struct {
+		name string
+		ev   func(node allot.Node) allot.Event
+	}{
+		{"removed", func(n allot.Node) allot.Event { return allot.RemoveNode{Node: n.Name} }},
+		{"fewer GPUs", func(n allot.Node) allot.Event { n.Capacity = allot.Resources{"gpu": 4, "cpu": 64_000}; return allot.SetNode{Node: n} }},
+		{"other flavor", func(n allot.Node) allot.Event { n.Flavor = "spot"; return allot.SetNode{Node: n} }},
+	} {
+		st := allot.NewStore(buildAt(t, churnBuilder(), 0))
+		d := allot.Decide(st.Load(), req)
+		if d.Verdict != allot.VerdictAdmit {
+			t.Fatalf("test premise: %v %s", d.Reason, d.Message)
+		}
+		node, _ := st.Load().Node(d.Placement[0].Node)
+		if _, err := st.Apply(c.ev(node)); err != nil {
+			t.Fatal(err)
+		}
+		var ce *allot.ConflictError
+		if _, err := st.Commit(d); !errors.As(err, &ce) {
+			t.Fatalf("%s: commit gives %v, want a *ConflictError", c.name, err)
+		}
+	}
+	st := allot.NewStore(buildAt(t, churnBuilder(), 0))
+	d := allot.Decide(st.Load(), req)
+	if _, err := st.Apply(allot.AddNode{Node: allot.Node{Name: "a-first", Flavor: "h100", Labels: map[string]string{"block": "a", "rack": "a"},
+		Capacity: allot.Resources{"gpu": 8}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Commit(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := got.Running("late"); w.PodSets[0].Nodes[0] != d.Placement[0].Node {
+		t.Fatalf("placed on %v, decided on %s", w.PodSets[0].Nodes, d.Placement[0].Node)
+	}
+}
