@@ -446,7 +446,10 @@ func TestStaleDecisionAfterNodeChurn(t *testing.T) {
 		ev   func(node allot.Node) allot.Event
 	}{
 		{"removed", func(n allot.Node) allot.Event { return allot.RemoveNode{Node: n.Name} }},
-		{"fewer GPUs", func(n allot.Node) allot.Event { n.Capacity = allot.Resources{"gpu": 4, "cpu": 64_000}; return allot.SetNode{Node: n} }},
+		{"fewer GPUs", func(n allot.Node) allot.Event {
+			n.Capacity = allot.Resources{"gpu": 4, "cpu": 64_000}
+			return allot.SetNode{Node: n}
+		}},
 		{"other flavor", func(n allot.Node) allot.Event { n.Flavor = "spot"; return allot.SetNode{Node: n} }},
 	} {
 		st := allot.NewStore(buildAt(t, churnBuilder(), 0))
