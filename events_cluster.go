@@ -263,18 +263,14 @@ func (e RemoveQueue) apply(s *Snapshot) error {
 			}
 		}
 	}
-	var records []*running
-	s.running.Scan(func(r *running) bool {
-		if r.Queue > q {
-			c := *r
-			c.Queue--
-			records = append(records, &c)
+	s.running.Update(func(r *running) (*running, bool) {
+		if r.Queue < q {
+			return r, false
 		}
-		return true
+		c := r.copied()
+		c.Queue--
+		return c, true
 	})
-	for _, r := range records {
-		s.running.Set(r)
-	}
 	s.own(rowRunCount | rowDebt | rowUsed)
 	s.runCount = slices.Delete(s.runCount, int(q), int(q)+1)
 	s.debt = slices.Delete(s.debt, int(q), int(q)+1)
@@ -371,10 +367,10 @@ func rebookPods(s *Snapshot, moved []int32, keep []bool) error {
 	return err
 }
 
-// withPods is a copy of r with its pods on the nodes moved gives their
-// nodes (old index to new). Where r points at its own room for one pod
-// set or one pod, the copy points at its own.
-func (r *running) withPods(moved []int32) *running {
+// copied is a copy of r to change. Where r points at its own room for
+// one pod set or one pod, the copy points at its own, so that it keeps
+// nothing of r alive.
+func (r *running) copied() *running {
 	c := new(running)
 	*c = *r
 	if len(r.Sets) == 1 && &r.Sets[0] == &r.one.set[0] {
@@ -385,8 +381,16 @@ func (r *running) withPods(moved []int32) *running {
 	}
 	if len(r.Pods) == 1 && &r.Pods[0] == &r.one.pod[0] {
 		c.Pods = c.one.pod[:1]
-	} else {
-		c.Pods = slices.Clone(r.Pods)
+	}
+	return c
+}
+
+// withPods is a copy of r with its pods on the nodes moved gives their
+// nodes (old index to new).
+func (r *running) withPods(moved []int32) *running {
+	c := r.copied()
+	if len(c.Pods) != 1 || &c.Pods[0] != &c.one.pod[0] {
+		c.Pods = slices.Clone(r.Pods) // r's are shared: never written
 	}
 	for k := range c.Pods {
 		if n := c.Pods[k].Node; n >= 0 {
