@@ -84,6 +84,13 @@ func NewState(t *Topology, now int64) *State {
 // fit. It never changes, and it knows each level's largest domain.
 func NewCapacity(t *Topology) *State {
 	s := NewState(t, 0)
+	s.setLevelMax()
+	return s
+}
+
+// setLevelMax works out, for a capacity state, each level's largest domain.
+func (s *State) setLevelMax() {
+	t := s.T
 	lm := make([][][]int32, len(t.Flavors))
 	s.levelMax = &lm
 	for f, ft := range t.Flavors {
@@ -107,7 +114,6 @@ func NewCapacity(t *Topology) *State {
 		}
 		lm[f][len(ft.Levels)] = m
 	}
-	return s
 }
 
 // LevelMax is, on a state made by NewCapacity, the most pods of g GPUs
@@ -278,18 +284,7 @@ func (s *State) addFits(n int32, sign int32) {
 func (s *State) applyDelta(n int32, before, after *contrib) {
 	node := &s.T.Nodes[n]
 	if before.usable || after.usable {
-		f := &s.free[node.Flavor]
-		var carry res.Vec
-		carried := false
-		for r := range f {
-			lo, up := res.AddWide(uint64(f[r]), after.free[r])
-			lo, down := res.SubWide(lo, before.free[r])
-			f[r], carry[r] = int64(lo), up+down
-			carried = carried || carry[r] != 0
-		}
-		if carried {
-			s.carryFree(node.Flavor, carry)
-		}
+		s.moveFree(node.Flavor, before.free, after.free)
 	}
 	G := s.T.G
 	var delta [MaxNodeGPUs]int32
@@ -316,6 +311,22 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 				*s.fits.Mut(base + g) += v
 			}
 		}
+	}
+}
+
+// moveFree takes before from flavor f's free total and adds after.
+func (s *State) moveFree(flavor int32, before, after res.Vec) {
+	f := &s.free[flavor]
+	var carry res.Vec
+	carried := false
+	for r := range f {
+		lo, up := res.AddWide(uint64(f[r]), after[r])
+		lo, down := res.SubWide(lo, before[r])
+		f[r], carry[r] = int64(lo), up+down
+		carried = carried || carry[r] != 0
+	}
+	if carried {
+		s.carryFree(flavor, carry)
 	}
 }
 
