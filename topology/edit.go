@@ -276,7 +276,7 @@ func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
 		}
 		for g := range G {
 			if v := c.fits[g]; v != 0 {
-				*s.fits.Mut(int(d)*G+g) += sign * v
+				*s.fits.Mut(int(d)*G + g) += sign * v
 			}
 		}
 	}
