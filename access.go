@@ -262,7 +262,9 @@ type Eviction struct {
 	Queue string `json:"queue"`
 	// Preemptor is the workload it made room for ("" for an Evict event).
 	Preemptor string `json:"preemptor,omitempty"`
-	// Reason is the victim reason (Kueue's words), or "Evicted".
+	// Reason is the victim reason (Kueue's words), "Evicted" for an Evict
+	// event, or EvictedNodeRemoved for a workload whose node RemoveNode
+	// took out.
 	Reason         string `json:"reason"`
 	LostGPUSeconds int64  `json:"lostGpuSeconds"`
 	At             int64  `json:"at"`

@@ -13,7 +13,8 @@ import (
 
 // Event is a change to the cluster: Finish, Evict, Checkpoint, NodeDown,
 // NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, SetCohort,
-// Submit, Withdraw.
+// Submit, Withdraw; and the cluster's churn (events_cluster.go): AddNode,
+// RemoveNode, SetNode, RemoveQueue, RemoveCohort.
 type Event interface {
 	// apply checks the event against s and applies it; it changes nothing
 	// when it returns an error.

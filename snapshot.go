@@ -26,8 +26,9 @@ type Snapshot struct {
 
 	*fixed
 	// config is the queues' and cohorts' configuration: only SetQueue,
-	// SetCohort and a time advance that opens or closes a quota window
-	// change it, each on a copy (ownConfig), so that versions share it.
+	// SetCohort, RemoveQueue, RemoveCohort and a time advance that opens
+	// or closes a quota window change it, each on a copy (ownConfig), so
+	// that versions share it.
 	*config
 	state *topology.State
 
@@ -112,10 +113,12 @@ func (s *Snapshot) ownConfig() {
 	s.config = &c
 }
 
-// fixed is what no event changes: the resources, the flavors and the
-// nodes. Every version a store publishes points at the same one.
-// Resolving resource names (vector) and validating a request (validate)
-// read nothing else, so they are its methods: they hold for every version.
+// fixed is the resources, the flavors and the nodes: no event changes the
+// first two, and the node events (AddNode, RemoveNode, SetNode) make a new
+// one with a new topology, leaving the old to the versions that point at
+// it; the others share one. Resolving resource names (vector) and
+// validating a request (validate) read only what no event changes, so
+// they are its methods: they hold for every version.
 type fixed struct {
 	resources []string
 	gpu       int // index of the GPU resource, -1 if undeclared

@@ -328,7 +328,7 @@ func bookPods(s *Snapshot, r *running, d *Decision, conflict func(string, ...any
 			if k >= len(d.Placement) || d.Placement[k].PodSet != ps.Name {
 				return fail(fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name))
 			}
-			pa, err := checkPod(s, r, i, book, d.Placement[k], p, &run, conflict)
+			pa, err := checkPod(s, r, i, book, d.Placement[k], p, &run, d.Version != s.version, conflict)
 			if err != nil {
 				return fail(err)
 			}
@@ -352,22 +352,31 @@ func bookPods(s *Snapshot, r *running, d *Decision, conflict func(string, ...any
 // checkPod checks that pod p of pod set i of r, booking book, fits where
 // placement pl puts it, with the workload's earlier pods booked on their
 // nodes, those of run still to be.
-func checkPod(s *Snapshot, r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, conflict func(string, ...any) error) (view.Pod, error) {
+func checkPod(s *Snapshot, r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, stale bool, conflict func(string, ...any) error) (view.Pod, error) {
 	ps := &r.w.PodSets[i]
+	// On a decision of an older version the node may have gone or changed
+	// since (RemoveNode, SetNode): that is a conflict, not a malformed
+	// decision.
+	shape := func(format string, args ...any) error {
+		if stale {
+			return conflict(format, args...)
+		}
+		return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	}
 	n, ok := run.node, run.node >= 0 && s.topo.NodeName(run.node) == pl.Node
 	if !ok {
 		n, ok = s.topo.NodeIndex(pl.Node)
 	}
 	if !ok || s.topo.Nodes[n].Flavor != r.Sets[i].Flavor {
-		return view.Pod{}, fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
+		return view.Pod{}, shape("node %q is not a node of flavor %q", pl.Node, ps.Flavor)
 	}
 	node := &s.topo.Nodes[n]
 	mask := uint64(pl.GPUs)
 	if node.GPUs < 64 && mask>>node.GPUs != 0 {
-		return view.Pod{}, fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
+		return view.Pod{}, shape("GPUs %v on node %q with %d GPUs", pl.GPUs, pl.Node, node.GPUs)
 	}
 	if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
-		return view.Pod{}, fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
+		return view.Pod{}, shape("pod %d of %q gets %d GPUs, asks for %d", p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
 	}
 	ns := s.state.Node(n)
 	if !ns.Usable(s.now) {

@@ -210,11 +210,18 @@ type SLATier struct {
 	Scale        float64 `json:"scale"`
 }
 
-// History is the fairness history of the cluster.
+// History is the fairness history of the cluster, per queue, at the
+// snapshot's time; both figures decay with HalfLife (seconds; zero: no
+// decay) from then on.
 type History struct {
-	Usage       map[string]Resources `json:"usage,omitempty"`
-	Preemptions map[string]int64     `json:"preemptions,omitempty"`
-	HalfLife    int64                `json:"halfLife,omitempty"`
+	// Usage is each queue's historical usage, in seconds of the main
+	// resource (gpu when declared, else the first): {"team-a": {"gpu":
+	// 3600}}. The other resources are not counted.
+	Usage map[string]Resources `json:"usage,omitempty"`
+	// Preemptions is each queue's fairness debt: the preemptions it
+	// suffered, a decayed count and so not always whole.
+	Preemptions map[string]float64 `json:"preemptions,omitempty"`
+	HalfLife    int64              `json:"halfLife,omitempty"`
 }
 
 // Options are policy switches.
