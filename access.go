@@ -256,19 +256,38 @@ type Eviction struct {
 	At             int64  `json:"at"`
 }
 
-// Evictions lists the evictions the store has made, oldest first: a copy,
-// as versions share the log.
-func (s *Snapshot) Evictions() []Eviction { return slices.Clone(s.evictions) }
+// Evictions lists the last evictions the store has made, oldest first (a
+// copy, as versions share the log): at most StoreOptions' AuditCapacity.
+//
+// Deprecated: a snapshot's evictions are a window of the store's last ones.
+// Drain the store's audit log instead (Store.DrainAudit), which records
+// every eviction with its policy and recovery point, and admissions.
+func (s *Snapshot) Evictions() []Eviction { return slices.Clone(s.evictions[s.evictionStart():]) }
 
 // NumEvictions is how many evictions the store has made.
-func (s *Snapshot) NumEvictions() int { return len(s.evictions) }
+//
+// Deprecated: count the AuditEvicted records of Store.DrainAudit.
+func (s *Snapshot) NumEvictions() int { return s.evictionsDropped + len(s.evictions) }
 
-// EvictionsSince lists the evictions after the first n, oldest first (a
-// copy): a reader that keeps count of those it has seen pays only for the
-// new ones. n out of range gives none.
+// EvictionsSince lists the evictions after the first n the store has made,
+// oldest first (a copy): a reader that keeps count of those it has seen
+// pays only for the new ones. n out of range gives none; evictions the
+// window no longer holds (see Evictions) are left out.
+//
+// Deprecated: drain the store's audit log (Store.DrainAudit), which hands
+// each record over once.
 func (s *Snapshot) EvictionsSince(n int) []Eviction {
-	if n < 0 || n >= len(s.evictions) {
+	if n < 0 || n >= s.NumEvictions() {
 		return nil
 	}
-	return slices.Clone(s.evictions[n:])
+	return slices.Clone(s.evictions[max(n-s.evictionsDropped, s.evictionStart()):])
+}
+
+// evictionStart is where the window of Evictions starts in s.evictions,
+// which holds up to twice evictionCap before a publish trims it.
+func (s *Snapshot) evictionStart() int {
+	if s.evictionCap > 0 && len(s.evictions) > s.evictionCap {
+		return len(s.evictions) - s.evictionCap
+	}
+	return 0
 }

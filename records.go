@@ -46,7 +46,9 @@ func (s *Snapshot) insertRunning(r *running) {
 	s.runCount[r.Queue]++
 }
 
-// removeRunning releases an admitted workload.
+// removeRunning releases an admitted workload. An evicting victim of a
+// two-phase preemption that leaves, however it leaves, no longer holds its
+// preemptor's room (victimLeft).
 func (s *Snapshot) removeRunning(r *running) {
 	for i := range r.Sets {
 		s.addUsage(r.Queue, r.Sets[i].Flavor, r.Need(i, s.tokens), -1)
@@ -56,6 +58,9 @@ func (s *Snapshot) removeRunning(r *running) {
 	s.trackLimits(r, -1)
 	s.own(rowRunCount)
 	s.runCount[r.Queue]--
+	if s.inflight != nil {
+		s.victimLeft(r.ID)
+	}
 }
 
 func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
@@ -84,7 +89,8 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 }
 
 // recountLimits rebuilds the per-user and non-preemptible usage of every
-// queue from the admitted workloads (after a configuration change).
+// queue from the admitted workloads and the held preemptors (after a
+// configuration change).
 func (s *Snapshot) recountLimits() {
 	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
 	s.shared &^= rowUsers | rowNever
@@ -92,6 +98,11 @@ func (s *Snapshot) recountLimits() {
 		s.trackLimits(r, 1)
 		return true
 	})
+	if s.inflight != nil {
+		for i := range s.inflight.holds {
+			s.trackLimits(s.inflight.holds[i].r, 1)
+		}
+	}
 }
 
 // podRun is pods of one workload on one node, booked on the node at once.
@@ -139,9 +150,40 @@ func (s *Snapshot) holdPods(r *running, count, sign int) {
 }
 
 // evict frees an admitted workload, puts it back among the pending (its
-// placement cleared, to be admitted again) and records the eviction.
-func (s *Snapshot) evict(r *running, e Eviction) {
+// placement cleared, to be admitted again) and records the eviction: an
+// Evict event's, or another rule's that names no policy.
+func (s *Snapshot) evict(r *running, e Eviction) { s.evictFor(r, e, "") }
+
+// evictFor is evict for an eviction that policy allowed (a preemption's).
+// A victim of a two-phase preemption that was evicting already is only
+// gone: its eviction was recorded when it started.
+func (s *Snapshot) evictFor(r *running, e Eviction, policy string) {
+	_, evicting := s.evictingByID(r.ID)
+	if evicting {
+		s.note(AuditRecord{Kind: AuditTerminated, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Reason: "Evicted"})
+	}
 	s.removeRunning(r)
+	w := s.requeued(r)
+	s.enqueue(&w)
+	if evicting {
+		return
+	}
+	s.evictions = append(s.evictions, e)
+	if e.Preemptor != "" {
+		s.own(rowDebt)
+		s.debt[r.Queue] = s.debt[r.Queue].Add(s.now, s.history.HalfLife, 1)
+	}
+	rec := AuditRecord{Kind: AuditEvicted, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Preemptor: e.Preemptor,
+		Reason: e.Reason, Policy: policy, LostGPUSeconds: e.LostGPUSeconds}
+	if r.Checkpointable {
+		rec.RecoveryPoint = r.LastCheckpoint
+	}
+	s.note(rec)
+}
+
+// requeued is admitted workload r as a pending one: its placement and
+// admission cleared, to be admitted again.
+func (s *Snapshot) requeued(r *running) Workload {
 	w := r.admitted()
 	w.AdmittedAt, w.Borrowing = 0, false
 	w.PodSets = slices.Clone(w.PodSets)
@@ -149,11 +191,15 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 		w.PodSets[i].Flavor, w.PodSets[i].Nodes, w.PodSets[i].GPUIndices = "", nil, nil
 		w.PodSets[i].PerPod = s.resourceMap(r.Sets[i].Per, r.Sets[i].Keys)
 	}
-	s.enqueue(&w)
-	s.evictions = append(s.evictions, e)
-	if e.Preemptor != "" {
-		s.own(rowDebt)
-		s.debt[r.Queue] = s.debt[r.Queue].Add(s.now, s.history.HalfLife, 1)
+	return w
+}
+
+// trimEvictions keeps the last evictionCap evictions once twice as many
+// have gathered, so that a store's log of them stays bounded.
+func (s *Snapshot) trimEvictions() {
+	if n := len(s.evictions); s.evictionCap > 0 && n > 2*s.evictionCap {
+		s.evictionsDropped += n - s.evictionCap
+		s.evictions = slices.Clone(s.evictions[n-s.evictionCap:])
 	}
 }
 

@@ -30,14 +30,30 @@ type Store struct {
 	mu     sync.Mutex
 	cur    atomic.Pointer[Snapshot]
 	master *Snapshot
+	// log is the audit log; stage holds the records of the change under
+	// way (the master's staged), logged when it is published.
+	log   auditLog
+	stage []AuditRecord
 }
 
-// NewStore starts a store at snapshot s. s itself stays valid and unchanged,
-// and any number of goroutines may start stores from one snapshot at once.
+// NewStore starts a store at snapshot s with the default options. s itself
+// stays valid and unchanged, and any number of goroutines may start stores
+// from one snapshot at once.
 func NewStore(s *Snapshot) *Store {
-	st := &Store{master: s.private()}
-	st.cur.Store(s)
+	st, _ := NewStoreWith(s, StoreOptions{})
 	return st
+}
+
+// NewStoreWith starts a store at snapshot s with options o, refused by
+// o.Validate.
+func NewStoreWith(s *Snapshot, o StoreOptions) (*Store, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	st := &Store{master: s.private(), log: auditLog{limit: o.capacity()}}
+	st.master.staged, st.master.evictionCap = &st.stage, o.capacity()
+	st.cur.Store(s)
+	return st, nil
 }
 
 // Load returns the current snapshot.
@@ -46,6 +62,11 @@ func (st *Store) Load() *Snapshot { return st.cur.Load() }
 // publish makes the master's state the next version.
 func (st *Store) publish() *Snapshot {
 	m := st.master
+	for _, r := range st.stage {
+		st.log.add(r)
+	}
+	st.stage = st.stage[:0]
+	m.trimEvictions()
 	m.version++
 	m.state.Flush()
 	snap := m.fork()
@@ -65,6 +86,7 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := ev.apply(st.master); err != nil {
+		st.stage = st.stage[:0]
 		return nil, err
 	}
 	return st.publish(), nil
@@ -93,6 +115,9 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	// A refused commit logs nothing: what it staged goes (a published one
+	// has logged it already).
+	defer st.dropStaged()
 	m := st.master
 	if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 		return nil, fmt.Errorf("%w: only an Admit or Preempt decision can be committed, got %v", ErrInvalid, d.Verdict)
@@ -132,7 +157,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		m.shared &^= rowDebt
 		for i, vr := range victims {
 			v := &chosen[i]
-			m.evict(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now})
+			m.evictFor(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now}, v.Policy)
 		}
 	}
 	r, err := admission(m, &d, conflict)
@@ -144,12 +169,32 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		m.debt, m.shared = debt, m.shared&^rowDebt|shared
 		return nil, err
 	}
+	if len(victims) > 0 && m.options.TwoPhasePreemption {
+		m.startHold(r, victims)
+		return st.publish(), nil
+	}
 	if m.pending.Len() > 0 {
 		m.dequeue(r.ID)
 	}
 	m.insertRunning(r)
+	m.note(AuditRecord{Kind: AuditAdmitted, Workload: r.ID, Queue: d.Queue, Priority: r.Priority, Victims: runningIDs(victims)})
 	return st.publish(), nil
 }
+
+// runningIDs lists the IDs of rs (nil for none).
+func runningIDs(rs []*running) []string {
+	if len(rs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// dropStaged forgets the audit records a refused change staged.
+func (st *Store) dropStaged() { st.stage = st.stage[:0] }
 
 // checkDecision refuses a decision Decide could not have made: its request
 // invalid (validated as Decide validates it, in case it was changed since),
@@ -260,6 +305,9 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 	}
 	if qc.Hold {
 		return nil, conflict("queue %q is on hold", req.Queue)
+	}
+	if _, ok := s.heldByID(req.ID); ok {
+		return nil, conflict("workload holds its room while its victims terminate")
 	}
 	r := new(running)
 	newRunning(r, (*Workload)(&req), q)

@@ -240,6 +240,19 @@ type Options struct {
 	// TopologyAware, nil or true, places pods on nodes; false makes every
 	// flavor quota-only.
 	TopologyAware *bool `json:"topologyAware,omitempty"`
+	// TwoPhasePreemption commits a Preempt decision in Kueue's two
+	// phases: its victims start evicting (Kueue's Evicted condition) and
+	// keep their resources booked until a Terminated event (or Evict, or
+	// Finish) says each is gone, while the preemptor, neither pending nor
+	// running, holds the rest of its room (its quota reserved, Kueue's
+	// QuotaReserved); it is admitted where the decision placed it when its
+	// last victim is gone. A change to the configuration of its queue or a
+	// victim's (SetQueue, SetCohort above them), its withdrawal or a node
+	// of its placement going down releases the hold instead: the
+	// preemptor is pending again (if it was) and decided anew, its victims
+	// evict all the same. False (the default) evicts the victims and
+	// admits the preemptor at once.
+	TwoPhasePreemption bool `json:"twoPhasePreemption,omitempty"`
 }
 
 // FairSharing turns Kueue's fair sharing on.

@@ -1,0 +1,349 @@
+package allot_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/allot-sched/allot"
+)
+
+// tpRun is a running workload of queue q: one pod with the given GPUs of
+// its node and 1000 millicores.
+func tpRun(id string, prio int32, node string, gpus ...int) allot.Workload {
+	return allot.Workload{ID: id, Queue: "q", Priority: prio, PodSets: []allot.PodSet{{Name: "w", Count: 1, Flavor: "f",
+		PerPod: allot.Resources{"gpu": int64(len(gpus)), "cpu": 1000}, Nodes: []string{node}, GPUIndices: [][]int{gpus}}}}
+}
+
+// tpReq asks queue q for one pod of the given GPUs and 1000 millicores.
+func tpReq(id string, prio int32, gpus int64) allot.Request {
+	return allot.Request{ID: id, Queue: "q", Priority: prio, SubmittedAt: 500,
+		PodSets: []allot.PodSet{{Name: "w", Count: 1, PerPod: allot.Resources{"gpu": gpus, "cpu": 1000}}}}
+}
+
+// tpCluster is three nodes of 8 GPUs and 16 cores, n0 to n2, in cohort co's
+// queue q, whose higher priorities preempt its lower ones; running is what
+// runs there.
+func tpCluster(t *testing.T, twoPhase bool, running ...allot.Workload) *allot.Snapshot {
+	t.Helper()
+	b := allot.Builder{
+		Resources: []string{"gpu", "cpu"},
+		Flavors:   []allot.Flavor{{Name: "f"}},
+		Cohorts:   []allot.Cohort{{Name: "co"}},
+		Queues: []allot.Queue{{Name: "q", Cohort: "co", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
+			Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 24}, {Name: "cpu", Nominal: 48_000}}}}}},
+		Running: running,
+		Options: allot.Options{TwoPhasePreemption: twoPhase},
+		Now:     1000,
+	}
+	for i := range 3 {
+		b.Nodes = append(b.Nodes, allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: "f", Capacity: allot.Resources{"gpu": 8, "cpu": 16_000}})
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// tpWorld is the lifecycle test's cluster: lo1 holds n0, lo2 and hi share
+// n1, x and lo3 hold six GPUs of n2, whose GPUs 6 and 7 are free.
+func tpWorld(t *testing.T, twoPhase bool) *allot.Snapshot {
+	return tpCluster(t, twoPhase, tpRun("lo1", 0, "n0", 0, 1, 2, 3, 4, 5, 6, 7), tpRun("lo2", 0, "n1", 0, 1, 2, 3),
+		tpRun("hi", 20, "n1", 4, 5, 6, 7), tpRun("x", 30, "n2", 0, 1, 2, 3), tpRun("lo3", 0, "n2", 4, 5))
+}
+
+// applyOK applies an event the test expects to succeed.
+func applyOK(t *testing.T, st *allot.Store, ev allot.Event) *allot.Snapshot {
+	t.Helper()
+	s, err := st.Apply(ev)
+	if err != nil {
+		t.Fatalf("%#v: %v", ev, err)
+	}
+	return s
+}
+
+// applyRefused applies an event the test expects to be refused with want,
+// and checks that it changed nothing.
+func applyRefused(t *testing.T, st *allot.Store, ev allot.Event, want error) {
+	t.Helper()
+	before := st.Load()
+	dump := dumpState(t, before)
+	if _, err := st.Apply(ev); !errors.Is(err, want) {
+		t.Fatalf("%#v: %v, want %v", ev, err, want)
+	}
+	if st.Load() != before {
+		t.Fatalf("%#v: a refused event published a version", ev)
+	}
+	if after := dumpState(t, applyOK(t, st, allot.AdvanceTime{})); after != dump {
+		t.Fatalf("%#v: a refused event changed the store:\nbefore %s\nafter  %s", ev, dump, after)
+	}
+}
+
+// kinds renders audit records as kind:workload, for comparison.
+func kinds(recs []allot.AuditRecord) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Kind.String()+":"+r.Workload)
+	}
+	return out
+}
+
+// TestTwoPhaseLifecycle commits a Preempt decision in two phases: the
+// victim evicts with its GPUs still booked, the preemptor holds the GPUs
+// of its placement the victim does not hold, nobody else can take any of
+// it, and the preemptor is admitted where the decision placed it once the
+// victim terminated.
+func TestTwoPhaseLifecycle(t *testing.T) {
+	st := allot.NewStore(tpWorld(t, true))
+	before := st.Load()
+	d := decideAs(t, before, tpReq("p", 10, 4), allot.VerdictPreempt)
+	if len(d.Victims) != 1 || d.Victims[0].ID != "lo3" || d.Placement[0].Node != "n2" || d.Placement[0].GPUs != 0xf0 {
+		t.Fatalf("test premise: victims %+v placement %+v", d.Victims, d.Placement)
+	}
+	s, err := st.Commit(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Phase one: lo3 evicts, p holds.
+	if preemptor, since, ok := s.Evicting("lo3"); !ok || preemptor != "p" || since != 1000 {
+		t.Errorf("Evicting(lo3) = %q, %d, %v", preemptor, since, ok)
+	}
+	if _, ok := s.Running("lo3"); !ok {
+		t.Error("the evicting victim no longer runs")
+	}
+	if _, ok := s.Running("p"); ok {
+		t.Error("the preemptor runs before its victim is gone")
+	}
+	if _, ok := s.Pending("p"); ok {
+		t.Error("the holding preemptor is pending")
+	}
+	h, ok := s.Held("p")
+	if !ok || !slices.Equal(h.Victims, []string{"lo3"}) || h.Workload.PodSets[0].Nodes[0] != "n2" ||
+		!slices.Equal(h.Workload.PodSets[0].GPUIndices[0], []int{4, 5, 6, 7}) || h.Since != 1000 || h.Workload.AdmittedAt != 0 {
+		t.Errorf("Held(p) = %+v, %v", h, ok)
+	}
+	if got, want := s.FreeGPUs(), before.FreeGPUs()-2; got != want {
+		t.Errorf("free GPUs %d, want %d: the hold takes GPUs 6 and 7 of n2", got, want)
+	}
+	if free, _ := s.NodeFreeGPUs("n2"); free != 0 {
+		t.Errorf("n2 has GPUs %v free", free)
+	}
+	if got, want := s.Usage("q", "f", "gpu"), before.Usage("q", "f", "gpu")+2; got != want {
+		t.Errorf("queue q uses %d GPUs, want %d: the victim's 2 and the hold's 2 more", got, want)
+	}
+	if ev := s.Evictions(); len(ev) != 1 || ev[0].ID != "lo3" || ev[0].Preemptor != "p" {
+		t.Errorf("evictions %+v", ev)
+	}
+	if got := s.EvictingIDs(); !slices.Equal(got, []string{"lo3"}) {
+		t.Errorf("EvictingIDs %v", got)
+	}
+	if got := s.HeldIDs(); !slices.Equal(got, []string{"p"}) {
+		t.Errorf("HeldIDs %v", got)
+	}
+
+	// Decisions made meanwhile see it: nothing lands on the held or the
+	// evicting GPUs, and no preemption chooses lo3 again.
+	if d := allot.Decide(s, tpReq("small", 0, 2)); d.Verdict != allot.VerdictQueue {
+		t.Errorf("a 2-GPU request meanwhile: %v %v %s", d.Verdict, d.Reason, d.Message)
+	}
+	again := allot.Decide(s, tpReq("p5", 10, 2))
+	if again.Verdict != allot.VerdictPreempt || slices.ContainsFunc(again.Victims, func(v allot.Victim) bool { return v.ID == "lo3" }) {
+		t.Errorf("another preemptor meanwhile: %v victims %+v", again.Verdict, again.Victims)
+	}
+	for _, pl := range again.Placement {
+		if pl.Node == "n2" {
+			t.Errorf("another preemptor placed on n2: %+v", pl)
+		}
+	}
+
+	// What cannot happen meanwhile.
+	applyRefused(t, st, allot.Submit{Workload: allot.Workload(tpReq("p", 10, 4))}, allot.ErrDuplicateID)
+	applyRefused(t, st, allot.Terminated{ID: "lo1"}, allot.ErrInvalid)
+	applyRefused(t, st, allot.Terminated{ID: "nobody"}, allot.ErrUnknownWorkload)
+	applyRefused(t, st, allot.Finish{ID: "p"}, allot.ErrUnknownWorkload)
+	commitRefused(t, st, allot.Decide(st.Load(), tpReq("p", 10, 4)), allot.ErrConflict)
+	// A victim may checkpoint while it terminates.
+	applyOK(t, st, allot.Checkpoint{ID: "lo3"})
+
+	// Phase two: lo3 is gone, p is admitted.
+	applyOK(t, st, allot.AdvanceTime{Seconds: 30})
+	s = applyOK(t, st, allot.Terminated{ID: "lo3"})
+	w, ok := s.Running("p")
+	if !ok || w.AdmittedAt != 1030 || w.PodSets[0].Nodes[0] != "n2" || !slices.Equal(w.PodSets[0].GPUIndices[0], []int{4, 5, 6, 7}) {
+		t.Fatalf("Running(p) = %+v, %v", w, ok)
+	}
+	if _, ok := s.Pending("lo3"); !ok {
+		t.Error("the terminated victim is not pending again")
+	}
+	if _, _, ok := s.Evicting("lo3"); ok || len(s.HeldIDs()) != 0 || len(s.EvictingIDs()) != 0 {
+		t.Errorf("left in flight: evicting %v, held %v", s.EvictingIDs(), s.HeldIDs())
+	}
+	if got, want := s.FreeGPUs(), before.FreeGPUs()-2; got != want {
+		t.Errorf("free GPUs %d, want %d", got, want)
+	}
+	if got, want := s.Usage("q", "f", "gpu"), before.Usage("q", "f", "gpu")+2; got != want {
+		t.Errorf("queue q uses %d GPUs, want %d", got, want)
+	}
+	recs := st.DrainAudit(nil)
+	if got, want := kinds(recs), []string{"evicted:lo3", "held:p", "terminated:lo3", "admitted:p"}; !slices.Equal(got, want) {
+		t.Fatalf("audit %v, want %v", got, want)
+	}
+	ev, held, term, adm := recs[0], recs[1], recs[2], recs[3]
+	if ev.Preemptor != "p" || ev.Reason != "InClusterQueue" || ev.Policy != "withinQueue: LowerPriority" || ev.At != 1000 || ev.LostGPUSeconds != 2000 {
+		t.Errorf("eviction record %+v", ev)
+	}
+	if !slices.Equal(held.Victims, []string{"lo3"}) || term.Reason != "Terminated" || term.At != 1030 ||
+		!slices.Equal(adm.Victims, []string{"lo3"}) || adm.At != 1030 {
+		t.Errorf("records %+v %+v %+v", held, term, adm)
+	}
+}
+
+// TestTwoPhaseVictimsLeaveOneByOne evicts two victims that share a node:
+// the hold takes over each one's GPUs as it goes, whichever event says it
+// is gone, and the preemptor is admitted with the last.
+func TestTwoPhaseVictimsLeaveOneByOne(t *testing.T) {
+	full := func(id string, node string) allot.Workload { return tpRun(id, 30, node, 0, 1, 2, 3, 4, 5, 6, 7) }
+	for _, c := range []struct {
+		name         string
+		first, last  allot.Event
+		firstPending bool // the first victim is pending again
+	}{
+		{"terminated", allot.Terminated{ID: "a"}, allot.Terminated{ID: "b"}, true},
+		{"finished then evicted", allot.Finish{ID: "a"}, allot.Evict{ID: "b"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := allot.NewStore(tpCluster(t, true, tpRun("a", 0, "n0", 0, 1, 2, 3), tpRun("b", 0, "n0", 4, 5, 6, 7), full("y", "n1"), full("z", "n2")))
+			d := decideAs(t, st.Load(), tpReq("p", 10, 8), allot.VerdictPreempt)
+			if len(d.Victims) != 2 {
+				t.Fatalf("test premise: victims %+v", d.Victims)
+			}
+			s, err := st.Commit(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.FreeGPUs() != 0 || s.Usage("q", "f", "gpu") != 24 {
+				t.Fatalf("held: %d free GPUs, queue uses %d", s.FreeGPUs(), s.Usage("q", "f", "gpu"))
+			}
+			s = applyOK(t, st, c.first)
+			if h, ok := s.Held("p"); !ok || !slices.Equal(h.Victims, []string{"b"}) {
+				t.Fatalf("after a is gone: Held(p) = %+v, %v", h, ok)
+			}
+			if free, _ := s.NodeFreeGPUs("n0"); s.FreeGPUs() != 0 || free != 0 {
+				t.Errorf("a's GPUs are free (%v), not held", free)
+			}
+			if _, ok := s.Pending("a"); ok != c.firstPending {
+				t.Errorf("a pending: %v", ok)
+			}
+			if s.Usage("q", "f", "gpu") != 24 {
+				t.Errorf("queue uses %d GPUs after a is gone", s.Usage("q", "f", "gpu"))
+			}
+			s = applyOK(t, st, c.last)
+			if _, ok := s.Running("p"); !ok || s.FreeGPUs() != 0 || s.Usage("q", "f", "gpu") != 24 {
+				t.Errorf("after b is gone: p runs %v, %d free, usage %d", ok, s.FreeGPUs(), s.Usage("q", "f", "gpu"))
+			}
+			if _, ok := s.Pending("b"); !ok {
+				t.Error("b is not pending again")
+			}
+			if n := len(s.Evictions()); n != 2 {
+				t.Errorf("%d evictions recorded, want 2 (when the victims started evicting)", n)
+			}
+			got := kinds(st.DrainAudit(nil))
+			if want := []string{"evicted:a", "evicted:b", "held:p", "terminated:a", "terminated:b", "admitted:p"}; !slices.Equal(got, want) {
+				t.Errorf("audit %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestTwoPhaseHoldReleased: a hold is released by a change to its queue's
+// configuration or its cohort's, a node of its placement going down, or
+// its withdrawal; the preemptor is then pending again (unless withdrawn),
+// its victim evicts all the same, and nobody is admitted when it is gone.
+// Other changes keep the hold.
+func TestTwoPhaseHoldReleased(t *testing.T) {
+	q := allot.Queue{Name: "q", Cohort: "co", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
+		Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 24}, {Name: "cpu", Nominal: 48_000}}}}}
+	for _, c := range []struct {
+		name     string
+		ev       allot.Event
+		released bool
+		pending  bool // the preemptor is pending again
+	}{
+		{"its queue changed", allot.SetQueue{Queue: q}, true, true},
+		{"its cohort changed", allot.SetCohort{Cohort: allot.Cohort{Name: "co"}}, true, true},
+		{"another queue added", allot.SetQueue{Queue: allot.Queue{Name: "other"}}, false, false},
+		{"another cohort added", allot.SetCohort{Cohort: allot.Cohort{Name: "elsewhere"}}, false, false},
+		{"its node down", allot.NodeDown{Node: "n2"}, true, true},
+		{"another node down", allot.NodeDown{Node: "n0"}, false, false},
+		{"its node cordoned", allot.NodeCordon{Node: "n2", Cordoned: true}, false, false},
+		{"time", allot.AdvanceTime{Seconds: 3600}, false, false},
+		{"withdrawn", allot.Withdraw{ID: "p"}, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := allot.NewStore(tpWorld(t, true))
+			before := st.Load()
+			applyOK(t, st, allot.Submit{Workload: allot.Workload(tpReq("p", 10, 4))})
+			if _, err := st.Commit(decideAs(t, st.Load(), tpReq("p", 10, 4), allot.VerdictPreempt)); err != nil {
+				t.Fatal(err)
+			}
+			st.DrainAudit(nil)
+			s := applyOK(t, st, c.ev)
+			_, held := s.Held("p")
+			if held == c.released {
+				t.Fatalf("held %v after the event", held)
+			}
+			if _, ok := s.Pending("p"); ok != c.pending {
+				t.Errorf("the preemptor pending: %v", ok)
+			}
+			if preemptor, _, ok := s.Evicting("lo3"); !ok || (preemptor == "") != c.released {
+				t.Errorf("Evicting(lo3) = %q, %v", preemptor, ok)
+			}
+			recs := st.DrainAudit(nil)
+			if c.released {
+				if len(recs) != 1 || recs[0].Kind != allot.AuditReleased || recs[0].Workload != "p" || recs[0].Reason == "" {
+					t.Fatalf("audit %+v", recs)
+				}
+				t.Logf("released: %s", recs[0].Reason)
+				if got, want := s.FreeGPUs(), before.FreeGPUs(); got != want {
+					t.Errorf("free GPUs %d, want %d: the hold's are free again", got, want)
+				}
+			}
+			s = applyOK(t, st, allot.Terminated{ID: "lo3"})
+			if _, ok := s.Running("p"); ok == c.released {
+				t.Errorf("p runs: %v", ok)
+			}
+			if _, ok := s.Pending("lo3"); !ok {
+				t.Error("the victim is not pending again")
+			}
+			if len(s.EvictingIDs()) != 0 || len(s.HeldIDs()) != 0 {
+				t.Errorf("left in flight: evicting %v, held %v", s.EvictingIDs(), s.HeldIDs())
+			}
+		})
+	}
+}
+
+// TestOnePhaseByDefault: without the option a Preempt commit evicts the
+// victims and admits the preemptor at once, and Terminated has nothing to
+// end.
+func TestOnePhaseByDefault(t *testing.T) {
+	st := allot.NewStore(tpWorld(t, false))
+	s, err := st.Commit(decideAs(t, st.Load(), tpReq("p", 10, 4), allot.VerdictPreempt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Running("p"); !ok {
+		t.Error("the preemptor does not run")
+	}
+	if _, ok := s.Running("lo3"); ok {
+		t.Error("the victim runs")
+	}
+	if len(s.EvictingIDs()) != 0 || len(s.HeldIDs()) != 0 {
+		t.Errorf("in flight: evicting %v, held %v", s.EvictingIDs(), s.HeldIDs())
+	}
+	if got, want := kinds(st.DrainAudit(nil)), []string{"evicted:lo3", "admitted:p"}; !slices.Equal(got, want) {
+		t.Errorf("audit %v, want %v", got, want)
+	}
+	applyRefused(t, st, allot.Terminated{ID: "p"}, allot.ErrInvalid)
+}
