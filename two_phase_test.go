@@ -347,3 +347,59 @@ func TestOnePhaseByDefault(t *testing.T) {
 	}
 	applyRefused(t, st, allot.Terminated{ID: "p"}, allot.ErrInvalid)
 }
+
+// TestTwoPhaseVictimQueueChanged: a preemptor of queue q reclaims quota
+// from a victim of queue r, which borrows; a change to r's configuration
+// releases the hold, and the victim's quota stays r's while it evicts.
+func TestTwoPhaseVictimQueueChanged(t *testing.T) {
+	queue := func(name string, nominal int64) allot.Queue {
+		return allot.Queue{Name: name, Cohort: "co", Preemption: allot.QueuePreemption{ReclaimWithinCohort: "Any"},
+			Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: nominal}, {Name: "cpu", Nominal: 48_000}}}}}
+	}
+	borrower := func(id, node string) allot.Workload {
+		w := tpRun(id, 0, node, 0, 1, 2, 3, 4, 5, 6, 7)
+		w.Queue = "r"
+		return w
+	}
+	b := allot.Builder{
+		Resources: []string{"gpu", "cpu"},
+		Flavors:   []allot.Flavor{{Name: "f"}},
+		Cohorts:   []allot.Cohort{{Name: "co"}},
+		Queues:    []allot.Queue{queue("q", 16), queue("r", 8)},
+		Running:   []allot.Workload{borrower("r1", "n0"), borrower("r2", "n1")},
+		Options:   allot.Options{TwoPhasePreemption: true},
+		Now:       1000,
+	}
+	for i := range 3 {
+		b.Nodes = append(b.Nodes, allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: "f", Capacity: allot.Resources{"gpu": 8, "cpu": 16_000}})
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := allot.NewStore(s)
+	req := tpReq("p", 0, 8)
+	req.PodSets[0].Count = 2
+	d := decideAs(t, s, req, allot.VerdictPreempt)
+	if len(d.Victims) != 1 || d.Victims[0].Queue != "r" || d.Victims[0].Reason != "InCohortReclamation" {
+		t.Fatalf("test premise: victims %+v", d.Victims)
+	}
+	if s, err = st.Commit(d); err != nil {
+		t.Fatal(err)
+	}
+	// The victim's quota stays r's; q's hold charges q all of its own.
+	if s.Usage("r", "f", "gpu") != 16 || s.Usage("q", "f", "gpu") != 16 {
+		t.Errorf("usage r %d, q %d", s.Usage("r", "f", "gpu"), s.Usage("q", "f", "gpu"))
+	}
+	s = applyOK(t, st, allot.SetQueue{Queue: queue("r", 8)})
+	if _, held := s.Held("p"); held {
+		t.Fatal("a change to the victim's queue keeps the hold")
+	}
+	if s.Usage("q", "f", "gpu") != 0 {
+		t.Errorf("q still charged %d GPUs", s.Usage("q", "f", "gpu"))
+	}
+	recs := st.DrainAudit(nil)
+	if last := recs[len(recs)-1]; last.Kind != allot.AuditReleased || last.Reason != `queue "r" changed` {
+		t.Errorf("audit %+v", last)
+	}
+}
