@@ -35,10 +35,16 @@ func (s *Snapshot) Usage(queue, flavor, resource string) int64 {
 	return s.usage.At(q, s.rtree.FR(int(f), r))
 }
 
-// RunningIDs lists the admitted workloads, sorted.
+// RunningIDs lists the admitted workloads, sorted; preemptors that hold
+// their room (Held) have not started and are not among them.
 func (s *Snapshot) RunningIDs() []string {
 	out := make([]string, 0, s.running.Len())
-	s.running.Scan(func(r *running) bool { out = append(out, r.ID); return true })
+	s.running.Scan(func(r *running) bool {
+		if !s.isHeld(r.ID) {
+			out = append(out, r.ID)
+		}
+		return true
+	})
 	return out
 }
 
@@ -52,10 +58,11 @@ func (s *Snapshot) PendingIDs() []string {
 	return out
 }
 
-// Running returns an admitted workload, its placement filled in.
+// Running returns an admitted workload, its placement filled in; a
+// preemptor that holds its room (Held) is none until it starts.
 func (s *Snapshot) Running(id string) (Workload, bool) {
 	r, ok := s.runningByID(id)
-	if !ok {
+	if !ok || s.isHeld(id) {
 		return Workload{}, false
 	}
 	return r.workload(s), true
@@ -101,13 +108,20 @@ func (s *Snapshot) PendingWorkloads() []Workload {
 	return out
 }
 
-// RunningCount counts a queue's admitted workloads.
+// RunningCount counts a queue's admitted workloads, but the preemptors
+// that hold their room.
 func (s *Snapshot) RunningCount(queue string) int {
 	q, ok := s.queueIdx[queue]
 	if !ok {
 		return 0
 	}
-	return int(s.runCount[q])
+	n := int(s.runCount[q])
+	for _, id := range s.HeldIDs() {
+		if r, _ := s.runningByID(id); r.Queue == q {
+			n--
+		}
+	}
+	return n
 }
 
 // RunningOn lists the workloads with a pod on a node, sorted. It scans the
@@ -120,6 +134,9 @@ func (s *Snapshot) RunningOn(node string) []string {
 	}
 	var out []string
 	s.running.Scan(func(r *running) bool {
+		if s.isHeld(r.ID) {
+			return true
+		}
 		for _, pa := range r.Pods {
 			if pa.Node == n {
 				out = append(out, r.ID)

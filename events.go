@@ -20,10 +20,11 @@ type Event interface {
 	apply(s *Snapshot) error
 }
 
-// admitted finds an admitted workload for an event.
+// admitted finds an admitted workload for an event; a preemptor that holds
+// its room (two-phase preemption) has not started and is none.
 func admitted(s *Snapshot, id string) (*running, error) {
 	r, ok := s.runningByID(id)
-	if !ok {
+	if !ok || s.isHeld(id) {
 		return nil, fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, id)
 	}
 	return r, nil
@@ -250,14 +251,14 @@ type Submit struct{ Workload Workload }
 
 func (e Submit) apply(s *Snapshot) error {
 	id := e.Workload.ID
+	if s.isHeld(id) {
+		return fmt.Errorf("%w: %q holds room while its victims terminate", ErrDuplicateID, id)
+	}
 	if _, ok := s.runningByID(id); ok {
 		return fmt.Errorf("%w: %q is running", ErrDuplicateID, id)
 	}
 	if _, ok := s.pendingByID(id); ok {
 		return fmt.Errorf("%w: %q is pending", ErrDuplicateID, id)
-	}
-	if _, ok := s.heldByID(id); ok {
-		return fmt.Errorf("%w: %q holds room while its victims terminate", ErrDuplicateID, id)
 	}
 	return s.addPending(e.Workload, "submit", map[string]string{})
 }

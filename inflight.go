@@ -1,6 +1,6 @@
 // Two-phase preemption (Options.TwoPhasePreemption): victims that evict
-// while their resources stay booked, and the room their preemptor holds
-// until they are gone.
+// while their pods keep their nodes booked, and the preemptor that holds
+// its room until they are gone.
 
 package allot
 
@@ -14,10 +14,21 @@ import (
 	"github.com/allot-sched/allot/internal/view"
 )
 
-// inflight is the two-phase preemptions under way: the preemptors that
-// hold room and the victims still evicting, each sorted by ID. Versions
-// share it; a writer clones it first (own(rowInflight)), and its holds'
-// slices are replaced, never written.
+// inflight is the two-phase preemptions under way: the holds, by
+// preemptor ID, and the victims still evicting, by ID. Versions share it;
+// a writer clones it first (own(rowInflight)), and its holds' slices are
+// replaced, never written.
+//
+// A holding preemptor is among the running records, as admitted: its
+// quota charged (Kueue's QuotaReserved) and its pods booked where its
+// decision placed them, so that no one else takes the room and, like any
+// admitted workload, it may be preempted in turn. The accessors and events
+// do not show it as running until it starts. Its victims stay among the
+// running records too, pinned (nobody's victim again) and charging no
+// quota, which passed to the preemptor at once; their pods book what the
+// preemptor's placement does not cover (hold.excess). A victim whose
+// preemptor's hold went (an orphan) books its own pods again, until it is
+// gone or another preemptor placed over it waits for it.
 type inflight struct {
 	holds    []hold
 	evicting []evictingVictim
@@ -27,24 +38,22 @@ func (p *inflight) clone() *inflight {
 	return &inflight{holds: slices.Clone(p.holds), evicting: slices.Clone(p.evicting)}
 }
 
-// hold is a preemptor's room while its victims evict.
+// hold is a preemptor waiting for its victims to be gone.
 type hold struct {
-	// r is the preemptor as it will run, its pods resolved; it is not
-	// among the running, and its quota and pods are booked only as far
-	// as the victims' do not cover them (nodes, quota).
-	r *running
-	// victims are the ones still evicting; all are every victim.
-	victims, all []string
-	since        int64
+	preemptor string
+	// victims are the ones still evicting (those the decision named and
+	// orphans its placement covers), sorted; decided are the decision's.
+	victims, decided []string
+	since            int64
 	// wasPending: the preemptor was pending when its Preempt decision was
 	// committed, and goes back to pending if its hold is released.
 	wasPending bool
-	// nodes and quota are what the hold books now, beyond what its
-	// evicting victims book: per node, and per flavor of its queue.
-	nodes []heldRun
-	quota []heldQuota
+	// excess is what the victims' pods book beyond the preemptor's pods,
+	// per node.
+	excess []heldRun
 }
 
+// heldRun is a booking on one node.
 type heldRun struct {
 	node int32
 	gpus uint64
@@ -52,33 +61,38 @@ type heldRun struct {
 	pods int32
 }
 
-type heldQuota struct {
-	flavor int32
-	v      res.Vec
-}
-
-// evictingVictim is a running workload that a two-phase preemption
-// evicts: its resources stay booked until an event says it is gone. Its
-// preemptor is "" once the preemptor's hold was released.
+// evictingVictim is a running workload a two-phase preemption evicts. Its
+// preemptor is "" once that preemptor's hold went: it is an orphan, which
+// books its own pods.
 type evictingVictim struct {
 	id, preemptor string
 	since         int64
 }
+
+func byVictimID(e evictingVictim, id string) int { return strings.Compare(e.id, id) }
+func byPreemptor(h hold, id string) int         { return strings.Compare(h.preemptor, id) }
 
 // evictingByID finds an evicting victim.
 func (s *Snapshot) evictingByID(id string) (int, bool) {
 	if s.inflight == nil {
 		return 0, false
 	}
-	return slices.BinarySearchFunc(s.inflight.evicting, id, func(e evictingVictim, id string) int { return strings.Compare(e.id, id) })
+	return slices.BinarySearchFunc(s.inflight.evicting, id, byVictimID)
 }
 
-// heldByID finds a preemptor's hold.
+// heldByID finds the hold of a preemptor.
 func (s *Snapshot) heldByID(id string) (int, bool) {
 	if s.inflight == nil {
 		return 0, false
 	}
-	return slices.BinarySearchFunc(s.inflight.holds, id, func(h hold, id string) int { return strings.Compare(h.r.ID, id) })
+	return slices.BinarySearchFunc(s.inflight.holds, id, byPreemptor)
+}
+
+// isHeld reports whether running record id is a preemptor that holds its
+// room and has not started.
+func (s *Snapshot) isHeld(id string) bool {
+	_, ok := s.heldByID(id)
+	return ok
 }
 
 // preempting is s's inflight to write: its own, made if there is none.
@@ -100,198 +114,230 @@ func (s *Snapshot) tidyInflight() {
 	}
 }
 
+// adoptOrphans releases the pods of the orphans with a pod on a node of
+// d's placement, so that d's placement can be checked as if they were
+// gone, and returns them: d's preemptor will wait for them too.
+func (s *Snapshot) adoptOrphans(d *Decision) []string {
+	if s.inflight == nil {
+		return nil
+	}
+	var nodes []int32
+	for _, pl := range d.Placement {
+		if n, ok := s.topo.NodeIndex(pl.Node); ok && !slices.Contains(nodes, n) {
+			nodes = append(nodes, n)
+		}
+	}
+	var adopted []string
+	for _, e := range s.inflight.evicting {
+		if e.preemptor != "" {
+			continue
+		}
+		v, ok := s.runningByID(e.id)
+		if ok && slices.ContainsFunc(v.Pods, func(p view.Pod) bool { return slices.Contains(nodes, p.Node) }) {
+			s.holdPods(v, len(v.Pods), -1)
+			adopted = append(adopted, e.id)
+		}
+	}
+	return adopted
+}
+
 // startHold is the first phase of a two-phase preemption, once Commit has
-// checked that preemptor r fits with its victims evicted (evictFor has
-// recorded their evictions and put them among the pending, admission has
-// booked r's pods): the victims run on, booked again and no one's victim
-// any more, and r, no longer pending, holds the part of its room they do
-// not cover.
-func (s *Snapshot) startHold(r *running, victims []*running) {
+// found that preemptor r fits with the decided victims evicted (evictFor
+// recorded their evictions and put them among the pending; victims are
+// those of them that had started) and the orphans on its nodes adopted
+// (adoptOrphans released their pods), and admission booked r's pods. r is admitted as holding: no longer pending, its quota charged
+// and its pods booked. The victims run on: out of the pending again,
+// pinned, charging no quota (it passed to r at once, as in one phase:
+// were it still theirs, their queues would look as if they borrowed it
+// until they are gone, and other preemptors would reclaim from those
+// queues again for quota r has taken, a cascade of evictions), their pods
+// booking what r's do not cover, the adopted orphans' among them.
+func (s *Snapshot) startHold(r *running, victims []*running, decided, adopted []string) {
+	_, wasPending := s.pendingByID(r.ID)
+	if wasPending {
+		s.dequeue(r.ID)
+	}
+	s.insertRunning(r)
 	p := s.preempting()
-	h := hold{r: r, since: s.now}
-	// r's pods first: the victims' GPUs, booked again, are among them.
-	s.holdPods(r, len(r.Pods), -1)
+	h := hold{preemptor: r.ID, since: s.now, wasPending: wasPending, decided: decided}
 	for _, vr := range victims {
 		s.dequeue(vr.ID)
 		c := new(running)
 		*c = *vr
-		c.Pinned = true // nobody's victim while it evicts
-		s.holdPods(c, len(c.Pods), 1)
-		s.insertRunning(c)
-		h.all = append(h.all, vr.ID)
-		i, _ := slices.BinarySearchFunc(p.evicting, vr.ID, func(e evictingVictim, id string) int { return strings.Compare(e.id, id) })
+		c.Pinned = true // nobody's victim again while it evicts
+		s.running.Insert(c)
+		s.own(rowRunCount)
+		s.runCount[c.Queue]++
+		h.victims = append(h.victims, vr.ID)
+		i, _ := slices.BinarySearchFunc(p.evicting, vr.ID, byVictimID)
 		p.evicting = slices.Insert(p.evicting, i, evictingVictim{id: vr.ID, preemptor: r.ID, since: s.now})
 	}
-	h.victims = h.all
-	if _, h.wasPending = s.pendingByID(r.ID); h.wasPending {
-		s.dequeue(r.ID)
+	for _, id := range adopted {
+		i, _ := slices.BinarySearchFunc(p.evicting, id, byVictimID)
+		p.evicting[i].preemptor = r.ID
 	}
-	s.trackLimits(r, 1)
-	h.nodes, h.quota = s.holdBooking(r, h.victims)
-	s.bookHold(&h, 1)
-	i, _ := s.heldByID(r.ID)
+	h.victims = append(h.victims, adopted...)
+	if len(h.victims) == 0 {
+		// Its victims all held their room and never started: nothing is
+		// left to wait for.
+		s.tidyInflight()
+		s.note(AuditRecord{Kind: AuditAdmitted, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Victims: decided})
+		return
+	}
+	slices.Sort(h.victims)
+	h.excess = s.excessBooking(r, h.victims)
+	s.bookRuns(h.excess, 1)
+	i, _ := slices.BinarySearchFunc(p.holds, r.ID, byPreemptor)
 	p.holds = slices.Insert(p.holds, i, h)
-	s.note(AuditRecord{Kind: AuditHeld, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Victims: h.all})
+	s.note(AuditRecord{Kind: AuditHeld, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Victims: h.victims})
 }
 
-// holdBooking is what preemptor r's hold books while victims still
-// evict: on each node of its placement, the GPUs they do not hold and the
-// resources and pods beyond theirs there; on each flavor, the quota
-// beyond what the victims of its own queue charge. Booked on top of the
-// victims', that holds the room r will have once they are gone, and
-// exactly that once none is left.
-func (s *Snapshot) holdBooking(r *running, victims []string) ([]heldRun, []heldQuota) {
+// excessBooking is what the pods of victims book beyond those of
+// preemptor pre, per node: the GPUs pre's pods do not take, the resources
+// and pods beyond pre's. Booked beside pre's pods, that covers what the
+// victims' pods occupy until they are gone, and nothing once none is
+// left.
+func (s *Snapshot) excessBooking(pre *running, victims []string) []heldRun {
 	var runs []heldRun
 	at := map[int32]int{}
-	add := func(b *running, into []heldRun, grow bool) []heldRun {
-		k := 0
-		for i := range b.Sets {
-			book := b.Book(i, s.nodeRes)
-			for range b.Sets[i].Count {
-				pa := b.Pods[k]
-				k++
-				if pa.Node < 0 {
-					continue
-				}
-				j, ok := at[pa.Node]
-				if !ok {
-					if !grow {
-						continue
-					}
-					j = len(into)
-					at[pa.Node] = j
-					into = append(into, heldRun{node: pa.Node})
-				}
-				into[j].gpus |= pa.GPUs
-				into[j].res = into[j].res.Add(book)
-				into[j].pods++
-			}
-		}
-		return into
-	}
-	runs = add(r, runs, true)
-	quota := make([]heldQuota, 0, len(r.Sets))
-	for i := range r.Sets {
-		f := r.Sets[i].Flavor
-		j := slices.IndexFunc(quota, func(q heldQuota) bool { return q.flavor == f })
-		if j < 0 {
-			j = len(quota)
-			quota = append(quota, heldQuota{flavor: f})
-		}
-		quota[j].v = quota[j].v.Add(r.Need(i, s.tokens))
-	}
-	covered := make([]heldRun, len(runs))
-	for j := range runs {
-		covered[j].node = runs[j].node
-	}
 	for _, id := range victims {
 		v, ok := s.runningByID(id)
 		if !ok {
 			continue
 		}
-		covered = add(v, covered, false)
-		if v.Queue != r.Queue {
-			continue
-		}
-		for i := range v.Sets {
-			if j := slices.IndexFunc(quota, func(q heldQuota) bool { return q.flavor == v.Sets[i].Flavor }); j >= 0 {
-				n := v.Need(i, s.tokens)
-				quota[j].v = quota[j].v.Sub(quota[j].v.Min(n))
-			}
-		}
+		runs = addRuns(s, v, runs, at, true)
 	}
+	mine := make([]heldRun, len(runs))
 	for j := range runs {
-		c, h := &covered[j], &runs[j]
-		gpus := s.gpu >= 0 && h.res[s.gpu] > 0
-		h.gpus &^= c.gpus
-		h.res = h.res.Sub(h.res.Min(c.res))
+		mine[j].node = runs[j].node
+	}
+	mine = addRuns(s, pre, mine, at, false)
+	for j := range runs {
+		e, h := &runs[j], &mine[j]
+		gpus := s.gpu >= 0 && e.res[s.gpu] > 0
+		e.gpus &^= h.gpus
+		e.res = e.res.Sub(e.res.Min(h.res))
 		if gpus {
 			// The node counts its GPUs by the mask, and so does the
-			// hold: the GPUs of its own the victims do not hold.
-			h.res[s.gpu] = int64(bits.OnesCount64(h.gpus))
+			// excess: the victims' GPUs the preemptor's pods do not take.
+			e.res[s.gpu] = int64(bits.OnesCount64(e.gpus))
 		}
-		h.pods -= min(h.pods, c.pods)
+		e.pods -= min(e.pods, h.pods)
 	}
-	return runs, quota
+	return runs
 }
 
-// bookHold books (sign 1) or releases (-1) what hold h books.
-func (s *Snapshot) bookHold(h *hold, sign int) {
-	for _, run := range h.nodes {
+// addRuns adds what b's pods book to runs, per node (at maps a node to its
+// run); a node without a run gets one only with grow.
+func addRuns(s *Snapshot, b *running, runs []heldRun, at map[int32]int, grow bool) []heldRun {
+	k := 0
+	for i := range b.Sets {
+		book := b.Book(i, s.nodeRes)
+		for range b.Sets[i].Count {
+			pa := b.Pods[k]
+			k++
+			if pa.Node < 0 {
+				continue
+			}
+			j, ok := at[pa.Node]
+			if !ok {
+				if !grow {
+					continue
+				}
+				j = len(runs)
+				at[pa.Node] = j
+				runs = append(runs, heldRun{node: pa.Node})
+			}
+			runs[j].gpus |= pa.GPUs
+			runs[j].res = runs[j].res.Add(book)
+			runs[j].pods++
+		}
+	}
+	return runs
+}
+
+// bookRuns books (sign 1) or releases (-1) runs on their nodes.
+func (s *Snapshot) bookRuns(runs []heldRun, sign int) {
+	for _, run := range runs {
 		if sign > 0 {
 			s.state.Allocate(run.node, run.gpus, run.res, run.pods)
 		} else {
 			s.state.Release(run.node, run.gpus, run.res, run.pods)
 		}
 	}
-	for _, q := range h.quota {
-		s.addUsage(h.r.Queue, q.flavor, q.v, int64(sign))
-	}
 }
 
-// victimLeft is the upkeep when a running workload leaves (removeRunning)
-// while a two-phase preemption evicts it: its preemptor's hold takes over
-// the room it frees, and once its last victim is gone the preemptor is
-// admitted where its decision placed it.
+// victimLeft is the upkeep when evicting victim id leaves the running
+// (removeRunning has released an orphan's pods): what it booked beyond its
+// preemptor's pods is free, and once the preemptor's last victim is gone
+// the preemptor starts where its decision placed it.
 func (s *Snapshot) victimLeft(id string) {
-	i, ok := s.evictingByID(id)
-	if !ok {
-		return
-	}
+	i, _ := s.evictingByID(id)
 	p := s.preempting()
 	e := p.evicting[i]
 	p.evicting = slices.Delete(p.evicting, i, i+1)
 	if e.preemptor != "" {
 		j, _ := s.heldByID(e.preemptor)
 		h := p.holds[j]
-		s.bookHold(&h, -1)
+		s.bookRuns(h.excess, -1)
 		h.victims = slices.DeleteFunc(slices.Clone(h.victims), func(v string) bool { return v == id })
+		pre, _ := s.runningByID(h.preemptor)
 		if len(h.victims) > 0 {
-			h.nodes, h.quota = s.holdBooking(h.r, h.victims)
-			s.bookHold(&h, 1)
+			h.excess = s.excessBooking(pre, h.victims)
+			s.bookRuns(h.excess, 1)
 			p.holds[j] = h
 		} else {
 			p.holds = slices.Delete(p.holds, j, j+1)
-			s.trackLimits(h.r, -1)
-			r := new(running)
-			*r = *h.r
-			r.AdmittedAt = s.now
-			s.holdPods(r, len(r.Pods), 1)
-			s.insertRunning(r)
-			s.note(AuditRecord{Kind: AuditAdmitted, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Victims: h.all})
+			c := new(running)
+			*c = *pre
+			c.AdmittedAt = s.now
+			s.running.Set(c)
+			s.note(AuditRecord{Kind: AuditAdmitted, Workload: c.ID, Queue: c.w.Queue, Priority: c.Priority, Victims: h.decided})
 		}
 	}
 	s.tidyInflight()
 }
 
-// releaseHold releases hold j of s's inflight before its victims are all
-// gone: what it booked is free again, the preemptor goes back to pending
-// if it was pending (unless withdrawn) and its victims go on evicting for
-// nobody.
-func (s *Snapshot) releaseHold(j int, reason string, withdrawn bool) {
+// heldLeft is the upkeep when holding preemptor id leaves the running
+// (removeRunning has released its pods and quota): its hold goes, and its
+// victims, evicting all the same, are orphans that book their own pods.
+func (s *Snapshot) heldLeft(id string) {
+	j, _ := s.heldByID(id)
 	p := s.preempting()
 	h := p.holds[j]
-	s.bookHold(&h, -1)
-	s.trackLimits(h.r, -1)
+	s.bookRuns(h.excess, -1)
 	p.holds = slices.Delete(p.holds, j, j+1)
 	for _, v := range h.victims {
-		if i, ok := s.evictingByID(v); ok {
-			p.evicting[i].preemptor = ""
+		i, _ := s.evictingByID(v)
+		p.evicting[i].preemptor = ""
+		if vr, ok := s.runningByID(v); ok {
+			s.holdPods(vr, len(vr.Pods), 1)
 		}
 	}
+	s.tidyInflight()
+}
+
+// releaseHold releases hold j before its victims are all gone: the
+// preemptor leaves, pending again if it was (unless withdrawn), and its
+// victims evict all the same, for nobody.
+func (s *Snapshot) releaseHold(j int, reason string, withdrawn bool) {
+	h := s.inflight.holds[j]
+	r, _ := s.runningByID(h.preemptor)
+	s.removeRunning(r)
 	if h.wasPending && !withdrawn {
-		w := s.requeued(h.r)
+		w := s.requeued(r)
 		s.enqueue(&w)
 	}
-	s.note(AuditRecord{Kind: AuditReleased, Workload: h.r.ID, Queue: h.r.w.Queue, Priority: h.r.Priority, Victims: h.victims, Reason: reason})
-	s.tidyInflight()
+	s.note(AuditRecord{Kind: AuditReleased, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Victims: h.victims, Reason: reason})
 }
 
 // releaseHolds releases every hold for which touched says so, with the
 // reason it gives.
-func (s *Snapshot) releaseHolds(touched func(h *hold) (string, bool)) {
+func (s *Snapshot) releaseHolds(touched func(pre *running, h *hold) (string, bool)) {
 	for j := 0; s.inflight != nil && j < len(s.inflight.holds); {
-		if reason, ok := touched(&s.inflight.holds[j]); ok {
+		h := &s.inflight.holds[j]
+		pre, _ := s.runningByID(h.preemptor)
+		if reason, ok := touched(pre, h); ok {
 			s.releaseHold(j, reason, false)
 			continue
 		}
@@ -304,8 +350,8 @@ func (s *Snapshot) releaseHolds(touched func(h *hold) (string, bool)) {
 // queue's configuration changed, and the preemptor is decided again under
 // the new one.
 func (s *Snapshot) releaseHoldsOfQueues(reason string, touches func(q int32) bool) {
-	s.releaseHolds(func(h *hold) (string, bool) {
-		if touches(h.r.Queue) {
+	s.releaseHolds(func(pre *running, h *hold) (string, bool) {
+		if touches(pre.Queue) {
 			return reason, true
 		}
 		for _, id := range h.victims {
@@ -320,8 +366,8 @@ func (s *Snapshot) releaseHoldsOfQueues(reason string, touches func(q int32) boo
 // releaseHoldsOn releases the holds that place a pod on node n, which went
 // down: the preemptor cannot start there.
 func (s *Snapshot) releaseHoldsOn(n int32) {
-	s.releaseHolds(func(h *hold) (string, bool) {
-		if slices.ContainsFunc(h.r.Pods, func(p view.Pod) bool { return p.Node == n }) {
+	s.releaseHolds(func(pre *running, _ *hold) (string, bool) {
+		if slices.ContainsFunc(pre.Pods, func(p view.Pod) bool { return p.Node == n }) {
 			return fmt.Sprintf("node %q went down", s.topo.NodeName(n)), true
 		}
 		return "", false
@@ -349,11 +395,11 @@ func (s *Snapshot) underCohort(q int32, name string) bool {
 }
 
 // Terminated says that an evicting victim of a two-phase preemption is
-// gone: its pods terminated. What it held is freed; it goes back among the
-// pending, as an evicted workload does, and the room it held passes to
-// its preemptor, which is admitted once its last victim is gone. Only an
-// evicting workload (Snapshot.Evicting) can terminate; Finish and Evict end
-// one too (it completed, or the embedder evicted it, as on a node failure).
+// gone: its pods terminated. What they held is freed; it goes back among
+// the pending, as an evicted workload does, and its preemptor starts once
+// its last victim is gone. Only an evicting workload (Snapshot.Evicting)
+// terminates; Finish and Evict end one too (it completed, or the embedder
+// evicted it, as on a node failure).
 type Terminated struct{ ID string }
 
 func (e Terminated) apply(s *Snapshot) error {
@@ -364,7 +410,7 @@ func (e Terminated) apply(s *Snapshot) error {
 	if _, ok := s.evictingByID(e.ID); !ok {
 		return fmt.Errorf("%w: %q is running, not evicting: Finish or Evict it", ErrInvalid, e.ID)
 	}
-	// Noted first: the preemptor's admission, which its going may bring,
+	// Noted first: the preemptor's start, which its going may bring,
 	// follows it.
 	s.note(AuditRecord{Kind: AuditTerminated, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Reason: "Terminated"})
 	s.removeRunning(r)
@@ -377,9 +423,10 @@ func (e Terminated) apply(s *Snapshot) error {
 // its victims evict.
 type Hold struct {
 	// Workload is the preemptor as it will run: flavors, nodes and GPUs
-	// per pod; AdmittedAt is zero until it is admitted.
+	// per pod; AdmittedAt is zero until it starts.
 	Workload Workload `json:"workload"`
-	// Victims are the ones still evicting, by ID.
+	// Victims are the ones it still waits for, by ID: its decision's, and
+	// any evicting workload of a released hold its placement covers.
 	Victims []string `json:"victims"`
 	// Since is when the hold started.
 	Since int64 `json:"since"`
@@ -387,14 +434,17 @@ type Hold struct {
 
 // Held returns the hold of a preemptor waiting for its victims to
 // terminate (Options.TwoPhasePreemption). Such a workload is neither
-// running nor pending.
+// pending nor, to Running and the events, running: its pods must not
+// start yet. Its quota is charged and its room booked, and a preemption
+// may evict it, which releases its hold.
 func (s *Snapshot) Held(id string) (Hold, bool) {
 	j, ok := s.heldByID(id)
 	if !ok {
 		return Hold{}, false
 	}
 	h := &s.inflight.holds[j]
-	w := h.r.workload(s)
+	r, _ := s.runningByID(id)
+	w := r.workload(s)
 	w.AdmittedAt = 0
 	return Hold{Workload: w, Victims: slices.Clone(h.victims), Since: h.since}, true
 }
@@ -406,14 +456,14 @@ func (s *Snapshot) HeldIDs() []string {
 	}
 	ids := make([]string, len(s.inflight.holds))
 	for j := range s.inflight.holds {
-		ids[j] = s.inflight.holds[j].r.ID
+		ids[j] = s.inflight.holds[j].preemptor
 	}
 	return ids
 }
 
 // Evicting reports whether a running workload is an evicting victim of a
 // two-phase preemption, the preemptor it makes room for ("" once that
-// preemptor's hold was released) and since when. It stays running, its
+// preemptor's hold went) and since when. It stays running, its pods'
 // resources booked, until Terminated, Evict or Finish says it is gone;
 // meanwhile no preemption chooses it again.
 func (s *Snapshot) Evicting(id string) (preemptor string, since int64, ok bool) {

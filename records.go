@@ -46,20 +46,39 @@ func (s *Snapshot) insertRunning(r *running) {
 	s.runCount[r.Queue]++
 }
 
-// removeRunning releases an admitted workload. An evicting victim of a
-// two-phase preemption that leaves, however it leaves, no longer holds its
-// preemptor's room (victimLeft).
+// removeRunning releases an admitted workload. With two-phase preemption
+// under way (inflight) it may be an evicting victim, which charges no
+// quota and books its pods only as an orphan (victimLeft does the rest),
+// or a holding preemptor, whose victims are orphans once it leaves
+// (heldLeft).
 func (s *Snapshot) removeRunning(r *running) {
-	for i := range r.Sets {
-		s.addUsage(r.Queue, r.Sets[i].Flavor, r.Need(i, s.tokens), -1)
+	evicting, orphan, held := false, false, false
+	if s.inflight != nil {
+		var i int
+		if i, evicting = s.evictingByID(r.ID); evicting {
+			orphan = s.inflight.evicting[i].preemptor == ""
+		}
+		held = s.isHeld(r.ID)
 	}
-	s.holdPods(r, len(r.Pods), -1)
+	if !evicting {
+		for i := range r.Sets {
+			s.addUsage(r.Queue, r.Sets[i].Flavor, r.Need(i, s.tokens), -1)
+		}
+	}
+	if !evicting || orphan {
+		s.holdPods(r, len(r.Pods), -1)
+	}
 	s.running.Delete(r)
-	s.trackLimits(r, -1)
+	if !evicting {
+		s.trackLimits(r, -1)
+	}
 	s.own(rowRunCount)
 	s.runCount[r.Queue]--
-	if s.inflight != nil {
+	switch {
+	case evicting:
 		s.victimLeft(r.ID)
+	case held:
+		s.heldLeft(r.ID)
 	}
 }
 
@@ -89,20 +108,17 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 }
 
 // recountLimits rebuilds the per-user and non-preemptible usage of every
-// queue from the admitted workloads and the held preemptors (after a
-// configuration change).
+// queue from the admitted workloads (after a configuration change), the
+// evicting victims of two-phase preemptions left out.
 func (s *Snapshot) recountLimits() {
 	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
 	s.shared &^= rowUsers | rowNever
 	s.running.Scan(func(r *running) bool {
-		s.trackLimits(r, 1)
+		if _, evicting := s.evictingByID(r.ID); !evicting {
+			s.trackLimits(r, 1)
+		}
 		return true
 	})
-	if s.inflight != nil {
-		for i := range s.inflight.holds {
-			s.trackLimits(s.inflight.holds[i].r, 1)
-		}
-	}
 }
 
 // podRun is pods of one workload on one node, booked on the node at once.
@@ -156,9 +172,13 @@ func (s *Snapshot) evict(r *running, e Eviction) { s.evictFor(r, e, "") }
 
 // evictFor is evict for an eviction that policy allowed (a preemption's).
 // A victim of a two-phase preemption that was evicting already is only
-// gone: its eviction was recorded when it started.
+// gone: its eviction was recorded when it started. A preemptor evicted
+// while it held its room loses no work: it never started.
 func (s *Snapshot) evictFor(r *running, e Eviction, policy string) {
 	_, evicting := s.evictingByID(r.ID)
+	if s.isHeld(r.ID) {
+		e.LostGPUSeconds = 0
+	}
 	if evicting {
 		s.note(AuditRecord{Kind: AuditTerminated, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Reason: "Evicted"})
 	}

@@ -148,6 +148,9 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 			}
 		}
 	}
+	if len(victims) > 0 && m.options.TwoPhasePreemption {
+		return st.commitTwoPhase(&d, victims, chosen, conflict)
+	}
 	// The victims are evicted first; if the preemptor then does not fit
 	// after all, the evictions are undone.
 	debt, shared, evictions := m.debt, m.shared&rowDebt, m.evictions
@@ -169,15 +172,41 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		m.debt, m.shared = debt, m.shared&^rowDebt|shared
 		return nil, err
 	}
-	if len(victims) > 0 && m.options.TwoPhasePreemption {
-		m.startHold(r, victims)
-		return st.publish(), nil
-	}
 	if m.pending.Len() > 0 {
 		m.dequeue(r.ID)
 	}
 	m.insertRunning(r)
 	m.note(AuditRecord{Kind: AuditAdmitted, Workload: r.ID, Queue: d.Queue, Priority: r.Priority, Victims: runningIDs(victims)})
+	return st.publish(), nil
+}
+
+// commitTwoPhase commits Preempt decision d, its victims found running,
+// in two phases (Options.TwoPhasePreemption): on a private copy of the
+// master, which becomes the master only if the preemptor fits with its
+// victims evicted and the orphans on its nodes gone (a refused commit
+// leaves the master as it was), the victims start evicting and the
+// preemptor holds its room (startHold).
+func (st *Store) commitTwoPhase(d *Decision, victims []*running, chosen []Victim, conflict func(string, ...any) error) (*Snapshot, error) {
+	m := st.master
+	c := m.private()
+	c.staged = m.staged
+	// A victim that holds its room itself has not started: it is only
+	// pending again. The others start evicting.
+	var evicting []*running
+	for i, vr := range victims {
+		if !c.isHeld(vr.ID) {
+			evicting = append(evicting, vr)
+		}
+		v := &chosen[i]
+		c.evictFor(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: c.now}, v.Policy)
+	}
+	adopted := c.adoptOrphans(d)
+	r, err := admission(c, d, conflict)
+	if err != nil {
+		return nil, err
+	}
+	c.startHold(r, evicting, runningIDs(victims), adopted)
+	st.master = c
 	return st.publish(), nil
 }
 
@@ -292,6 +321,9 @@ func victimList(vs []Victim) string {
 // its pods booked on their nodes.
 func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*running, error) {
 	req := d.request
+	if s.isHeld(req.ID) {
+		return nil, conflict("workload holds its room while its victims terminate")
+	}
 	if _, ok := s.runningByID(req.ID); ok {
 		return nil, conflict("workload is already admitted")
 	}
@@ -305,9 +337,6 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 	}
 	if qc.Hold {
 		return nil, conflict("queue %q is on hold", req.Queue)
-	}
-	if _, ok := s.heldByID(req.ID); ok {
-		return nil, conflict("workload holds its room while its victims terminate")
 	}
 	r := new(running)
 	newRunning(r, (*Workload)(&req), q)

@@ -228,3 +228,171 @@ func fullState(t *testing.T, b *allot.Builder, s *allot.Snapshot) string {
 	}
 	return string(out)
 }
+
+// TestTwoPhaseRandomEvents drives two-phase stores of random worlds
+// through random decisions, commits and events (victims terminating,
+// finishing or evicted, holds withdrawn, nodes going down and up, queue
+// changes, time) and checks after each step that no GPU is booked twice
+// nor lost, counting the holds' placements, and that every queue's usage
+// is what its running, non-evicting workloads and holds charge; at the
+// end, once every victim has terminated, nothing is left in flight.
+func TestTwoPhaseRandomEvents(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	rng := rand.New(rand.NewPCG(2026, 17))
+	holds, preempted := 0, 0
+	for i := range n {
+		pw := &pworld{}
+		if err := genPreemptWorld(rng, pw); err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		b := pw.b
+		b.Options.TwoPhasePreemption = true
+		base, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := allot.NewStore(base)
+		var nodes []string
+		for _, nd := range b.Nodes {
+			nodes = append(nodes, nd.Name)
+		}
+		for step := range 30 {
+			s := st.Load()
+			var ev allot.Event
+			switch k := rng.IntN(10); {
+			case k < 4:
+				r := pw.req
+				r.ID = fmt.Sprintf("r%02d", step)
+				r.Priority = int32(rng.IntN(6))
+				r.Queue = b.Queues[rng.IntN(len(b.Queues))].Name
+				if rng.IntN(2) == 0 {
+					if _, err := st.Apply(allot.Submit{Workload: allot.Workload(r)}); err != nil {
+						t.Fatalf("case %d step %d: submit: %v", i, step, err)
+					}
+				}
+				d := allot.Decide(st.Load(), r)
+				if d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
+					victims := d.Victims
+					if _, err := st.Commit(d); err != nil {
+						t.Fatalf("case %d step %d: commit: %v", i, step, err)
+					}
+					for _, v := range victims {
+						if slices.Contains(s.HeldIDs(), v.ID) {
+							preempted++
+						}
+					}
+					if d.Verdict == allot.VerdictPreempt {
+						holds++
+					}
+				}
+			case k == 4 && len(s.EvictingIDs()) > 0:
+				ids := s.EvictingIDs()
+				ev = allot.Terminated{ID: ids[rng.IntN(len(ids))]}
+			case k == 5 && len(s.RunningIDs()) > 0:
+				ids := s.RunningIDs()
+				if rng.IntN(2) == 0 {
+					ev = allot.Finish{ID: ids[rng.IntN(len(ids))]}
+				} else {
+					ev = allot.Evict{ID: ids[rng.IntN(len(ids))]}
+				}
+			case k == 6 && len(s.HeldIDs()) > 0:
+				ids := s.HeldIDs()
+				ev = allot.Withdraw{ID: ids[rng.IntN(len(ids))]}
+			case k == 7 && len(nodes) > 0:
+				node := nodes[rng.IntN(len(nodes))]
+				if rng.IntN(2) == 0 {
+					ev = allot.NodeDown{Node: node}
+				} else {
+					ev = allot.NodeUp{Node: node}
+				}
+			case k == 8:
+				q, _ := s.Queue(b.Queues[rng.IntN(len(b.Queues))].Name)
+				ev = allot.SetQueue{Queue: q}
+			default:
+				ev = allot.AdvanceTime{Seconds: int64(rng.IntN(60))}
+			}
+			if ev != nil {
+				if _, err := st.Apply(ev); err != nil {
+					t.Fatalf("case %d step %d: %#v: %v", i, step, ev, err)
+				}
+			}
+			checkTwoPhaseBooks(t, fmt.Sprintf("case %d step %d", i, step), &b, st.Load(), pw.total)
+		}
+		for _, id := range st.Load().EvictingIDs() {
+			if _, err := st.Apply(allot.Terminated{ID: id}); err != nil {
+				t.Fatalf("case %d: Terminated %q: %v", i, id, err)
+			}
+		}
+		s := st.Load()
+		if len(s.EvictingIDs()) != 0 || len(s.HeldIDs()) != 0 {
+			t.Fatalf("case %d: left in flight: evicting %v, held %v", i, s.EvictingIDs(), s.HeldIDs())
+		}
+		checkTwoPhaseBooks(t, fmt.Sprintf("case %d end", i), &b, s, pw.total)
+	}
+	t.Logf("%d worlds: %d two-phase preemptions, %d holds preempted", n, holds, preempted)
+	if holds < n/2 || preempted == 0 {
+		t.Errorf("%d preemptions and %d holds preempted in %d worlds: the test reaches too little", holds, preempted, n)
+	}
+}
+
+// checkTwoPhaseBooks checks a two-phase store's books (see
+// TestTwoPhaseRandomEvents).
+func checkTwoPhaseBooks(t *testing.T, where string, b *allot.Builder, s *allot.Snapshot, total int64) {
+	t.Helper()
+	taken := map[string]uint64{}
+	held := int64(0)
+	charged := map[string]int64{}
+	charge := func(w allot.Workload) {
+		for _, ps := range w.PodSets {
+			for r, v := range ps.PerPod {
+				charged[w.Queue+"/"+ps.Flavor+"/"+r] += v * int64(ps.Count)
+			}
+		}
+	}
+	for _, id := range s.RunningIDs() {
+		w, _ := s.Running(id)
+		for _, ps := range w.PodSets {
+			for k, idx := range ps.GPUIndices {
+				for _, g := range idx {
+					bit := uint64(1) << g
+					if taken[ps.Nodes[k]]&bit != 0 {
+						t.Fatalf("%s: GPU %d of node %q is booked twice (again by %q)", where, g, ps.Nodes[k], id)
+					}
+					taken[ps.Nodes[k]] |= bit
+				}
+			}
+		}
+		if _, _, evicting := s.Evicting(id); !evicting {
+			charge(w)
+		}
+	}
+	for _, id := range s.HeldIDs() {
+		h, _ := s.Held(id)
+		charge(h.Workload)
+		for node, g := range heldGPUs(s, h) {
+			taken[node] |= g
+		}
+	}
+	for node, g := range taken {
+		free, _ := s.NodeFreeGPUs(node)
+		if uint64(free)&g != 0 {
+			t.Fatalf("%s: node %q: GPUs %v free, %08b taken", where, node, free, g)
+		}
+		held += int64(bits.OnesCount64(g))
+	}
+	if s.FreeGPUs()+held != total {
+		t.Fatalf("%s: %d free GPUs and %d taken of %d", where, s.FreeGPUs(), held, total)
+	}
+	for _, q := range b.Queues {
+		for _, f := range b.Flavors {
+			for _, r := range b.Resources {
+				if got, want := s.Usage(q.Name, f.Name, r), charged[q.Name+"/"+f.Name+"/"+r]; got != want {
+					t.Fatalf("%s: queue %s uses %d %s of %s, its workloads and holds charge %d", where, q.Name, got, r, f.Name, want)
+				}
+			}
+		}
+	}
+}

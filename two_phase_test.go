@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot"
@@ -163,7 +164,15 @@ func TestTwoPhaseLifecycle(t *testing.T) {
 	applyRefused(t, st, allot.Terminated{ID: "lo1"}, allot.ErrInvalid)
 	applyRefused(t, st, allot.Terminated{ID: "nobody"}, allot.ErrUnknownWorkload)
 	applyRefused(t, st, allot.Finish{ID: "p"}, allot.ErrUnknownWorkload)
-	commitRefused(t, st, allot.Decide(st.Load(), tpReq("p", 10, 4)), allot.ErrConflict)
+	if again := allot.Decide(st.Load(), tpReq("p", 10, 4)); again.Verdict != allot.VerdictReject || again.Reason != allot.InvalidRequest {
+		t.Errorf("deciding the holding preemptor again: %v %v", again.Verdict, again.Reason)
+	}
+	commitRefused(t, st, d, allot.ErrConflict)
+	admit := travel(t, decideAs(t, tpWorld(t, true), tpReq("p", 0, 2), allot.VerdictAdmit))
+	commitRefused(t, st, admit, allot.ErrConflict)
+	if _, err := st.Commit(admit); err == nil || !strings.Contains(err.Error(), "holds its room") {
+		t.Errorf("an Admit of the holding preemptor: %v", err)
+	}
 	// A victim may checkpoint while it terminates.
 	applyOK(t, st, allot.Checkpoint{ID: "lo3"})
 
@@ -349,8 +358,9 @@ func TestOnePhaseByDefault(t *testing.T) {
 }
 
 // TestTwoPhaseVictimQueueChanged: a preemptor of queue q reclaims quota
-// from a victim of queue r, which borrows; a change to r's configuration
-// releases the hold, and the victim's quota stays r's while it evicts.
+// from a victim of queue r, which borrows; the victim's quota is the
+// hold's while it evicts, and a change to r's configuration releases the
+// hold.
 func TestTwoPhaseVictimQueueChanged(t *testing.T) {
 	queue := func(name string, nominal int64) allot.Queue {
 		return allot.Queue{Name: name, Cohort: "co", Preemption: allot.QueuePreemption{ReclaimWithinCohort: "Any"},
@@ -387,8 +397,9 @@ func TestTwoPhaseVictimQueueChanged(t *testing.T) {
 	if s, err = st.Commit(d); err != nil {
 		t.Fatal(err)
 	}
-	// The victim's quota stays r's; q's hold charges q all of its own.
-	if s.Usage("r", "f", "gpu") != 16 || s.Usage("q", "f", "gpu") != 16 {
+	// The victim's quota passes to the hold at once: r no longer borrows,
+	// and q is charged all of p's.
+	if s.Usage("r", "f", "gpu") != 8 || s.Usage("q", "f", "gpu") != 16 {
 		t.Errorf("usage r %d, q %d", s.Usage("r", "f", "gpu"), s.Usage("q", "f", "gpu"))
 	}
 	s = applyOK(t, st, allot.SetQueue{Queue: queue("r", 8)})
@@ -401,5 +412,99 @@ func TestTwoPhaseVictimQueueChanged(t *testing.T) {
 	recs := st.DrainAudit(nil)
 	if last := recs[len(recs)-1]; last.Kind != allot.AuditReleased || last.Reason != `queue "r" changed` {
 		t.Errorf("audit %+v", last)
+	}
+}
+
+// TestTwoPhaseHoldPreempted: a holding preemptor is admitted in quota
+// terms and may be preempted in turn, losing nothing (it never started):
+// it is pending again, its victim evicts on for nobody, and the new
+// preemptor, placed over that victim, waits for it.
+func TestTwoPhaseHoldPreempted(t *testing.T) {
+	full := func(id string, prio int32, node string) allot.Workload { return tpRun(id, prio, node, 0, 1, 2, 3, 4, 5, 6, 7) }
+	st := allot.NewStore(tpCluster(t, true, full("v", 0, "n0"), full("y", 50, "n1"), full("z", 50, "n2")))
+	applyOK(t, st, allot.Submit{Workload: allot.Workload(tpReq("p1", 10, 8))})
+	if _, err := st.Commit(decideAs(t, st.Load(), tpReq("p1", 10, 8), allot.VerdictPreempt)); err != nil {
+		t.Fatal(err)
+	}
+	d := decideAs(t, st.Load(), tpReq("p2", 20, 8), allot.VerdictPreempt)
+	if len(d.Victims) != 1 || d.Victims[0].ID != "p1" || d.Placement[0].Node != "n0" {
+		t.Fatalf("test premise: victims %+v placement %+v", d.Victims, d.Placement)
+	}
+	st.DrainAudit(nil)
+	s, err := st.Commit(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Held("p1"); ok {
+		t.Error("p1 still holds")
+	}
+	if _, ok := s.Pending("p1"); !ok {
+		t.Error("p1 is not pending again")
+	}
+	if h, ok := s.Held("p2"); !ok || !slices.Equal(h.Victims, []string{"v"}) {
+		t.Errorf("Held(p2) = %+v, %v: it waits for v", h, ok)
+	}
+	if preemptor, _, ok := s.Evicting("v"); !ok || preemptor != "p2" {
+		t.Errorf("Evicting(v) = %q, %v", preemptor, ok)
+	}
+	if s.FreeGPUs() != 0 || s.Usage("q", "f", "gpu") != 24 {
+		t.Errorf("%d GPUs free, queue uses %d", s.FreeGPUs(), s.Usage("q", "f", "gpu"))
+	}
+	recs := st.DrainAudit(nil)
+	if got := kinds(recs); !slices.Equal(got, []string{"evicted:p1", "held:p2"}) {
+		t.Fatalf("audit %v", got)
+	}
+	if recs[0].LostGPUSeconds != 0 || recs[0].Preemptor != "p2" {
+		t.Errorf("p1's eviction %+v", recs[0])
+	}
+	s = applyOK(t, st, allot.Terminated{ID: "v"})
+	if w, ok := s.Running("p2"); !ok || w.PodSets[0].Nodes[0] != "n0" {
+		t.Errorf("Running(p2) = %+v, %v", w, ok)
+	}
+	if _, ok := s.Pending("v"); !ok || len(s.HeldIDs()) != 0 || len(s.EvictingIDs()) != 0 {
+		t.Errorf("v pending %v, held %v, evicting %v", ok, s.HeldIDs(), s.EvictingIDs())
+	}
+	if s.FreeGPUs() != 0 || s.Usage("q", "f", "gpu") != 24 {
+		t.Errorf("%d GPUs free, queue uses %d", s.FreeGPUs(), s.Usage("q", "f", "gpu"))
+	}
+}
+
+// TestTwoPhaseHoldPreemptedElsewhere: a preemptor whose only victim held
+// its room, and who lands where no evicting pod runs, waits for nobody: it
+// is admitted at once.
+func TestTwoPhaseHoldPreemptedElsewhere(t *testing.T) {
+	full := func(id string, prio int32, node string) allot.Workload { return tpRun(id, prio, node, 0, 1, 2, 3, 4, 5, 6, 7) }
+	st := allot.NewStore(tpCluster(t, true, full("v", 0, "n1"), full("z", 50, "n2")))
+	two := tpReq("p1", 10, 8)
+	two.PodSets[0].Count = 2
+	if d, err := st.Commit(decideAs(t, st.Load(), two, allot.VerdictPreempt)); err != nil {
+		t.Fatal(err)
+	} else if h, _ := d.Held("p1"); len(h.Workload.PodSets[0].Nodes) != 2 {
+		t.Fatalf("test premise: p1 holds %+v", h)
+	}
+	d := decideAs(t, st.Load(), tpReq("p2", 20, 8), allot.VerdictPreempt)
+	if len(d.Victims) != 1 || d.Victims[0].ID != "p1" || d.Placement[0].Node != "n0" {
+		t.Fatalf("test premise: victims %+v placement %+v", d.Victims, d.Placement)
+	}
+	st.DrainAudit(nil)
+	s, err := st.Commit(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := s.Running("p2"); !ok || w.PodSets[0].Nodes[0] != "n0" {
+		t.Errorf("Running(p2) = %+v, %v", w, ok)
+	}
+	if preemptor, _, ok := s.Evicting("v"); !ok || preemptor != "" || len(s.HeldIDs()) != 0 {
+		t.Errorf("Evicting(v) = %q, %v; held %v", preemptor, ok, s.HeldIDs())
+	}
+	if free, _ := s.NodeFreeGPUs("n1"); free != 0 {
+		t.Errorf("the orphan's GPUs %v are free", free)
+	}
+	if got := kinds(st.DrainAudit(nil)); !slices.Equal(got, []string{"evicted:p1", "admitted:p2"}) {
+		t.Errorf("audit %v", got)
+	}
+	s = applyOK(t, st, allot.Terminated{ID: "v"})
+	if free, _ := s.NodeFreeGPUs("n1"); free != 0xff || len(s.EvictingIDs()) != 0 {
+		t.Errorf("after v is gone: n1 free %v, evicting %v", free, s.EvictingIDs())
 	}
 }

@@ -242,11 +242,12 @@ type Options struct {
 	TopologyAware *bool `json:"topologyAware,omitempty"`
 	// TwoPhasePreemption commits a Preempt decision in Kueue's two
 	// phases: its victims start evicting (Kueue's Evicted condition) and
-	// keep their resources booked until a Terminated event (or Evict, or
-	// Finish) says each is gone, while the preemptor, neither pending nor
-	// running, holds the rest of its room (its quota reserved, Kueue's
-	// QuotaReserved); it is admitted where the decision placed it when its
-	// last victim is gone. A change to the configuration of its queue or a
+	// their pods keep their nodes booked until a Terminated event (or
+	// Evict, or Finish) says each is gone, while the preemptor, neither
+	// pending nor running, holds the rest of its room: its quota (the
+	// victims' passes to it at once) and what its pods need beyond what
+	// the victims' hold; it is admitted where the decision placed it when
+	// its last victim is gone. A change to the configuration of its queue or a
 	// victim's (SetQueue, SetCohort above them), its withdrawal or a node
 	// of its placement going down releases the hold instead: the
 	// preemptor is pending again (if it was) and decided anew, its victims
