@@ -70,7 +70,7 @@ type evictingVictim struct {
 }
 
 func byVictimID(e evictingVictim, id string) int { return strings.Compare(e.id, id) }
-func byPreemptor(h hold, id string) int         { return strings.Compare(h.preemptor, id) }
+func byPreemptor(h hold, id string) int          { return strings.Compare(h.preemptor, id) }
 
 // evictingByID finds an evicting victim.
 func (s *Snapshot) evictingByID(id string) (int, bool) {

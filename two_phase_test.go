@@ -420,7 +420,9 @@ func TestTwoPhaseVictimQueueChanged(t *testing.T) {
 // it is pending again, its victim evicts on for nobody, and the new
 // preemptor, placed over that victim, waits for it.
 func TestTwoPhaseHoldPreempted(t *testing.T) {
-	full := func(id string, prio int32, node string) allot.Workload { return tpRun(id, prio, node, 0, 1, 2, 3, 4, 5, 6, 7) }
+	full := func(id string, prio int32, node string) allot.Workload {
+		return tpRun(id, prio, node, 0, 1, 2, 3, 4, 5, 6, 7)
+	}
 	st := allot.NewStore(tpCluster(t, true, full("v", 0, "n0"), full("y", 50, "n1"), full("z", 50, "n2")))
 	applyOK(t, st, allot.Submit{Workload: allot.Workload(tpReq("p1", 10, 8))})
 	if _, err := st.Commit(decideAs(t, st.Load(), tpReq("p1", 10, 8), allot.VerdictPreempt)); err != nil {
@@ -473,7 +475,9 @@ func TestTwoPhaseHoldPreempted(t *testing.T) {
 // its room, and who lands where no evicting pod runs, waits for nobody: it
 // is admitted at once.
 func TestTwoPhaseHoldPreemptedElsewhere(t *testing.T) {
-	full := func(id string, prio int32, node string) allot.Workload { return tpRun(id, prio, node, 0, 1, 2, 3, 4, 5, 6, 7) }
+	full := func(id string, prio int32, node string) allot.Workload {
+		return tpRun(id, prio, node, 0, 1, 2, 3, 4, 5, 6, 7)
+	}
 	st := allot.NewStore(tpCluster(t, true, full("v", 0, "n1"), full("z", 50, "n2")))
 	two := tpReq("p1", 10, 8)
 	two.PodSets[0].Count = 2

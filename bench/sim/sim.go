@@ -207,12 +207,13 @@ type run struct {
 	busyAll                                      int64 // GPU-seconds run over the whole span
 	admissions                                   int
 	decisions                                    int
+	series                                       []Sample
+	frag                                         fragStats
+
 	// delay is the victims' termination delay (0: one phase); audit the
 	// store's records of an instant.
 	delay int64
 	audit []allot.AuditRecord
-	series                                       []Sample
-	frag                                         fragStats
 
 	// Node failures (Options.NodeMTBF): the draws, which nodes are down,
 	// and what failures cost.
