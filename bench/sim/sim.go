@@ -257,6 +257,10 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 	if err := r.loop(); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
 	}
+	// Every job left: no victim is left evicting, no preemptor holding.
+	if s := r.st.Load(); r.open == 0 && (len(s.EvictingIDs()) > 0 || len(s.HeldIDs()) > 0) {
+		return nil, fmt.Errorf("policy %s: the run ended with %v evicting and %v holding", p.Name, s.EvictingIDs(), s.HeldIDs())
+	}
 	return r.result(), nil
 }
 
@@ -677,50 +681,32 @@ func (r *run) account(ds []outcome) error {
 	if n := r.st.AuditDropped(); n > 0 {
 		return fmt.Errorf("the store's audit log dropped %d records in one instant", n)
 	}
-	// Evictions first: a victim's GPUs went to the preemptor, or are its
-	// until the victim terminates.
+	// Admissions and evictions in the order the store made them: a
+	// workload admitted, even one that started when its victims had
+	// terminated, may be a victim the next moment.
 	for _, rec := range r.audit {
-		if rec.Kind != allot.AuditEvicted || rec.Preemptor == "" {
+		jid, ok := r.byID[rec.Workload]
+		if !ok {
 			continue
 		}
-		if i, ok := r.byID[rec.Workload]; ok {
-			r.evicted(&r.jobs[i])
+		switch {
+		case rec.Kind == allot.AuditAdmitted && r.jobs[jid].state == waiting:
+			r.admitted(jid)
+		case rec.Kind == allot.AuditEvicted && rec.Preemptor != "":
+			r.evicted(&r.jobs[jid])
 		}
 	}
 	for _, d := range ds {
 		jid, ok := r.byID[d.workload]
-		if !ok {
+		if !ok || d.verdict != allot.VerdictReject {
 			continue
 		}
-		js := &r.jobs[jid]
-		switch d.verdict {
-		case allot.VerdictReject:
-			if js.state == waiting {
-				if _, pending := s.Pending(js.j.ID); pending {
-					r.withdraw(js.j.ID)
-				}
-				js.state = rejected
-				r.open--
+		if js := &r.jobs[jid]; js.state == waiting {
+			if _, pending := s.Pending(js.j.ID); pending {
+				r.withdraw(js.j.ID)
 			}
-		case allot.VerdictAdmit, allot.VerdictPreempt:
-			if js.state != waiting {
-				continue
-			}
-			if _, running := s.Running(js.j.ID); running {
-				r.admitted(jid)
-			}
-		}
-	}
-	// Preemptors admitted once their last victim terminated, which no
-	// decision of this instant admitted.
-	for _, rec := range r.audit {
-		if rec.Kind != allot.AuditAdmitted || len(rec.Victims) == 0 {
-			continue
-		}
-		if jid, ok := r.byID[rec.Workload]; ok && r.jobs[jid].state == waiting {
-			if _, running := s.Running(rec.Workload); running {
-				r.admitted(jid)
-			}
+			js.state = rejected
+			r.open--
 		}
 	}
 	clear(r.audit)
