@@ -86,7 +86,7 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := ev.apply(st.master); err != nil {
-		st.stage = st.stage[:0]
+		st.dropStaged()
 		return nil, err
 	}
 	return st.publish(), nil
