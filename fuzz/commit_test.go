@@ -17,7 +17,7 @@ import (
 // within its quota, place the request as it asks and evict exactly the
 // victims Decide chooses on the cluster.
 func FuzzCommitDecisionJSON(f *testing.F) {
-	base := commitCluster(f)
+	base, twoPhase := commitCluster(f, false), commitCluster(f, true)
 	for _, seed := range commitSeeds(f, base) {
 		f.Add(seed)
 	}
@@ -26,7 +26,8 @@ func FuzzCommitDecisionJSON(f *testing.F) {
 		if json.Unmarshal(data, &d) != nil {
 			return
 		}
-		checkCommit(t, base, d)
+		committed := checkCommit(t, base, d)
+		checkTwoPhaseCommit(t, base, twoPhase, d, committed)
 	})
 }
 
@@ -36,7 +37,7 @@ const commitNominal = 40
 // commitCluster is four nodes of 8 GPUs, two racks of two, in one queue
 // whose higher priorities preempt its lower ones: lo1 holds c0, lo2 and hi
 // share c1, x holds c2 and c3 is free.
-func commitCluster(tb testing.TB) *allot.Snapshot {
+func commitCluster(tb testing.TB, twoPhase bool) *allot.Snapshot {
 	tb.Helper()
 	on := func(id string, prio int32, node string, gpus ...int) allot.Workload {
 		return allot.Workload{ID: id, Queue: "q", Priority: prio, PodSets: []allot.PodSet{{Name: "w", Count: 1, Flavor: "f",
@@ -50,7 +51,8 @@ func commitCluster(tb testing.TB) *allot.Snapshot {
 			Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: commitNominal}, {Name: "cpu", Nominal: 64_000}}}}}},
 		Running: []allot.Workload{on("lo1", 0, "c0", 0, 1, 2, 3, 4, 5, 6, 7), on("lo2", 0, "c1", 0, 1, 2, 3),
 			on("hi", 20, "c1", 4, 5, 6, 7), on("x", 30, "c2", 0, 1, 2, 3, 4, 5, 6, 7)},
-		Now: 5000,
+		Options: allot.Options{TwoPhasePreemption: twoPhase},
+		Now:     5000,
 	}
 	for i := range 4 {
 		b.Nodes = append(b.Nodes, allot.Node{Name: fmt.Sprintf("c%d", i), Flavor: "f", Labels: map[string]string{"rack": fmt.Sprintf("r%d", i/2)},
@@ -97,8 +99,9 @@ func commitSeeds(tb testing.TB, s *allot.Snapshot) [][]byte {
 	return append(seeds, []byte(`{}`), []byte(`null`), []byte(`{"verdict":"Admit","workload":"a","queue":"q","request":{"id":"a","queue":"q","podSets":[]}}`))
 }
 
-// checkCommit commits d on a store of base and checks the outcome.
-func checkCommit(t *testing.T, base *allot.Snapshot, d allot.Decision) {
+// checkCommit commits d on a store of base, checks the outcome and
+// reports whether it committed.
+func checkCommit(t *testing.T, base *allot.Snapshot, d allot.Decision) bool {
 	t.Helper()
 	st := allot.NewStore(base)
 	next, err, panicked := commit(st, d)
@@ -119,7 +122,7 @@ func checkCommit(t *testing.T, base *allot.Snapshot, d allot.Decision) {
 		if got, want := commitState(after), commitState(base); got != want {
 			t.Fatalf("a refused commit changed the store:\nbefore %s\nafter  %s", want, got)
 		}
-		return
+		return false
 	}
 	r := d.Request()
 	w, ok := next.Running(r.ID)
@@ -156,6 +159,50 @@ func checkCommit(t *testing.T, base *allot.Snapshot, d allot.Decision) {
 	if !slices.Equal(evicted, want) {
 		t.Fatalf("evicted %v, Decide evicts %v", evicted, want)
 	}
+	return true
+}
+
+// checkTwoPhaseCommit commits d on a store of twoPhase, base's cluster
+// committing preemptions in two phases: it commits exactly when one phase
+// did (committed), refused it leaves the store as it was, and once the
+// victims have terminated the store holds one phase's state.
+func checkTwoPhaseCommit(t *testing.T, base, twoPhase *allot.Snapshot, d allot.Decision, committed bool) {
+	t.Helper()
+	st := allot.NewStore(twoPhase)
+	s, err, panicked := commit(st, d)
+	if panicked != nil {
+		t.Fatalf("two phases: Commit panicked: %v", panicked)
+	}
+	if (err == nil) != committed {
+		t.Fatalf("two phases: Commit gives %v, one phase committed: %v", err, committed)
+	}
+	if err != nil {
+		if st.Load() != twoPhase {
+			t.Fatalf("two phases: a refused commit (%v) published a version", err)
+		}
+		return
+	}
+	r := d.Request()
+	if d.Verdict == allot.VerdictPreempt {
+		h, ok := s.Held(r.ID)
+		if !ok || len(h.Victims) != len(d.Victims) {
+			t.Fatalf("two phases: Held(%q) = %+v, %v", r.ID, h, ok)
+		}
+		for _, v := range h.Victims {
+			if s, err = st.Apply(allot.Terminated{ID: v}); err != nil {
+				t.Fatalf("two phases: Terminated %q: %v", v, err)
+			}
+		}
+	}
+	one := allot.NewStore(base)
+	want, err := one.Commit(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := commitState(want), commitState(s); a != b {
+		t.Fatalf("two phases end elsewhere:\none phase  %s\ntwo phases %s", a, b)
+	}
+	checkNoDoubleBooking(t, s)
 }
 
 // checkNoDoubleBooking checks that no GPU of the commit cluster is held by
@@ -206,25 +253,29 @@ func commitState(s *allot.Snapshot) string {
 	return string(b)
 }
 
-// TestCommitSeeds runs the fuzz target's checks on its seeds, and the
-// seeds are what they say: the first decisions commit.
+// TestCommitSeeds runs the fuzz target's checks on its seeds, in both
+// modes, and the seeds are what they say: the first decisions commit.
 func TestCommitSeeds(t *testing.T) {
-	base := commitCluster(t)
+	base, twoPhase := commitCluster(t, false), commitCluster(t, true)
 	seeds := commitSeeds(t, base)
-	committed := 0
+	committed, preempts := 0, 0
 	for i, seed := range seeds {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			var d allot.Decision
 			if err := json.Unmarshal(seed, &d); err != nil {
 				t.Fatal(err)
 			}
-			checkCommit(t, base, d)
-			if _, err := allot.NewStore(base).Commit(d); err == nil {
+			ok := checkCommit(t, base, d)
+			if ok {
 				committed++
+				if d.Verdict == allot.VerdictPreempt {
+					preempts++
+				}
 			}
+			checkTwoPhaseCommit(t, base, twoPhase, d, ok)
 		})
 	}
-	if committed < 3 {
-		t.Errorf("%d of %d seeds commit: the seeds do not reach the commit", committed, len(seeds))
+	if committed < 3 || preempts == 0 {
+		t.Errorf("%d of %d seeds commit, %d of them Preempt: the seeds do not reach the commit", committed, len(seeds), preempts)
 	}
 }
