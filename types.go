@@ -241,18 +241,18 @@ type Options struct {
 	// flavor quota-only.
 	TopologyAware *bool `json:"topologyAware,omitempty"`
 	// TwoPhasePreemption commits a Preempt decision in Kueue's two
-	// phases: its victims start evicting (Kueue's Evicted condition) and
+	// phases: its victims start evicting (Kueue's Evicted condition), and
 	// their pods keep their nodes booked until a Terminated event (or
-	// Evict, or Finish) says each is gone, while the preemptor, neither
-	// pending nor running, holds the rest of its room: its quota (the
-	// victims' passes to it at once) and what its pods need beyond what
-	// the victims' hold; it is admitted where the decision placed it when
-	// its last victim is gone. A change to the configuration of its queue or a
-	// victim's (SetQueue, SetCohort above them), its withdrawal or a node
-	// of its placement going down releases the hold instead: the
-	// preemptor is pending again (if it was) and decided anew, its victims
-	// evict all the same. False (the default) evicts the victims and
-	// admits the preemptor at once.
+	// Evict, or Finish) says each is gone, while the preemptor is admitted
+	// in quota terms (Kueue's QuotaReserved: the victims' quota passes to
+	// it at once) and holds the rest of its room; it starts where the
+	// decision placed it when its last victim is gone (Snapshot.Held until
+	// then). A change to the configuration of its queue or a victim's
+	// (SetQueue, or SetCohort above them), its withdrawal or a node of its
+	// placement going down releases the hold: the preemptor is pending
+	// again (if it was) and decided anew, its victims evict all the same. A
+	// preemption may evict a holding preemptor, which loses nothing. False
+	// (the default) evicts the victims and admits the preemptor at once.
 	TwoPhasePreemption bool `json:"twoPhasePreemption,omitempty"`
 }
 
