@@ -108,6 +108,12 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 // or none, or evicts others. Nothing is ever double-booked, and no workload
 // is evicted that the preemption policies do not allow.
 //
+// Commit trusts a decision's placement to keep its request's topology
+// constraints (one domain of a required level, slices, groups): where the
+// pods go within what is free is Decide's to choose, and a placement
+// changed on the way that still books only free GPUs of the right flavor
+// double-books nothing.
+//
 // With Options.TwoPhasePreemption a Preempt decision's victims start
 // evicting and the workload holds its room until they are gone (see
 // Terminated); otherwise they are evicted and the workload admitted at
