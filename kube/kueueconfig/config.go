@@ -183,6 +183,9 @@ func (c *Config) Builder() (allot.Builder, []Warning, error) {
 	if b.Levels, err = c.Levels(); err != nil {
 		return b, nil, err
 	}
+	if len(c.flavors) == 0 {
+		return b, nil, fmt.Errorf("%w: no ResourceFlavor read: a snapshot needs at least one flavor", ErrNotModelled)
+	}
 	for _, name := range sortedKeys(c.flavors) {
 		f, w, err := c.Flavor(name)
 		if err != nil {
@@ -239,6 +242,9 @@ func (c *Config) Builder() (allot.Builder, []Warning, error) {
 	}
 	add(w)
 	b.Pending = pending
+	for _, key := range sortedKeys(c.localQueues) {
+		add(c.LocalQueueWarnings(key))
+	}
 	b.Now = c.Now()
 	b.IgnoredResources = c.ignoredResources(res.Names)
 	warns = append(warns, c.warnings...)
@@ -260,4 +266,25 @@ func (c *Config) source(object string) string { return c.sources[object] }
 // fieldErr is an *ObjectError of one field.
 func (c *Config) fieldErr(object string, err error, fe *field.Error) *ObjectError {
 	return &ObjectError{Object: object, Source: c.source(object), Errs: field.ErrorList{fe}, Err: err}
+}
+
+// LocalQueueWarnings names what allot does not model of a LocalQueue
+// (namespace/name): its fair-sharing weight (admission fair sharing
+// orders a ClusterQueue's workloads by their LocalQueues' usage) and a
+// HoldAndDrain stop policy's eviction. Its stop policy's hold is modelled:
+// a request through a stopped LocalQueue is inadmissible.
+func (c *Config) LocalQueueWarnings(key string) []Warning {
+	lq, ok := c.localQueues[key]
+	if !ok {
+		return nil
+	}
+	obj := objectName("LocalQueue", lq.Namespace, lq.Name)
+	var warns []Warning
+	if lq.Spec.FairSharing != nil {
+		warns = append(warns, Warning{Object: obj, Field: "spec.fairSharing", Message: "not modelled: admission fair sharing among LocalQueues does not order admission"})
+	}
+	if lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy == kueue.HoldAndDrain {
+		warns = append(warns, Warning{Object: obj, Field: "spec.stopPolicy", Message: "HoldAndDrain: its requests are held; allot does not evict the admitted workloads Kueue drains"})
+	}
+	return warns
 }

@@ -87,6 +87,11 @@ func (c *Config) Resources() (ResourceNames, error) {
 		return out, c.fieldErr(seen[names[maxResources]], ErrNotModelled, field.Forbidden(field.NewPath("spec", "resourceGroups"),
 			fmt.Sprintf("not modelled: the quotas cover %d resources (%s); allot tracks at most %d", len(names), strings.Join(names, ", "), maxResources)))
 	}
+	if len(names) == 0 {
+		// No quota covers anything: every request is inadmissible, and
+		// the snapshot still declares its resources.
+		names = []string{"cpu", "memory"}
+	}
 	out.Names = names
 	return out, nil
 }

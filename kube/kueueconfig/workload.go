@@ -144,6 +144,9 @@ func (c *Config) WorkloadRequest(wl *kueue.Workload) (allot.Request, []Warning, 
 		req.ExpectedRuntime = int64(*wl.Spec.MaximumExecutionTimeSeconds)
 		w("spec.maximumExecutionTimeSeconds", "read as the expected runtime; Kueue's eviction at the limit is not modelled")
 	}
+	if len(wl.Spec.PreemptionGates) > 0 {
+		w("spec.preemptionGates", "not modelled: the workload may preempt at once")
+	}
 	covered := sets.New[corev1.ResourceName]()
 	for _, rg := range cq.Spec.ResourceGroups {
 		covered.Insert(rg.CoveredResources...)
