@@ -166,7 +166,8 @@ func metaOf(v any) (*metav1.ObjectMeta, string) {
 	case *metav1.PartialObjectMetadata:
 		return &o.ObjectMeta, o.Kind
 	}
-	panic(fmt.Sprintf("kueueconfig: metaOf(%T)", v))
+	// Only the kinds above are ever held; any other value names itself.
+	return &metav1.ObjectMeta{}, fmt.Sprintf("%T", v)
 }
 
 // ReadPaths reads every file named, and every *.yaml, *.yml and *.json
@@ -294,7 +295,9 @@ func decodeJSON(src string, js []byte) ([]Object, error) {
 		return nil, fmt.Errorf("%w: %s: %s: %v", ErrDecode, src, h.Kind, err)
 	}
 	if len(strict) > 0 {
-		m, kind := metaOf(v)
+		var m metav1.PartialObjectMetadata
+		_ = sigsjson.UnmarshalCaseSensitivePreserveInts(js, &m) // the object decoded, so its metadata does
+		kind := h.Kind
 		msgs := make([]string, len(strict))
 		for i, e := range strict {
 			msgs[i] = e.Error()
