@@ -57,6 +57,7 @@ type Config struct {
 	owners        map[types.UID]owner        // every object's metadata, for owner chains
 	sources       map[string]string          // object name → where it was read
 	warnings      []Warning                  // of the objects themselves
+	nsNames       []string                   // the namespaces sorted, see namespaceNames
 }
 
 // owner is what a pod's owner chain reads of an object.
@@ -137,6 +138,7 @@ func (c *Config) Add(o Object) error {
 		c.pcs[v.Name] = v
 	case *corev1.Namespace:
 		c.namespaces[v.Name] = v
+		c.nsNames = nil
 	case *corev1.Node:
 		c.nodes[v.Name] = v
 	case *corev1.Pod:

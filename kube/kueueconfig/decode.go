@@ -15,8 +15,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -225,32 +228,65 @@ func ReadPaths(paths ...string) ([]Object, error) {
 // only).
 func Decode(name string, data []byte) ([]Object, error) {
 	r := utilyaml.NewYAMLReader(bufio.NewReaderSize(bytes.NewReader(data), 4096))
-	var out []Object
+	var docs [][]byte
 	for doc := 0; ; doc++ {
 		chunk, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			break
 		}
-		src := fmt.Sprintf("%s#%d", name, doc)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrDecode, src, err)
+			return nil, fmt.Errorf("%w: %s#%d: %v", ErrDecode, name, doc, err)
 		}
 		if len(chunk) > maxDocument {
-			return nil, fmt.Errorf("%w: %s: document of %d bytes, more than %d", ErrDecode, src, len(chunk), maxDocument)
+			return nil, fmt.Errorf("%w: %s#%d: document of %d bytes, more than %d", ErrDecode, name, doc, len(chunk), maxDocument)
 		}
-		js, err := yaml.YAMLToJSON(chunk)
-		if err != nil {
+		docs = append(docs, chunk)
+	}
+	// Documents are decoded side by side (YAML's parser is most of an
+	// import's time); the objects and the first error keep the file's
+	// order.
+	results := make([][]Object, len(docs))
+	errs := make([]error, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(docs) {
+					return
+				}
+				results[i], errs[i] = decodeDocument(fmt.Sprintf("%s#%d", name, i), docs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	var out []Object
+	for i := range docs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, results[i]...)
+	}
+	return out, nil
+}
+
+// decodeDocument decodes one YAML or JSON document.
+func decodeDocument(src string, chunk []byte) ([]Object, error) {
+	js := bytes.TrimSpace(chunk)
+	if len(js) == 0 || js[0] != '{' {
+		var err error
+		if js, err = yaml.YAMLToJSON(chunk); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrDecode, src, err)
 		}
-		if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-			continue
-		}
-		objs, err := decodeJSON(src, js)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, objs...)
 	}
+	if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return nil, nil
+	}
+	return decodeJSON(src, js)
 }
 
 // header is what tells one object from another.

@@ -320,7 +320,7 @@ func (c *Config) tenants(obj string, sel *metav1.LabelSelector) ([]string, []War
 		return nil, nil, nil
 	}
 	var out []string
-	for _, name := range sortedKeys(c.namespaces) {
+	for _, name := range c.namespaceNames() {
 		if s.Matches(labels.Set(c.namespaces[name].Labels)) {
 			out = append(out, name)
 		}
@@ -330,4 +330,13 @@ func (c *Config) tenants(obj string, sel *metav1.LabelSelector) ([]string, []War
 			Message: fmt.Sprintf("%s selects none of the %d namespaces read: nothing is admitted", s, len(c.namespaces))}}, nil
 	}
 	return out, nil, nil
+}
+
+// namespaceNames are the namespaces' names in order, kept between calls
+// until a namespace is added: every ClusterQueue's selector reads them.
+func (c *Config) namespaceNames() []string {
+	if len(c.nsNames) != len(c.namespaces) {
+		c.nsNames = sortedKeys(c.namespaces)
+	}
+	return c.nsNames
 }
