@@ -9,7 +9,7 @@ import (
 
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/kube/kueueconfig"
-	"github.com/allot-sched/allot/kube/scenariofile"
+	"github.com/allot-sched/allot/bench/scenario"
 )
 
 // load reads paths into a configuration, writing its warnings to stderr.
@@ -52,7 +52,7 @@ func importKueue(args []string, stdout, stderr io.Writer) int {
 	for i, p := range fs.Args() {
 		names[i] = filepath.Base(filepath.Clean(p))
 	}
-	data, err := scenariofile.Marshal("kueue: "+strings.Join(names, " "), b, nil)
+	data, err := scenario.Marshal("kueue: "+strings.Join(names, " "), b, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "allot import kueue: %v\n", err)
 		return 1
