@@ -32,7 +32,11 @@ type Decision struct {
 	// Preemptible marks an admission that others may later reclaim.
 	Preemptible bool     `json:"preemptible"`
 	Victims     []Victim `json:"victims,omitempty"`
-	// Trail is every check in the order it ran, passed or failed.
+	// Trail is every check in the order it ran, passed or failed. A
+	// decision that does not admit lists the checks it passed before the
+	// one that failed: a request whose quota holds on a flavor whose nodes
+	// cannot hold it shows the quota check passed, with the figures the
+	// admission would have had, then the placement that failed.
 	Trail []Check `json:"trail"`
 	// Version is the snapshot version the decision was made on.
 	Version uint64 `json:"version"`
