@@ -152,6 +152,7 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 			keep[m] = desc[m] == nil && !changed[t.Nodes[m].Flavor]
 		}
 	}
+	s.settleHolds(moved, keep)
 	s.state.Flush() // Reshape carries the aggregates over
 	state := s.state.Reshape(t, moved, func(m int32) (topology.NodeState, bool) {
 		if keep[m] {
@@ -371,6 +372,43 @@ func rebookPods(s *Snapshot, moved []int32, keep []bool) error {
 		return true
 	})
 	return err
+}
+
+// settleHolds brings two-phase preemption's holds through a reshape:
+// a hold whose preemptor or victims hold pods on a node taken out or
+// booked afresh (moved[o] < 0, or !keep[moved[o]]) is released, as a node
+// going down releases it (its victims evict all the same, booking their own
+// pods, which the reshape books again); the others' bookings follow their
+// nodes to their new indices.
+func (s *Snapshot) settleHolds(moved []int32, keep []bool) {
+	if s.inflight == nil || len(s.inflight.holds) == 0 {
+		return
+	}
+	gone := func(o int32) bool { return moved[o] < 0 || !keep[moved[o]] }
+	s.releaseHolds(func(pre *running, h *hold) (string, bool) {
+		for _, p := range pre.Pods {
+			if p.Node >= 0 && gone(p.Node) {
+				return fmt.Sprintf("node %q changed", s.topo.NodeName(p.Node)), true
+			}
+		}
+		for _, e := range h.excess {
+			if gone(e.node) {
+				return fmt.Sprintf("node %q changed", s.topo.NodeName(e.node)), true
+			}
+		}
+		return "", false
+	})
+	if s.inflight == nil {
+		return
+	}
+	p := s.preempting()
+	for j := range p.holds {
+		h := &p.holds[j]
+		h.excess = slices.Clone(h.excess)
+		for k := range h.excess {
+			h.excess[k].node = moved[h.excess[k].node]
+		}
+	}
 }
 
 // copied is a copy of r to change. Where r points at its own room for

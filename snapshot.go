@@ -50,7 +50,18 @@ type Snapshot struct {
 	*pendingSet
 
 	// evictions is append-only: a published snapshot sees its prefix.
-	evictions []Eviction
+	// A store keeps the last evictionCap of them (trimEvictions);
+	// evictionsDropped counts the ones it let go.
+	evictions        []Eviction
+	evictionCap      int
+	evictionsDropped int
+	// inflight holds the two-phase preemptions under way: nil when there
+	// are none, shared between versions until one writes it
+	// (own(rowInflight)).
+	inflight *inflight
+	// staged is, on a store's master only, where the change being made
+	// stages its audit records (note); forks have none.
+	staged *[]AuditRecord
 	// bf caches the backfill reservations, planned on first use.
 	bf *backfillCache
 	// debt is each queue's fairness debt: preemptions suffered, decayed
@@ -193,8 +204,8 @@ func (r *running) admitted() Workload {
 
 // The parts of a snapshot that a fork shares with its parent
 // (Snapshot.shared): the per-queue rows (running counts, per-user usage,
-// non-preemptible usage, fairness debt and historical usage) and the
-// pending set.
+// non-preemptible usage, fairness debt and historical usage), the pending
+// set and the preemptions in flight.
 const (
 	rowRunCount uint8 = 1 << iota
 	rowUsers
@@ -202,7 +213,8 @@ const (
 	rowDebt
 	rowUsed
 	rowPending
-	allRows = rowRunCount | rowUsers | rowNever | rowDebt | rowUsed | rowPending
+	rowInflight
+	allRows = rowRunCount | rowUsers | rowNever | rowDebt | rowUsed | rowPending | rowInflight
 )
 
 // own clones the shared rows among rows before the snapshot writes them,
@@ -231,6 +243,9 @@ func (s *Snapshot) own(rows uint8) {
 	}
 	if todo&rowUsed != 0 {
 		s.used = slices.Clone(s.used)
+	}
+	if todo&rowInflight != 0 && s.inflight != nil {
+		s.inflight = s.inflight.clone()
 	}
 	if todo&rowPending != 0 {
 		// Fork gives the copy's trees owners of their own: nodes of the
@@ -275,6 +290,7 @@ func (s *Snapshot) newVersion() (*Snapshot, *version) {
 	// written.
 	c.shared = allRows
 	c.bf = &v.bf
+	c.staged = nil
 	return c, v
 }
 

@@ -232,6 +232,8 @@ func TestSimulateFlagRanges(t *testing.T) {
 		{[]string{"-repair-time", "0"}, "-repair-time 0 is out of range: want 1 to 1000000000 seconds"},
 		{[]string{"-repair-time", "-1"}, "-repair-time -1 is out of range"},
 		{[]string{"-repair-time", "1000000001"}, "-repair-time 1000000001 is out of range"},
+		{[]string{"-termination-delay", "-1"}, "-termination-delay -1 is out of range: want 0 to 1000000000 seconds (0: preemptions in one phase)"},
+		{[]string{"-termination-delay", "1000000001"}, "-termination-delay 1000000001 is out of range"},
 		// A bad flag is caught before a trace file is read.
 		{[]string{"-trace", "missing.json", "-jobs", "0"}, "-jobs 0 is out of range"},
 	} {
@@ -243,7 +245,7 @@ func TestSimulateFlagRanges(t *testing.T) {
 	}
 	// The bounds themselves are in range.
 	status, out, errOut := runCmd("simulate", "-policies", "fifo", "-jobs", "1", "-nodes", "1", "-gpus-per-node", "64",
-		"-nodes-per-rack", "65536", "-racks-per-block", "1", "-queue-depth", "0", "-node-mtbf", "1000000000", "-repair-time", "1", "-load", "100")
+		"-nodes-per-rack", "65536", "-racks-per-block", "1", "-queue-depth", "0", "-node-mtbf", "1000000000", "-repair-time", "1", "-load", "100", "-termination-delay", "0")
 	if status != 0 || !strings.Contains(out, "1 jobs on 64 GPUs") {
 		t.Fatalf("status %d, stderr %s, output:\n%s", status, errOut, out)
 	}
