@@ -55,6 +55,9 @@ func (e AddNode) apply(s *Snapshot) error {
 // recorded in the store's evictions with reason EvictedNodeRemoved and
 // the work it lost. An unknown node is ErrUnknownNode.
 //
+// A two-phase preemption's hold on the node is released (its preemptor
+// pending again), as NodeDown releases it.
+//
 // Cost: as AddNode's, plus the evictions'.
 type RemoveNode struct{ Node string }
 
@@ -95,6 +98,9 @@ func (e RemoveNode) apply(s *Snapshot) error {
 // the event is refused with the *BuildError Build gives for the same
 // description, naming the pod: evict those workloads first (Evict). An
 // unknown node is ErrUnknownNode.
+//
+// A two-phase preemption's hold on the node is released, the node being
+// booked afresh.
 //
 // Cost: as AddNode's.
 type SetNode struct{ Node Node }

@@ -2,7 +2,9 @@ package allot_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -242,7 +244,7 @@ func TestTwoPhaseRandomEvents(t *testing.T) {
 		n = 60
 	}
 	rng := rand.New(rand.NewPCG(2026, 17))
-	holds, preempted := 0, 0
+	holds, preempted, churned := 0, 0, 0
 	for i := range n {
 		pw := &pworld{}
 		if err := genPreemptWorld(rng, pw); err != nil {
@@ -311,6 +313,36 @@ func TestTwoPhaseRandomEvents(t *testing.T) {
 			case k == 8:
 				q, _ := s.Queue(b.Queues[rng.IntN(len(b.Queues))].Name)
 				ev = allot.SetQueue{Queue: q}
+			case k == 9 && len(nodes) > 0 && rng.IntN(2) == 0:
+				// The cluster's churn, holds in flight: a node taken out,
+				// added or described anew with other labels or capacity.
+				nd, _ := s.Node(nodes[rng.IntN(len(nodes))])
+				var churn allot.Event
+				switch rng.IntN(3) {
+				case 0:
+					churn = allot.RemoveNode{Node: nd.Name}
+				case 1:
+					nd.Name = fmt.Sprintf("added-%d-%d", i, step)
+					churn = allot.AddNode{Node: nd}
+				default:
+					nd.Labels = map[string]string{"rack": fmt.Sprintf("moved-%d", rng.IntN(2))}
+					nd.Capacity = maps.Clone(nd.Capacity)
+					nd.Capacity["cpu"] += 1000
+					churn = allot.SetNode{Node: nd}
+				}
+				before := st.Load()
+				if _, err := st.Apply(churn); err != nil {
+					var be *allot.BuildError
+					if !errors.As(err, &be) || st.Load() != before {
+						t.Fatalf("case %d step %d: %#v: %v", i, step, churn, err)
+					}
+					break
+				}
+				churned++
+				nodes = nodes[:0]
+				for _, n := range st.Load().Nodes() {
+					nodes = append(nodes, n.Name)
+				}
 			default:
 				ev = allot.AdvanceTime{Seconds: int64(rng.IntN(60))}
 			}
@@ -319,7 +351,7 @@ func TestTwoPhaseRandomEvents(t *testing.T) {
 					t.Fatalf("case %d step %d: %#v: %v", i, step, ev, err)
 				}
 			}
-			checkTwoPhaseBooks(t, fmt.Sprintf("case %d step %d", i, step), &b, st.Load(), pw.total)
+			checkTwoPhaseBooks(t, fmt.Sprintf("case %d step %d", i, step), &b, st.Load(), clusterGPUs(st.Load()))
 		}
 		for _, id := range st.Load().EvictingIDs() {
 			if _, err := st.Apply(allot.Terminated{ID: id}); err != nil {
@@ -330,12 +362,21 @@ func TestTwoPhaseRandomEvents(t *testing.T) {
 		if len(s.EvictingIDs()) != 0 || len(s.HeldIDs()) != 0 {
 			t.Fatalf("case %d: left in flight: evicting %v, held %v", i, s.EvictingIDs(), s.HeldIDs())
 		}
-		checkTwoPhaseBooks(t, fmt.Sprintf("case %d end", i), &b, s, pw.total)
+		checkTwoPhaseBooks(t, fmt.Sprintf("case %d end", i), &b, s, clusterGPUs(s))
 	}
-	t.Logf("%d worlds: %d two-phase preemptions, %d holds preempted", n, holds, preempted)
-	if holds < n/2 || preempted == 0 {
+	t.Logf("%d worlds: %d two-phase preemptions, %d holds preempted, %d node events", n, holds, preempted, churned)
+	if holds < n/2 || preempted == 0 || churned < n/4 {
 		t.Errorf("%d preemptions and %d holds preempted in %d worlds: the test reaches too little", holds, preempted, n)
 	}
+}
+
+// clusterGPUs is the GPUs of s's nodes.
+func clusterGPUs(s *allot.Snapshot) int64 {
+	total := int64(0)
+	for _, n := range s.Nodes() {
+		total += n.Capacity["gpu"]
+	}
+	return total
 }
 
 // checkTwoPhaseBooks checks a two-phase store's books (see

@@ -29,11 +29,29 @@ func FuzzChurn(f *testing.F) {
 	})
 }
 
+// FuzzChurnTwoPhase is FuzzChurn on a store that preempts in two phases:
+// after every step the victims still evicting terminate, one by one, and
+// then nothing may be left in flight and the state must be the one its
+// own Builder builds, as with one phase.
+func FuzzChurnTwoPhase(f *testing.F) {
+	for _, seed := range decideSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w := genChurn(data)
+		w.B.Options.TwoPhasePreemption = true
+		w.settle = true
+		checkChurn(t, w)
+	})
+}
+
 // churnWorld is a world and the steps to run on a store of it: an event,
 // or nil for deciding the world's next request (committed when it admits).
 type churnWorld struct {
 	world
 	Steps []allot.Event
+	// settle terminates, after every step, the victims still evicting.
+	settle bool
 }
 
 // genChurn generates the world as gen does and the steps from the same
@@ -147,6 +165,16 @@ func checkChurn(t *testing.T, w churnWorld) {
 					t.Fatalf("%s: error %v (%T) is neither a *allot.BuildError nor a sentinel", label, err, err)
 				}
 				continue
+			}
+		}
+		if w.settle {
+			for _, id := range store.Load().EvictingIDs() {
+				if _, err, panicked := apply(store, allot.Terminated{ID: id}); err != nil || panicked != nil {
+					t.Fatalf("%s: Terminated{%q}: %v %v", label, id, err, panicked)
+				}
+			}
+			if s := store.Load(); len(s.EvictingIDs()) != 0 || len(s.HeldIDs()) != 0 {
+				t.Fatalf("%s: every victim gone, still in flight: evicting %v, held %v", label, s.EvictingIDs(), s.HeldIDs())
 			}
 		}
 		rebuilt(t, label, store.Load(), w.Requests)

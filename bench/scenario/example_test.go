@@ -14,14 +14,14 @@ import (
 func ExampleMarshal() {
 	b := allot.Builder{
 		Now:         3600,
-		Resources:   []string{"nvidia.com/gpu", "cpu"},
+		Resources:   []string{"nvidia.com/gpu"},
 		GPUResource: "nvidia.com/gpu",
 		Flavors:     []allot.Flavor{{Name: "h100"}},
-		Nodes:       []allot.Node{{Name: "n0", Flavor: "h100", Capacity: allot.Resources{"nvidia.com/gpu": 8, "cpu": 96_000}}},
+		Nodes:       []allot.Node{{Name: "n0", Flavor: "h100", Capacity: allot.Resources{"nvidia.com/gpu": 8}}},
 		Queues: []allot.Queue{{Name: "team-a", Quota: []allot.FlavorQuota{{Flavor: "h100",
 			Resources: []allot.ResourceQuota{{Name: "nvidia.com/gpu", Nominal: 8}}}}}},
 		Running: []allot.Workload{{ID: "train", Queue: "team-a", PodSets: []allot.PodSet{{Name: "w", Count: 1, Flavor: "h100",
-			Nodes: []string{"n0"}, PerPod: allot.Resources{"nvidia.com/gpu": 2, "cpu": 1500}}}}},
+			Nodes: []string{"n0"}, PerPod: allot.Resources{"nvidia.com/gpu": 2}}}}},
 	}
 	snap, err := b.Build()
 	if err != nil {
@@ -45,8 +45,7 @@ func ExampleMarshal() {
 	//   "name": "saved",
 	//   "now": 3600,
 	//   "resources": [
-	//     "nvidia.com/gpu",
-	//     "cpu"
+	//     "nvidia.com/gpu"
 	//   ],
 	//   "gpuResource": "nvidia.com/gpu",
 	//   "flavors": [
@@ -59,7 +58,6 @@ func ExampleMarshal() {
 	//       "name": "n0",
 	//       "flavor": "h100",
 	//       "capacity": {
-	//         "cpu": 96,
 	//         "nvidia.com/gpu": 8
 	//       }
 	//     }
@@ -85,7 +83,6 @@ func ExampleMarshal() {
 	//           "name": "w",
 	//           "count": 1,
 	//           "perPod": {
-	//             "cpu": "1500m",
 	//             "nvidia.com/gpu": 2
 	//           },
 	//           "flavor": "h100",
