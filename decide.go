@@ -69,6 +69,9 @@ func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	dc := decider{assigner: assigner{s: s, r: &d.request, usage: s.usage}, d: d}
 	dc.run()
 	dc.finish(copyText)
+	if d.request.minCounted() {
+		decidePartial(s, d)
+	}
 }
 
 // reset empties d, keeping its memory; a fresh d gets room for a typical

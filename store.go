@@ -149,6 +149,12 @@ func checkDecision(s *Snapshot, d *Decision) error {
 	if req.ID != d.Workload || len(d.Flavors) != len(req.PodSets) {
 		return fmt.Errorf("%w: the decision was not made by Decide", ErrInvalid)
 	}
+	for i := range req.PodSets {
+		ps := &req.PodSets[i]
+		if n, ok := ps.admittedCount(d.Flavors[i]); !ok {
+			return fmt.Errorf("%w: pod set %q admitted at %d pods, its count is %d and its minCount %d", ErrInvalid, ps.Name, n, ps.Count, ps.MinCount)
+		}
+	}
 	for i, v := range d.Victims {
 		if v.ID == req.ID {
 			return fmt.Errorf("%w: workload %q is its own victim", ErrInvalid, v.ID)
@@ -166,7 +172,7 @@ func checkDecision(s *Snapshot, d *Decision) error {
 // free may have come free elsewhere, which the decision's placement (on the
 // victims' nodes) cannot show: only a new decision can.
 func (st *Store) victimsNeeded(d *Decision, conflict func(string, ...any) error) error {
-	now := Decide(st.cur.Load(), d.request)
+	now := Decide(st.cur.Load(), d.fixedRequest())
 	switch now.Verdict {
 	case VerdictAdmit:
 		return conflict("the workload fits now without evicting %s: decide again", victimList(d.Victims))
@@ -247,6 +253,7 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 			return nil, fmt.Errorf("%w: pod set %q has no flavor in the decision", ErrInvalid, ps.Name)
 		}
 		ps.Flavor = s.flavors[f].Name
+		ps.Count, _ = ps.admittedCount(d.Flavors[i]) // checked by checkDecision
 		per, keys, err := s.podVector(ps.PerPod, "perPod")
 		if err != nil {
 			return nil, err
