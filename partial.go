@@ -185,6 +185,22 @@ func (p *partialSearch) try(d *Decision, at int32) bool {
 	}
 	var counts [maxPodSets]int32
 	p.countsAt(at, &counts)
+	// Neighbouring indexes may give the same counts, whose decision is
+	// the same: the one of an index tried already stands.
+	for _, t := range p.tried {
+		var was [maxPodSets]int32
+		p.countsAt(t.at, &was)
+		if was != counts {
+			continue
+		}
+		ok := t.reason.Verdict() == VerdictAdmit || t.reason.Verdict() == VerdictPreempt
+		if ok {
+			p.bestAt = at
+		} else {
+			p.failAt = at
+		}
+		return ok
+	}
 	req := *p.r
 	for i := range p.n {
 		p.sets[i] = p.r.PodSets[i]
@@ -274,15 +290,13 @@ func (p *partialSearch) reducible(i int) bool { return p.delta[i] > 0 }
 // appendPodSets names the reducible pod sets with their counts and
 // minimums: `pod set "workers" (count 10, minCount 4)`.
 func (p *partialSearch) appendPodSets(b []byte) []byte {
+	b = p.appendNoun(b)
 	k := 0
 	for i := range p.n {
 		if !p.reducible(i) {
 			continue
 		}
-		switch {
-		case k == 0:
-			b = append(b, "pod set "...)
-		default:
+		if k > 0 {
 			b = append(b, ", "...)
 		}
 		k++
@@ -303,15 +317,13 @@ func (p *partialSearch) appendPodSets(b []byte) []byte {
 // appendAdmitted writes the reducible pod sets at counts: `pod set
 // "workers" 6 of 10 pods (minCount 4)`.
 func (p *partialSearch) appendAdmitted(b []byte, counts *[maxPodSets]int32) []byte {
+	b = p.appendNoun(b)
 	k := 0
 	for i := range p.n {
 		if !p.reducible(i) {
 			continue
 		}
-		switch {
-		case k == 0:
-			b = append(b, "pod set "...)
-		default:
+		if k > 0 {
 			b = append(b, ", "...)
 		}
 		k++
@@ -328,17 +340,31 @@ func (p *partialSearch) appendAdmitted(b []byte, counts *[maxPodSets]int32) []by
 	return b
 }
 
-// appendAt writes the counts of the reducible pod sets at search index
-// at: "6", or "(6, 3)" for several.
-func (p *partialSearch) appendAt(b []byte, at int32) []byte {
-	var counts [maxPodSets]int32
-	p.countsAt(at, &counts)
+// reducibles is how many pod sets have a minCount below their count.
+func (p *partialSearch) reducibles() int {
 	k := 0
 	for i := range p.n {
 		if p.reducible(i) {
 			k++
 		}
 	}
+	return k
+}
+
+// appendNoun writes "pod set " or, for several, "pod sets ".
+func (p *partialSearch) appendNoun(b []byte) []byte {
+	if p.reducibles() > 1 {
+		return append(b, "pod sets "...)
+	}
+	return append(b, "pod set "...)
+}
+
+// appendAt writes the counts of the reducible pod sets at search index
+// at: "6", or "(6, 3)" for several.
+func (p *partialSearch) appendAt(b []byte, at int32) []byte {
+	var counts [maxPodSets]int32
+	p.countsAt(at, &counts)
+	k := p.reducibles()
 	if k > 1 {
 		b = append(b, '(')
 	}
