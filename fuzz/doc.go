@@ -15,11 +15,19 @@
 //     decision must come out twice byte for byte, and an admission must be
 //     sound: one placement per pod, GPUs free and not booked twice, required
 //     topology and spread respected, and Store.Commit must accept it.
+//   - FuzzPartial is FuzzDecide with minCounts (partial admission) on its
+//     requests and pending, submitted and running workloads, some of them
+//     malformed, drawn apart so that FuzzDecide's worlds stay as they are.
+//     A partial decision must admit counts from each minCount to its count,
+//     be the decision Decide gives at those counts, reduce only when the
+//     full counts are not admitted, and, admitting nothing, be the
+//     minimum's.
 //
 // The seed corpora live in testdata/fuzz/<FuzzName>/ and run with plain
 // go test; to search further:
 //
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzDecide -fuzztime=60s
+//	go test ./fuzz/ -run='^$' -fuzz=FuzzPartial -fuzztime=60s
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzScenarioLoader -fuzztime=60s
 //
 // A failing input is written to testdata/fuzz/<FuzzName>/; keep it there as
