@@ -228,4 +228,7 @@ type workspace struct {
 	// nominee nominates the workloads ahead of a request when planning
 	// backfill.
 	nominee assigner
+	// placeable remembers, while a request with a minCount is decided,
+	// which of its counts could be placed on the empty cluster.
+	placeable placeableMemo
 }

@@ -384,3 +384,70 @@ func (p *partialSearch) appendAt(b []byte, at int32) []byte {
 	}
 	return b
 }
+
+// placeableMemo remembers, while a request with a minCount is decided (at
+// its full counts, then at each count searched), whether a unit of pod
+// sets could be placed on a flavor of the empty cluster at the counts
+// tried: a count placed there says every smaller one could be, one that
+// could not be says no larger one could, so the decision places on the
+// empty cluster about once instead of at every count that waits for quota
+// or free nodes. Off (and empty) otherwise.
+type placeableMemo struct {
+	on      bool
+	entries []placeableEntry
+}
+
+// placeableEntry is one answer: unit u of pod sets on flavor f at counts.
+type placeableEntry struct {
+	u      uint16
+	f      int32
+	ok     bool
+	counts [maxPodSets]int32
+}
+
+// start turns the memo on, empty, for one search; stop turns it off.
+func (m *placeableMemo) start() { m.on, m.entries = true, m.entries[:0] }
+func (m *placeableMemo) stop()  { m.on, m.entries = false, m.entries[:0] }
+
+// lookup answers for unit u of dc's request on flavor f when an earlier
+// answer implies it.
+func (m *placeableMemo) lookup(dc *decider, u uint16, f int32) (ok, known bool) {
+	if !m.on {
+		return false, false
+	}
+	for i := range m.entries {
+		e := &m.entries[i]
+		if e.u != u || e.f != f {
+			continue
+		}
+		smaller, larger := true, true
+		for k := 0; k < dc.n; k++ {
+			if u&(1<<k) != 0 {
+				c := dc.r.PodSets[k].Count
+				smaller = smaller && c <= e.counts[k]
+				larger = larger && c >= e.counts[k]
+			}
+		}
+		switch {
+		case e.ok && smaller:
+			return true, true
+		case !e.ok && larger:
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// record keeps the answer ok for unit u of dc's request on flavor f.
+func (m *placeableMemo) record(dc *decider, u uint16, f int32, ok bool) {
+	if !m.on {
+		return
+	}
+	e := placeableEntry{u: u, f: f, ok: ok}
+	for k := 0; k < dc.n; k++ {
+		if u&(1<<k) != 0 {
+			e.counts[k] = dc.r.PodSets[k].Count
+		}
+	}
+	m.entries = append(m.entries, e)
+}
