@@ -109,9 +109,9 @@ type partialSearch struct {
 	sets [maxPodSets]PodSet
 	// tried lists the indexes tried, in order, with their reasons.
 	tried []probe
-	// best holds the decision at the smallest index that succeeded, cur
-	// the one just made; failed is the index and message of the last
-	// index that failed.
+	// best holds the decision at bestAt, the smallest index that
+	// succeeded, and cur the one just made; failAt is the last index that
+	// failed, with its decision's message and reason.
 	dec       [2]Decision
 	best, cur *Decision
 	bestAt    int32
