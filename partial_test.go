@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -229,4 +230,43 @@ func TestPartialBuildRefusesMinCount(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A pod set of 8 one-GPU pods that may start with as few as 2, in a queue
+// with 5 of its 8 GPUs free: the full count waits for quota, and the
+// search admits 5, saying why 6 is not; committed, the workload runs with
+// 5 pods.
+func ExampleDecide_partialAdmission() {
+	b := allot.Builder{
+		Resources: []string{"gpu"},
+		Flavors:   []allot.Flavor{{Name: "a100"}},
+		Nodes:     []allot.Node{{Name: "n0", Flavor: "a100", Capacity: allot.Resources{"gpu": 8}}},
+		Queues: []allot.Queue{{Name: "team-a", Quota: []allot.FlavorQuota{{Flavor: "a100",
+			Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}}}}},
+		Running: []allot.Workload{{ID: "old", Queue: "team-a", PodSets: []allot.PodSet{{Name: "main", Count: 1,
+			PerPod: allot.Resources{"gpu": 3}, Flavor: "a100", Nodes: []string{"n0"}}}}},
+	}
+	snap, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	d := allot.Decide(snap, allot.Request{ID: "elastic", Queue: "team-a", PodSets: []allot.PodSet{{
+		Name: "workers", Count: 8, MinCount: 2, PerPod: allot.Resources{"gpu": 1}}}})
+	n, _ := d.CountOf("workers")
+	fmt.Println(d.Verdict, d.Reason, n, "pods")
+	fmt.Println(d.Message)
+	last := d.Trail[len(d.Trail)-1]
+	fmt.Println(last.Stage, last.Detail)
+
+	next, err := allot.NewStore(snap).Commit(d)
+	if err != nil {
+		panic(err)
+	}
+	w, _ := next.Running("elastic")
+	fmt.Println(w.PodSets[0].Count, "pods running, minCount", w.PodSets[0].MinCount)
+	// Output:
+	// Admit Fits 5 pods
+	// admitted on a100: gpu 8/8 of nominal after admission; 5 pods on 1 node n0; partial admission: pod set "workers" 5 of 8 pods (minCount 2), 6 not admitted: QuotaExhausted
+	// partial pod set "workers" (count 8, minCount 2): tried 8 QuotaExhausted, 5 Fits, 7 QuotaExhausted, 6 QuotaExhausted; admitted at 5; at 6: queue "team-a" uses 3/8 gpu of a100 nominal quota, the request needs 6 and 5 are available
+	// 5 pods running, minCount 2
 }
