@@ -57,24 +57,27 @@ func TestPartialCommitBooksTheAdmittedCount(t *testing.T) {
 	if r := d.Request(); r.PodSets[0].Count != 8 || r.PodSets[0].MinCount != 2 {
 		t.Fatalf("the decision's request is %+v, want the request as asked", r.PodSets[0])
 	}
-	// The count travels in the decision's JSON.
+	// The count travels in the decision's JSON, with the request as asked,
+	// and the decoded decision commits as the one Decide made.
 	var back allot.Decision
 	if err := json.Unmarshal(mustJSON(t, d), &back); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(back.Flavors, d.Flavors) || back.Flavors[0].Count != 5 {
-		t.Fatalf("flavors after a JSON round trip: %+v, want %+v", back.Flavors, d.Flavors)
+	if !slices.Equal(back.Flavors, d.Flavors) || back.Flavors[0].Count != 5 || back.Request().PodSets[0].MinCount != 2 {
+		t.Fatalf("after a JSON round trip: flavors %+v, request %+v", back.Flavors, back.Request())
 	}
-	next, err := allot.NewStore(s).Commit(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, _ := next.Running("e")
-	if ps := w.PodSets[0]; ps.Count != 5 || ps.MinCount != 2 || len(ps.Nodes) != 5 {
-		t.Fatalf("running pod set %+v, want 5 pods with minCount 2", ps)
-	}
-	if got := next.Usage("q", "f", "gpu"); got != 8 || next.FreeGPUs() != 0 {
-		t.Fatalf("usage %d, free %d after the commit; want 8 and 0", got, next.FreeGPUs())
+	for name, dec := range map[string]allot.Decision{"decided": d, "decoded": back} {
+		next, err := allot.NewStore(s).Commit(dec)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		w, _ := next.Running("e")
+		if ps := w.PodSets[0]; ps.Count != 5 || ps.MinCount != 2 || len(ps.Nodes) != 5 {
+			t.Fatalf("%s: running pod set %+v, want 5 pods with minCount 2", name, ps)
+		}
+		if got := next.Usage("q", "f", "gpu"); got != 8 || next.FreeGPUs() != 0 {
+			t.Fatalf("%s: usage %d, free %d after the commit; want 8 and 0", name, got, next.FreeGPUs())
+		}
 	}
 }
 
@@ -141,13 +144,23 @@ func TestPartialPreemptCommitKeepsItsCounts(t *testing.T) {
 	if !errors.As(err, &ce) || !strings.Contains(ce.Detail, `fits now without evicting "low"`) {
 		t.Fatalf("Commit: %v, want a conflict: 4 pods fit without evicting low", err)
 	}
-	// On its own version, it commits: low evicted, 4 pods admitted.
-	next, err := allot.NewStore(s).Commit(d)
-	if err != nil {
+	// On its own version it commits, low evicted and 4 pods admitted, also
+	// after a JSON round trip, which decides again at the counts it admits.
+	var back allot.Decision
+	if err := json.Unmarshal(mustJSON(t, d), &back); err != nil {
 		t.Fatal(err)
 	}
-	if w, ok := next.Running("e"); !ok || w.PodSets[0].Count != 4 {
-		t.Fatalf("after the commit: running %v, pod set %+v", ok, w.PodSets)
+	for name, dec := range map[string]allot.Decision{"decided": d, "decoded": back} {
+		next, err := allot.NewStore(s).Commit(dec)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if w, ok := next.Running("e"); !ok || w.PodSets[0].Count != 4 {
+			t.Fatalf("%s: after the commit: running %v, pod set %+v", name, ok, w.PodSets)
+		}
+		if ev := next.Evictions(); len(ev) != 1 || ev[0].ID != "low" {
+			t.Fatalf("%s: evictions %+v, want low", name, ev)
+		}
 	}
 }
 

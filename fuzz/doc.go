@@ -15,6 +15,12 @@
 //     decision must come out twice byte for byte, and an admission must be
 //     sound: one placement per pod, GPUs free and not booked twice, required
 //     topology and spread respected, and Store.Commit must accept it.
+//   - FuzzChurn runs store events on FuzzDecide's worlds, nodes added,
+//     removed and described anew and queues and cohorts removed among the
+//     others, with the world's requests decided and committed in between:
+//     no event panics, a refused one publishes nothing and says why with a
+//     *allot.BuildError or a sentinel error, and after every step the
+//     snapshot's own Builder builds it again, answering alike.
 //   - FuzzPartial is FuzzDecide with minCounts (partial admission) on its
 //     requests and pending, submitted and running workloads, some of them
 //     malformed, drawn apart so that FuzzDecide's worlds stay as they are.
@@ -27,6 +33,7 @@
 // go test; to search further:
 //
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzDecide -fuzztime=60s
+//	go test ./fuzz/ -run='^$' -fuzz=FuzzChurn -fuzztime=60s
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzPartial -fuzztime=60s
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzScenarioLoader -fuzztime=60s
 //
