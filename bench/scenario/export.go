@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/allot-sched/allot/quantity"
+
 	"github.com/allot-sched/allot"
 )
 
@@ -221,16 +223,14 @@ type amount struct {
 	v        int64
 }
 
-// MarshalJSON writes cpu in cores, or in millicores ("1500m") when it is
-// not whole cores, and every other resource as a number of base units.
+// MarshalJSON writes a resource counted in units of its own (gpu,
+// extended resources) as a number, and cpu, memory and storage as the
+// Kubernetes quantity package quantity writes ("1500m", "16Gi").
 func (q amount) MarshalJSON() ([]byte, error) {
-	if q.resource == "cpu" {
-		if q.v%1000 == 0 {
-			return strconv.AppendInt(nil, q.v/1000, 10), nil
-		}
-		return strconv.AppendQuote(nil, strconv.FormatInt(q.v, 10)+"m"), nil
+	if !quantity.Scaled(q.resource) {
+		return strconv.AppendInt(nil, q.v, 10), nil
 	}
-	return strconv.AppendInt(nil, q.v, 10), nil
+	return strconv.AppendQuote(nil, quantity.FormatBase(q.resource, q.v)), nil
 }
 
 // quantities is a resource map in the format's notation.
@@ -376,14 +376,14 @@ func fairSharing(f allot.FairSharing) *fairSharingOut {
 }
 
 // check refuses what the format cannot hold: times before zero, a
-// workload's time after now, resources b does not declare.
+// workload's time after now, resources b neither declares nor ignores.
 func (w *writer) check(b allot.Builder) error {
 	if b.Now < 0 {
 		return fmt.Errorf("now %d is before zero", b.Now)
 	}
 	declared := func(m allot.Resources, where string) error {
 		for name := range m {
-			if !slices.Contains(w.resources, name) {
+			if !slices.Contains(w.resources, name) && !slices.Contains(b.IgnoredResources, name) {
 				return fmt.Errorf("%s: resource %q is not declared", where, name)
 			}
 		}
