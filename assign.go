@@ -503,6 +503,9 @@ func (dc *decider) everPlaceable(u uint16, f int32) bool {
 	if !dc.s.flavorHasNodes(f) {
 		return true
 	}
+	if ok, known := dc.d.work.placeable.lookup(dc, u, f); known {
+		return ok
+	}
 	sets := dc.gangSets(u, f)
 	p := &dc.d.work.capacity
 	p.Reset(dc.s.capacity)
@@ -515,6 +518,7 @@ func (dc *decider) everPlaceable(u uint16, f int32) bool {
 	mark := len(w.asg)
 	asg, _, ok := p.Place(sets, w.asg)
 	w.asg = asg[:mark]
+	w.placeable.record(dc, u, f, ok)
 	return ok
 }
 
@@ -525,13 +529,16 @@ func (dc *decider) classify(a *attempt, u uint16, sets []gang.PodSet) {
 	s := dc.s
 	w := dc.d.work
 	p := &w.capacity
-	p.Reset(s.capacity)
 	mark := len(w.asg)
-	asg, fail, ok := p.Place(sets, w.asg)
-	w.asg = asg[:mark]
-	if !ok {
-		a.reason, a.never, a.fail = NeverFits, true, fail
-		return
+	if ok, known := w.placeable.lookup(dc, u, a.flavor); !ok || !known {
+		p.Reset(s.capacity)
+		asg, fail, ok := p.Place(sets, w.asg)
+		w.asg = asg[:mark]
+		w.placeable.record(dc, u, a.flavor, ok)
+		if !ok {
+			a.reason, a.never, a.fail = NeverFits, true, fail
+			return
+		}
 	}
 	if len(s.state.Cooling()) > 0 {
 		p.Reset(s.state)

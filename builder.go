@@ -419,6 +419,9 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 		if ps.Count < 1 || ps.Count > maxPodCount {
 			return buildErr(ErrInvalid, pp+".count", "%d out of range [1, %d]", ps.Count, maxPodCount)
 		}
+		if ps.MinCount < 0 || ps.MinCount > ps.Count {
+			return buildErr(ErrInvalid, pp+".minCount", "%d out of range [0, %d], the count it runs with", ps.MinCount, ps.Count)
+		}
 		f, ok := s.flavorIdx[ps.Flavor]
 		if !ok {
 			return buildErr(ErrUnknownFlavor, pp+".flavor", "workload %q pod set %q names flavor %q", w.ID, ps.Name, ps.Flavor)

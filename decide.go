@@ -67,8 +67,16 @@ func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	d.request, d.decided = r, true
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
 	dc := decider{assigner: assigner{s: s, r: &d.request, usage: s.usage}, d: d}
+	partial := r.minCounted()
+	if partial {
+		d.work.placeable.start() // for the full counts and every count searched
+	}
 	dc.run()
 	dc.finish(copyText)
+	if partial {
+		decidePartial(s, d)
+		d.work.placeable.stop()
+	}
 }
 
 // reset empties d, keeping its memory; a fresh d gets room for a typical

@@ -56,10 +56,16 @@ type Decision struct {
 	decisionScratch
 }
 
-// PodSetFlavor names the flavor of one pod set.
+// PodSetFlavor names the flavor of one pod set and, for a request with a
+// minCount (partial admission), the pods admitted.
 type PodSetFlavor struct {
 	PodSet string `json:"podSet"`
 	Flavor string `json:"flavor"`
+	// Count is the pods of the pod set the decision admits, set on every
+	// pod set of a request where some pod set has a minCount; zero means
+	// the pod set's count (as Kueue's PodSetAssignment.Count, when
+	// missing, means the spec's).
+	Count int32 `json:"count,omitempty"`
 }
 
 // PodPlacement is where one pod goes: a node and node-local GPU indices.
@@ -144,9 +150,13 @@ const (
 	// FairSharePreemption). It is in the trail only when victims are
 	// found, after the check that failed.
 	StagePreemption
+	// StagePartial is partial admission's search for the largest count
+	// that is admitted: the counts tried and why the next larger one is
+	// not.
+	StagePartial
 )
 
-var stageNames = [...]string{"", "validate", "authorize", "hold", "caps", "quota", "placement", "backfill", "softCap", "preemption"}
+var stageNames = [...]string{"", "validate", "authorize", "hold", "caps", "quota", "placement", "backfill", "softCap", "preemption", "partial"}
 
 func (s Stage) String() string {
 	if int(s) < len(stageNames) {
@@ -181,6 +191,23 @@ func (d *Decision) FlavorOf(podSet string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// CountOf returns the pods of the named pod set the decision admits: its
+// count, or less under partial admission (PodSet.MinCount).
+func (d *Decision) CountOf(podSet string) (int32, bool) {
+	for i, f := range d.Flavors {
+		if f.PodSet != podSet {
+			continue
+		}
+		if f.Count != 0 {
+			return f.Count, true
+		}
+		if i < len(d.request.PodSets) {
+			return d.request.PodSets[i].Count, true
+		}
+	}
+	return 0, false
 }
 
 // IsBorrowing reports whether the admission borrows any quota.
@@ -252,4 +279,7 @@ type workspace struct {
 	// nominee nominates the workloads ahead of a request when planning
 	// backfill.
 	nominee assigner
+	// placeable remembers, while a request with a minCount is decided,
+	// which of its counts could be placed on the empty cluster.
+	placeable placeableMemo
 }

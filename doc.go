@@ -147,4 +147,18 @@
 // sharing, in allot's default, weighted DRF's progressive filling (one
 // admission at a time, the lowest share after admission over the weight
 // next); Kueue-exact mode keeps Kueue's cycles there too.
+//
+// # Partial admission
+//
+// A pod set with a MinCount may be admitted with fewer pods than its
+// Count, down to that minimum (Kueue's minCount). Decide decides the full
+// counts first; when they are neither admitted nor preempted for, it
+// searches the counts as Kueue's scheduler does, every pod set with a
+// minimum shrinking together, and answers with the decision at the largest
+// counts it admits: that many pods placed, each pod set's count in
+// Decision.Flavors (Decision.CountOf), the counts tried and why the next
+// larger is not admitted in the message and in a last trail check
+// (StagePartial). Preemption at a reduced count follows the queue's own
+// policy. Commit books the admitted counts and re-checks them against the
+// request; the running pod set's Count is what it was admitted at.
 package allot

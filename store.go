@@ -249,6 +249,12 @@ func checkDecision(s *Snapshot, d *Decision) error {
 	case d.Verdict == VerdictPreempt && len(d.Victims) == 0:
 		return fmt.Errorf("%w: a Preempt decision without victims", ErrInvalid)
 	}
+	for i := range req.PodSets {
+		ps := &req.PodSets[i]
+		if n, ok := ps.admittedCount(d.Flavors[i]); !ok {
+			return fmt.Errorf("%w: pod set %q admitted at %d pods, its count is %d and its minCount %d", ErrInvalid, ps.Name, n, ps.Count, ps.MinCount)
+		}
+	}
 	for i, v := range d.Victims {
 		if v.ID == req.ID {
 			return fmt.Errorf("%w: workload %q is its own victim", ErrInvalid, v.ID)
@@ -267,10 +273,11 @@ func checkDecision(s *Snapshot, d *Decision) error {
 // room the victims were to free may have come free another way, which the
 // decision's placement (on the victims' nodes) cannot show; the victims'
 // queues may have stopped borrowing; the decision may have been changed on
-// the way. It returns the victims as Decide chooses them now, with their
+// the way. A partial admission is decided again at the counts d admits.
+// It returns the victims as Decide chooses them now, with their
 // reasons, policies and lost work as of now.
 func (st *Store) victimsChosen(d *Decision, conflict func(string, ...any) error) ([]Victim, error) {
-	now := Decide(st.cur.Load(), d.request)
+	now := Decide(st.cur.Load(), d.fixedRequest())
 	switch now.Verdict {
 	case VerdictAdmit:
 		return nil, conflict("the workload fits now without evicting %s: decide again", victimList(d.Victims))
@@ -364,6 +371,7 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 			return nil, fmt.Errorf("%w: pod set %q may not use flavor %q", ErrInvalid, ps.Name, s.flavors[f].Name)
 		}
 		ps.Flavor = s.flavors[f].Name
+		ps.Count, _ = ps.admittedCount(d.Flavors[i]) // checked by checkDecision
 		per, keys, err := s.podVector(ps.PerPod, "perPod")
 		if err != nil {
 			return nil, err

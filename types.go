@@ -43,9 +43,16 @@ type PreemptionSpec struct {
 
 // PodSet is a group of identical pods inside a workload.
 type PodSet struct {
-	Name   string    `json:"name"`
-	Count  int32     `json:"count"`
-	PerPod Resources `json:"perPod"`
+	Name  string `json:"name"`
+	Count int32  `json:"count"`
+	// MinCount, when set, lets the pod set be admitted with fewer pods
+	// than Count, down to MinCount (Kueue's minCount, Volcano's
+	// minMember): Decide admits the largest count quota and placement
+	// allow, searching down as Kueue's partial admission does. Zero
+	// admits the pod set whole. A running pod set's Count is what it was
+	// admitted at.
+	MinCount int32     `json:"minCount,omitempty"`
+	PerPod   Resources `json:"perPod"`
 	// Flavors restricts the flavors this pod set may use; empty means any
 	// flavor of its queue.
 	Flavors []string `json:"flavors,omitempty"`

@@ -118,6 +118,9 @@ func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 	if ps.Flavor != "" || len(ps.Nodes) > 0 || len(ps.GPUIndices) > 0 {
 		return "a request carries no placement (flavor, nodes, gpuIndices)", "nodes"
 	}
+	if msg, field := ps.validateMinCount(); msg != "" {
+		return msg, field
+	}
 	return s.validateTopology(&ps.Topology, ps.Count)
 }
 

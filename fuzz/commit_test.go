@@ -82,7 +82,13 @@ func commitSeeds(tb testing.TB, s *allot.Snapshot) [][]byte {
 		}
 		seeds = append(seeds, b)
 	}
-	for _, r := range []allot.Request{req("a", 0, 1, 8), req("p", 10, 1, 8), req("g", 25, 2, 8), req("m", 10, 3, 4), req("big", 0, 4, 8)} {
+	// Partial admissions: 2 of 4 pods admitted, and 2 of 4 by preemption.
+	partial := func(r allot.Request, min int32) allot.Request {
+		r.PodSets[0].MinCount = min
+		return r
+	}
+	for _, r := range []allot.Request{req("a", 0, 1, 8), req("p", 10, 1, 8), req("g", 25, 2, 8), req("m", 10, 3, 4), req("big", 0, 4, 8),
+		partial(req("e", 0, 4, 4), 1), partial(req("ep", 10, 4, 8), 1)} {
 		d := allot.Decide(s, r)
 		add(d)
 		if len(d.Placement) > 0 {
@@ -94,6 +100,11 @@ func commitSeeds(tb testing.TB, s *allot.Snapshot) [][]byte {
 			other := d.Clone()
 			other.Victims[0].ID = "hi"
 			add(other)
+		}
+		if len(d.Flavors) > 0 && d.Flavors[0].Count > 0 {
+			more := d.Clone()
+			more.Flavors[0].Count++
+			add(more)
 		}
 	}
 	return append(seeds, []byte(`{}`), []byte(`null`), []byte(`{"verdict":"Admit","workload":"a","queue":"q","request":{"id":"a","queue":"q","podSets":[]}}`))
@@ -132,9 +143,10 @@ func checkCommit(t *testing.T, base *allot.Snapshot, d allot.Decision) bool {
 	if len(w.PodSets) != len(r.PodSets) {
 		t.Fatalf("%q runs %d pod sets, asked for %d", r.ID, len(w.PodSets), len(r.PodSets))
 	}
+	admitted := admittedRequest(d)
 	for i, ps := range w.PodSets {
-		if ps.Count != r.PodSets[i].Count || len(ps.Nodes) != int(ps.Count) {
-			t.Fatalf("pod set %q runs %d pods on %d nodes, asked for %d", ps.Name, ps.Count, len(ps.Nodes), r.PodSets[i].Count)
+		if ps.Count != admitted.PodSets[i].Count || len(ps.Nodes) != int(ps.Count) {
+			t.Fatalf("pod set %q runs %d pods on %d nodes, admitted at %d", ps.Name, ps.Count, len(ps.Nodes), admitted.PodSets[i].Count)
 		}
 		for k, g := range ps.GPUIndices {
 			if int64(len(g)) != r.PodSets[i].PerPod["gpu"] {
@@ -152,7 +164,7 @@ func checkCommit(t *testing.T, base *allot.Snapshot, d allot.Decision) bool {
 	}
 	var want []string
 	if d.Verdict == allot.VerdictPreempt {
-		for _, v := range allot.Decide(base, r).Victims {
+		for _, v := range allot.Decide(base, admitted).Victims {
 			want = append(want, v.ID)
 		}
 	}
@@ -160,6 +172,21 @@ func checkCommit(t *testing.T, base *allot.Snapshot, d allot.Decision) bool {
 		t.Fatalf("evicted %v, Decide evicts %v", evicted, want)
 	}
 	return true
+}
+
+// admittedRequest is d's request at the counts d admits (its pod sets'
+// counts, or those of its flavors under partial admission), without
+// minCounts: the request Decide would have admitted as it is.
+func admittedRequest(d allot.Decision) allot.Request {
+	r := d.Request()
+	r.PodSets = slices.Clone(r.PodSets)
+	for i := range r.PodSets {
+		if i < len(d.Flavors) && d.Flavors[i].Count != 0 {
+			r.PodSets[i].Count = d.Flavors[i].Count
+		}
+		r.PodSets[i].MinCount = 0
+	}
+	return r
 }
 
 // checkTwoPhaseCommit commits d on a store of twoPhase, base's cluster

@@ -288,6 +288,9 @@ func checkDecision(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.Re
 		fail("DecideInto on a reused decision gives\n%s", got)
 	}
 
+	if slices.ContainsFunc(r.PodSets, func(ps allot.PodSet) bool { return ps.MinCount != 0 }) {
+		checkPartialDecision(s, r, d, fail)
+	}
 	if d.Verdict == allot.VerdictAdmit {
 		checkAdmission(t, b, s, r, d, fail)
 	}
@@ -338,15 +341,16 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 		if hasGPUs {
 			wantGPUs = int(ps.PerPod["gpu"])
 		}
-		if k+int(ps.Count) > len(d.Placement) {
-			fail("placement has %d entries, pod set %q needs %d from %d", len(d.Placement), ps.Name, ps.Count, k)
+		count, _ := d.CountOf(ps.Name) // ps.Count, or fewer under partial admission
+		if k+int(count) > len(d.Placement) {
+			fail("placement has %d entries, pod set %q needs %d from %d", len(d.Placement), ps.Name, count, k)
 		}
-		pods := d.Placement[k : k+int(ps.Count)]
-		k += int(ps.Count)
+		pods := d.Placement[k : k+int(count)]
+		k += int(count)
 		perNode := map[string]int{}
 		for p, pp := range pods {
 			if pp.PodSet != ps.Name || pp.Pod != int32(p) {
-				fail("placement entry %d is pod %d of %q, want pod %d of %q", k-int(ps.Count)+p, pp.Pod, pp.PodSet, p, ps.Name)
+				fail("placement entry %d is pod %d of %q, want pod %d of %q", k-int(count)+p, pp.Pod, pp.PodSet, p, ps.Name)
 			}
 			if flavorOfNode[pp.Node] != pf.Flavor {
 				fail("pod %d of %q on node %q of flavor %q, not %q", p, ps.Name, pp.Node, flavorOfNode[pp.Node], pf.Flavor)

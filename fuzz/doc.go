@@ -21,12 +21,20 @@
 //     no event panics, a refused one publishes nothing and says why with a
 //     *allot.BuildError or a sentinel error, and after every step the
 //     snapshot's own Builder builds it again, answering alike.
+//   - FuzzPartial is FuzzDecide with minCounts (partial admission) on its
+//     requests and pending, submitted and running workloads, some of them
+//     malformed, drawn apart so that FuzzDecide's worlds stay as they are.
+//     A partial decision must admit counts from each minCount to its count,
+//     be the decision Decide gives at those counts, reduce only when the
+//     full counts are not admitted, and, admitting nothing, be the
+//     minimum's.
 //
 // The seed corpora live in testdata/fuzz/<FuzzName>/ and run with plain
 // go test; to search further:
 //
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzDecide -fuzztime=60s
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzChurn -fuzztime=60s
+//	go test ./fuzz/ -run='^$' -fuzz=FuzzPartial -fuzztime=60s
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzScenarioLoader -fuzztime=60s
 //
 // A failing input is written to testdata/fuzz/<FuzzName>/; keep it there as

@@ -2,11 +2,11 @@ package fuzz
 
 // TestGoldenFuzzCorpus locks in what allot answers on the worlds the fuzz
 // targets generate, before code moves: from their committed corpora, their
-// seeds and the first goldenGenerated inputs of TestDecideGeneratedWorlds
-// and TestPreemptGeneratedWorlds. It records every decision checkWorld and
-// checkPreemptWorld make (one line of JSON each), every event's error or
-// the store after it, every commit, and the scheduling loop FuzzDecide runs
-// at the end, and compares them with testdata/golden/<FuzzName>.golden. A
+// seeds and the first goldenGenerated inputs of TestDecideGeneratedWorlds,
+// TestPartialGeneratedWorlds and TestPreemptGeneratedWorlds. It records
+// every decision checkWorld and checkPreemptWorld make (one line of JSON
+// each), every event's error or the store after it, every commit, and the
+// scheduling loop FuzzDecide and FuzzPartial run at the end, and compares them with testdata/golden/<FuzzName>.golden. A
 // change fails the test with the first record that differs and where it
 // comes from (corpus file, seed or generated input, and request or step).
 // When a change is meant, regenerate the files, with the root package's,
@@ -156,6 +156,16 @@ func TestGoldenFuzzCorpus(t *testing.T) {
 			recs = appendSourced(recs, in.name, rec.recs)
 		}
 		checkGolden(t, "FuzzDecide.golden", recs)
+	})
+	t.Run("FuzzPartial", func(t *testing.T) {
+		var recs []record
+		// The generated inputs are TestPartialGeneratedWorlds' first ones.
+		for _, in := range corpus(t, "FuzzPartial", decideSeeds(), rand.New(rand.NewPCG(13, 17)), goldenGenerated, 600) {
+			rec := &recorder{}
+			checkWorld(t, genPartial(in.data), rec)
+			recs = appendSourced(recs, in.name, rec.recs)
+		}
+		checkGolden(t, "FuzzPartial.golden", recs)
 	})
 	t.Run("FuzzPreempt", func(t *testing.T) {
 		var recs []record

@@ -14,7 +14,10 @@
 //	             "podSets": [{"name": "main", "count": 1, "perPod": {"gpu": 4}}]},
 //	 "expect": {"verdict": "Admit", "reason": "Fits"}}
 //
-// Beside SCENARIOS.md's fields, a file may name its GPU resource
+// Beside SCENARIOS.md's fields, a pod set may carry a minCount (partial
+// admission: admitted with fewer pods, down to it; 0 is refused, since it
+// would mean none), and an expect may name counts, the pods of each pod set
+// the decision admits ({"workers": 6}). A file may name its GPU resource
 // (gpuResource, e.g. "nvidia.com/gpu", which then stands in the default
 // resources in place of gpu) and the resources it ignores
 // (ignoredResources, e.g. ["ephemeral-storage"]), as allot.Builder's

@@ -34,7 +34,10 @@ type Expect struct {
 	// pods use there.
 	Domains map[string]map[string][]string
 	// Nodes maps a pod set to the exact number of its pods on each node.
-	Nodes           map[string]map[string]int
+	Nodes map[string]map[string]int
+	// Counts maps a pod set to the pods the decision admits of it (its
+	// count, or less under partial admission).
+	Counts          map[string]int32
 	MessageContains string
 }
 
@@ -53,7 +56,7 @@ type State struct {
 
 func (p *parser) expect(n node, req allot.Request) *Expect {
 	o := p.object(n, "verdict", "reason", "victims", "victimReasons", "flavors", "borrowing", "borrowingLevel", "preemptible",
-		"sameDomain", "domains", "nodes", "messageContains")
+		"sameDomain", "domains", "nodes", "counts", "messageContains")
 	e := &Expect{
 		Victims:         p.strs(o.get("victims")),
 		Borrowing:       p.optBool(o.get("borrowing")),
@@ -115,6 +118,12 @@ func (p *parser) expect(n node, req allot.Request) *Expect {
 				}
 				e.Nodes[v.key][nd.key] = int(p.integer(nd.node, 0, maxInt32))
 			}
+		}
+	}
+	if o.has("counts") {
+		e.Counts = map[string]int32{}
+		for _, v := range p.podSetEntries(o.get("counts"), req) {
+			e.Counts[v.key] = int32(p.integer(v.node, 1, maxInt32))
 		}
 	}
 	return e
@@ -266,6 +275,14 @@ func (e *Expect) Mismatches(s *allot.Snapshot, d *allot.Decision) []string {
 		}
 		if !sameCounts(e.Nodes[ps], got) {
 			add("nodes: %s: want %s, got %s", ps, formatCounts(e.Nodes[ps]), formatCounts(got))
+		}
+	}
+	for _, ps := range sortedMapKeys(e.Counts) {
+		switch got, ok := d.CountOf(ps); {
+		case !ok:
+			add("counts: %s: want %d, got none (verdict %v, reason %v)", ps, e.Counts[ps], d.Verdict, d.Reason)
+		case got != e.Counts[ps]:
+			add("counts: %s: want %d, got %d", ps, e.Counts[ps], got)
 		}
 	}
 	if e.MessageContains != "" && !strings.Contains(d.Message, e.MessageContains) {

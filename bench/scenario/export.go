@@ -180,6 +180,7 @@ type (
 	podSetOut struct {
 		Name       string        `json:"name"`
 		Count      int32         `json:"count"`
+		MinCount   int32         `json:"minCount,omitempty"`
 		PerPod     quantities    `json:"perPod,omitzero"`
 		Flavors    []string      `json:"flavors,omitempty"`
 		Tokens     *allot.Tokens `json:"tokens,omitempty"`
@@ -332,7 +333,7 @@ func (w *writer) workload(x allot.Workload, kind workloadKind) workloadOut {
 		out.Preemption = &p
 	}
 	for _, ps := range x.PodSets {
-		o := podSetOut{Name: ps.Name, Count: ps.Count, PerPod: w.quantities(ps.PerPod, "workload "+x.ID+" perPod"), Flavors: ps.Flavors,
+		o := podSetOut{Name: ps.Name, Count: ps.Count, MinCount: ps.MinCount, PerPod: w.quantities(ps.PerPod, "workload "+x.ID+" perPod"), Flavors: ps.Flavors,
 			Tokens: ps.Tokens, Flavor: ps.Flavor, Nodes: ps.Nodes, GPUIndices: ps.GPUIndices}
 		if t := ps.Topology; t.Required != "" || t.Preferred != "" || t.Policy != 0 || len(t.Slices) > 0 || t.Group != "" {
 			o.Topology = &topologyOut{Required: t.Required, Preferred: t.Preferred, Policy: t.Policy, Slices: t.Slices, Group: t.Group}

@@ -60,7 +60,7 @@ func (p *parser) workload(n node, kind workloadKind, now int64) allot.Workload {
 }
 
 func (p *parser) podSet(n node, kind workloadKind) allot.PodSet {
-	o := p.object(n, "name", "count", "perPod", "flavors", "tokens", "topology", "flavor", "nodes", "gpuIndices")
+	o := p.object(n, "name", "count", "minCount", "perPod", "flavors", "tokens", "topology", "flavor", "nodes", "gpuIndices")
 	name, count := o.get("name"), o.get("count")
 	switch kind {
 	case running:
@@ -78,6 +78,14 @@ func (p *parser) podSet(n node, kind workloadKind) allot.PodSet {
 		PerPod:  p.resourceMap(o.get("perPod")),
 		Flavors: p.strs(o.get("flavors")),
 		Flavor:  p.str(o.get("flavor")),
+	}
+	if o.has("minCount") {
+		// Any value of a request is Decide's to judge, but 0, which the
+		// library reads as no minimum, is a typo here.
+		ps.MinCount = p.int32(o.get("minCount"))
+		if p.err == nil && ps.MinCount == 0 {
+			p.failf(o.field("minCount"), "0 is no minimum: leave minCount out to admit the pod set whole")
+		}
 	}
 	if o.has("tokens") {
 		to := p.object(o.get("tokens"), "prompt", "maxTokens")

@@ -105,7 +105,7 @@ var decisions = map[string]string{
 	"WorkloadSpec.podSets[].name":                                                              "mapped: PodSet.Name",
 	"WorkloadSpec.podSets[].template":                                                          "mapped: PodSet.PerPod (Kueue's effective request), the flavors its tolerations, node selector and affinity allow",
 	"WorkloadSpec.podSets[].count":                                                             "mapped: PodSet.Count",
-	"WorkloadSpec.podSets[].minCount":                                                          "warned: partial admission is not modelled",
+	"WorkloadSpec.podSets[].minCount":                                                          "mapped: PodSet.MinCount (partial admission); beside slices, warned and decided at the full count",
 	"WorkloadSpec.podSets[].topologyRequest.required":                                          "mapped: Topology.Required",
 	"WorkloadSpec.podSets[].topologyRequest.preferred":                                         "mapped: Topology.Preferred",
 	"WorkloadSpec.podSets[].topologyRequest.unconstrained":                                     "mapped: neither required nor preferred; topology-aware flavors only",

@@ -154,9 +154,6 @@ func (c *Config) WorkloadRequest(wl *kueue.Workload) (allot.Request, []Warning, 
 	for i := range wl.Spec.PodSets {
 		ps := &wl.Spec.PodSets[i]
 		p := fmt.Sprintf("spec.podSets[%d]", i)
-		if ps.MinCount != nil {
-			w(p+".minCount", "partial admission not modelled: decided at the full count %d", ps.Count)
-		}
 		reqs := PodRequests(&ps.Template.Spec)
 		for _, name := range slices.Sorted(func(yield func(string) bool) {
 			for n := range reqs {
@@ -191,6 +188,15 @@ func (c *Config) WorkloadRequest(wl *kueue.Workload) (allot.Request, []Warning, 
 			}
 			if len(tr.PodsetSliceRequiredTopologyConstraints) > 0 {
 				w(p+".topologyRequest.podsetSliceRequiredTopologyConstraints", "ignored, as Kueue ignores it with its default feature gates (TASMultiLayerTopology is alpha)")
+			}
+		}
+		// Partial admission (Kueue's PartialAdmission gate is on by
+		// default): allot refuses a minimum below the count beside slices.
+		if m := ps.MinCount; m != nil {
+			if *m < ps.Count && len(out.Topology.Slices) > 0 {
+				w(p+".minCount", "partial admission does not combine with slices in allot: decided at the full count %d", ps.Count)
+			} else {
+				out.MinCount = *m
 			}
 		}
 		flavors, reasons := c.eligibleFlavors(cq, ps)

@@ -152,6 +152,43 @@ func TestTopologyAnnotations(t *testing.T) {
 	}
 }
 
+// TestMinCount: a Job's job-min-parallelism annotation is its pod set's
+// minCount, which the request carries for partial admission; beside
+// slices, which allot does not reduce, it is warned and dropped.
+func TestMinCount(t *testing.T) {
+	c := config(t, "")
+	const slices = `kueue.x-k8s.io/podset-required-topology: cloud.example.com/topology-block, kueue.x-k8s.io/podset-slice-required-topology: cloud.example.com/topology-rack, kueue.x-k8s.io/podset-slice-size: "2"`
+	for _, tc := range []struct {
+		min, topology string
+		want          int32
+		warn          string
+	}{
+		{"", "", 0, ""},
+		{"2", "", 2, ""},
+		{"4", "", 4, ""},
+		{"2", slices, 0, "spec.podSets[0].minCount: partial admission does not combine with slices in allot: decided at the full count 4"},
+	} {
+		yaml := jobYAML("  parallelism: 4", tc.topology, plainPod)
+		if tc.min != "" {
+			yaml = strings.Replace(yaml, "  labels:", "  annotations: {kueue.x-k8s.io/job-min-parallelism: \""+tc.min+"\"}\n  labels:", 1)
+		}
+		req, warns, err := request(t, c, yaml)
+		if err != nil {
+			t.Fatalf("minimum %q: %v", tc.min, err)
+		}
+		if got := req.PodSets[0].MinCount; got != tc.want {
+			t.Errorf("minimum %q: minCount %d, want %d", tc.min, got, tc.want)
+		}
+		warned := false
+		for _, w := range warns {
+			warned = warned || tc.warn != "" && strings.Contains(w.String(), tc.warn)
+		}
+		if tc.warn != "" && !warned {
+			t.Errorf("minimum %q: no warning %q among %v", tc.min, tc.warn, warns)
+		}
+	}
+}
+
 // TestJobWebhookRules are the job webhooks' checks of the topology
 // annotations, refused with Kueue's message.
 func TestJobWebhookRules(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot"
-	"github.com/allot-sched/allot/kube/kueueconfig"
 	"github.com/allot-sched/allot/bench/scenario"
+	"github.com/allot-sched/allot/kube/kueueconfig"
 )
 
 // load reads paths into a configuration, writing its warnings to stderr.
