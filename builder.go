@@ -70,6 +70,12 @@ type Builder struct {
 	FairSharing FairSharing
 	// Version is the first version's number.
 	Version uint64
+
+	// Namespaces, LocalQueues and PriorityClasses say who may submit
+	// where, at which priority: see Namespace and PriorityClass.
+	Namespaces      []Namespace
+	LocalQueues     []LocalQueue
+	PriorityClasses []PriorityClass
 }
 
 // Build validates the description and returns the snapshot.
@@ -88,7 +94,13 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := buildTopology(s, b.Levels, b.Nodes); err != nil {
 		return nil, err
 	}
+	if err := buildTenancy(s, b.Namespaces, b.PriorityClasses); err != nil {
+		return nil, err
+	}
 	if err := buildQueues(s, b.Cohorts, b.Queues); err != nil {
+		return nil, err
+	}
+	if err := buildLocalQueues(s, b.LocalQueues); err != nil {
 		return nil, err
 	}
 	s.initTrees()
@@ -319,6 +331,9 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 // addRunning validates an admitted workload and books it as r.
 func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
 	if err := checkID(w.ID, p, seen); err != nil {
+		return err
+	}
+	if err := resolveLocal(s, &w, p); err != nil {
 		return err
 	}
 	q, ok := s.queueIdx[w.Queue]
