@@ -139,10 +139,10 @@ func namespaceLabels(n Namespace, p string) (map[string]string, error) {
 	if err := labels.ValidateSet(n.Labels); err != nil {
 		var le *labels.Error
 		errors.As(err, &le)
-		return nil, buildErr(ErrInvalid, p+".labels."+le.Field, "%s", le.Reason)
+		return nil, buildErr(ErrInvalid, p+".labels"+le.Field, "%s", le.Reason)
 	}
 	if v, ok := n.Labels[metadataName]; ok && v != n.Name {
-		return nil, buildErr(ErrInvalid, p+".labels."+metadataName, "%q: Kubernetes sets it to the namespace's name, %q", v, n.Name)
+		return nil, buildErr(ErrInvalid, p+`.labels["`+metadataName+`"]`, "%q: Kubernetes sets it to the namespace's name, %q", v, n.Name)
 	}
 	ls := make(map[string]string, len(n.Labels)+1)
 	maps.Copy(ls, n.Labels)

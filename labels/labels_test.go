@@ -115,7 +115,7 @@ func TestValidateSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	var le *Error
-	if err := ValidateSet(map[string]string{"ok": "x", "team": "a b"}); !errors.As(err, &le) || le.Field != "team" {
+	if err := ValidateSet(map[string]string{"ok": "x", "team": "a b"}); !errors.As(err, &le) || le.Field != ".team" {
 		t.Fatalf("%v", err)
 	}
 }

@@ -14,14 +14,15 @@ const (
 
 // ValidateSet reports the first fault of a set of labels, by key: each
 // key a qualified name, each value a label value (as a namespace's labels
-// must be).
+// must be). The Error's Field is the key as a path step: .team, or
+// ["a b"] when the key would not read after a dot.
 func ValidateSet(set map[string]string) error {
 	for _, k := range sortedKeys(set) {
 		if why := keyFault(k); why != "" {
-			return &Error{Field: fieldKey(k)[1:], Reason: why}
+			return &Error{Field: fieldKey(k), Reason: why}
 		}
 		if why := valueFault(set[k]); why != "" {
-			return &Error{Field: fieldKey(k)[1:], Reason: why}
+			return &Error{Field: fieldKey(k), Reason: why}
 		}
 	}
 	return nil
