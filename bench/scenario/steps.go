@@ -30,9 +30,19 @@ const (
 	StepDrain
 	// StepExpectState checks State against the current snapshot.
 	StepExpectState
+	// StepSetNamespace, StepRemoveNamespace, StepSetLocalQueue,
+	// StepRemoveLocalQueue, StepSetPriorityClass and
+	// StepRemovePriorityClass apply Change, the allot event of their name.
+	StepSetNamespace
+	StepRemoveNamespace
+	StepSetLocalQueue
+	StepRemoveLocalQueue
+	StepSetPriorityClass
+	StepRemovePriorityClass
 )
 
-var stepKindNames = [...]string{"", "decide", "finish", "checkpoint", "advance", "nodeDown", "nodeUp", "submit", "drain", "expectState"}
+var stepKindNames = [...]string{"", "decide", "finish", "checkpoint", "advance", "nodeDown", "nodeUp", "submit", "drain", "expectState",
+	"setNamespace", "removeNamespace", "setLocalQueue", "removeLocalQueue", "setPriorityClass", "removePriorityClass"}
 
 func (k StepKind) String() string {
 	if int(k) < len(stepKindNames) {
@@ -61,6 +71,9 @@ type Step struct {
 	Workload allot.Workload
 	// State is what an expectState step checks.
 	State *State
+	// Change is the event of a step that changes namespaces, local queues
+	// or priority classes.
+	Change allot.Event
 }
 
 // Event returns the store event a step applies; ok is false for the steps
@@ -79,6 +92,8 @@ func (st Step) Event() (ev allot.Event, ok bool) {
 		return allot.NodeUp{Node: st.Target}, true
 	case StepSubmit:
 		return allot.Submit{Workload: st.Workload}, true
+	case StepSetNamespace, StepRemoveNamespace, StepSetLocalQueue, StepRemoveLocalQueue, StepSetPriorityClass, StepRemovePriorityClass:
+		return st.Change, true
 	}
 	return nil, false
 }
@@ -95,6 +110,8 @@ func (st Step) String() string {
 		return fmt.Sprintf("advance %d", st.Seconds)
 	case StepSubmit:
 		return fmt.Sprintf("submit %q", st.Workload.ID)
+	case StepSetNamespace, StepRemoveNamespace, StepSetLocalQueue, StepRemoveLocalQueue, StepSetPriorityClass, StepRemovePriorityClass:
+		return fmt.Sprintf("%s %q", st.Kind, tenancyTarget(st.Change))
 	}
 	return st.Kind.String()
 }
@@ -115,11 +132,10 @@ func (p *parser) steps(n node) []Step {
 }
 
 func (p *parser) step(n node, now int64) Step {
-	o := p.object(n, "decide", "expect", "commit", "finish", "checkpoint", "advance", "nodeDown",
-		"nodeUp", "submit", "drain", "expectState")
+	o := p.object(n, append([]string{"expect", "commit"}, stepKindNames[1:]...)...)
 	var st Step
 	var actions []string
-	for k := StepDecide; k <= StepExpectState; k++ {
+	for k := StepDecide; int(k) < len(stepKindNames); k++ {
 		if o.has(k.String()) {
 			actions = append(actions, k.String())
 			st.Kind = k
@@ -163,6 +179,8 @@ func (p *parser) step(n node, now int64) Step {
 		}
 	case StepExpectState:
 		st.State = p.state(v)
+	default:
+		st.Change = p.tenancyStep(st.Kind, v)
 	}
 	return st
 }
