@@ -15,6 +15,13 @@
 //     decision must come out twice byte for byte, and an admission must be
 //     sound: one placement per pod, GPUs free and not booked twice, required
 //     topology and spread respected, and Store.Commit must accept it.
+//     Each world is checked again with a tenancy drawn from the same
+//     bytes: namespaces with labels, local queues, priority classes, the
+//     queues' namespace selectors and classes, requests and pending
+//     workloads naming them, events changing them. Every decision, the
+//     scheduling loop's too, is held to a naive reading of the rule of
+//     who may submit where at which priority: a request it refuses is
+//     refused for that reason, and one it lets in is refused for none.
 //
 // The seed corpora live in testdata/fuzz/<FuzzName>/ and run with plain
 // go test; to search further:
