@@ -23,7 +23,7 @@ func TestDecideGeneratedWorlds(t *testing.T) {
 	verdicts := map[allot.Verdict]int{}
 	reasons := map[allot.Reason]int{}
 	entry := map[allot.Reason]int{} // the tenanted worlds' reasons of entry
-	admittedThrough := 0             // tenanted admissions through a local queue, claiming a class
+	admittedThrough := 0            // tenanted admissions through a local queue, claiming a class
 	for range n {
 		data := randomInput(rng, 600)
 		tw := tenanted(data, gen(data))
