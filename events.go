@@ -13,7 +13,9 @@ import (
 
 // Event is a change to the cluster: Finish, Evict, Checkpoint, NodeDown,
 // NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, SetCohort,
-// Submit, Withdraw.
+// Submit, Withdraw, and who may submit where (events_tenancy.go):
+// SetNamespace, RemoveNamespace, SetLocalQueue, RemoveLocalQueue,
+// SetPriorityClass, RemovePriorityClass.
 type Event interface {
 	// apply checks the event against s and applies it; it changes nothing
 	// when it returns an error.

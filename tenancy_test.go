@@ -179,7 +179,9 @@ func TestTenancyBuildErrors(t *testing.T) {
 		{"namespace twice", func(b *allot.Builder) { b.Namespaces[1].Name = "ml" }, allot.ErrDuplicateID, "namespaces[1].name"},
 		{"label key", func(b *allot.Builder) { b.Namespaces[0].Labels = map[string]string{"a b": "x"} }, allot.ErrInvalid, `namespaces[0].labels["a b"]`},
 		{"label value", func(b *allot.Builder) { b.Namespaces[0].Labels = map[string]string{"team": "-x"} }, allot.ErrInvalid, "namespaces[0].labels.team"},
-		{"metadata name", func(b *allot.Builder) { b.Namespaces[0].Labels = map[string]string{"kubernetes.io/metadata.name": "web"} },
+		{"metadata name", func(b *allot.Builder) {
+			b.Namespaces[0].Labels = map[string]string{"kubernetes.io/metadata.name": "web"}
+		},
 			allot.ErrInvalid, `namespaces[0].labels["kubernetes.io/metadata.name"]`},
 		{"class name", func(b *allot.Builder) { b.PriorityClasses[0].Name = "" }, allot.ErrInvalid, "priorityClasses[0].name"},
 		{"class twice", func(b *allot.Builder) { b.PriorityClasses[2].Name = "low" }, allot.ErrDuplicateID, "priorityClasses[2].name"},
