@@ -47,10 +47,16 @@ func (s *Snapshot) Usage(queue, flavor, resource string) int64 {
 	return s.usage.At(q, s.rtree.FR(int(f), r))
 }
 
-// RunningIDs lists the admitted workloads, sorted.
+// RunningIDs lists the admitted workloads, sorted; preemptors that hold
+// their room (Held) have not started and are not among them.
 func (s *Snapshot) RunningIDs() []string {
 	out := make([]string, 0, s.running.Len())
-	s.running.Scan(func(r *running) bool { out = append(out, r.ID); return true })
+	s.running.Scan(func(r *running) bool {
+		if !s.isHeld(r.ID) {
+			out = append(out, r.ID)
+		}
+		return true
+	})
 	return out
 }
 
@@ -64,10 +70,11 @@ func (s *Snapshot) PendingIDs() []string {
 	return out
 }
 
-// Running returns an admitted workload, its placement filled in.
+// Running returns an admitted workload, its placement filled in; a
+// preemptor that holds its room (Held) is none until it starts.
 func (s *Snapshot) Running(id string) (Workload, bool) {
 	r, ok := s.runningByID(id)
-	if !ok {
+	if !ok || s.isHeld(id) {
 		return Workload{}, false
 	}
 	return r.workload(s), true
@@ -113,13 +120,20 @@ func (s *Snapshot) PendingWorkloads() []Workload {
 	return out
 }
 
-// RunningCount counts a queue's admitted workloads.
+// RunningCount counts a queue's admitted workloads, but the preemptors
+// that hold their room.
 func (s *Snapshot) RunningCount(queue string) int {
 	q, ok := s.queueIdx[queue]
 	if !ok {
 		return 0
 	}
-	return int(s.runCount[q])
+	n := int(s.runCount[q])
+	for _, id := range s.HeldIDs() {
+		if r, _ := s.runningByID(id); r.Queue == q {
+			n--
+		}
+	}
+	return n
 }
 
 // RunningOn lists the workloads with a pod on a node, sorted. It scans the
@@ -132,6 +146,9 @@ func (s *Snapshot) RunningOn(node string) []string {
 	}
 	var out []string
 	s.running.Scan(func(r *running) bool {
+		if s.isHeld(r.ID) {
+			return true
+		}
 		for _, pa := range r.Pods {
 			if pa.Node == n {
 				out = append(out, r.ID)
@@ -262,25 +279,46 @@ type Eviction struct {
 	Queue string `json:"queue"`
 	// Preemptor is the workload it made room for ("" for an Evict event).
 	Preemptor string `json:"preemptor,omitempty"`
-	// Reason is the victim reason (Kueue's words), or "Evicted".
+	// Reason is the victim reason (Kueue's words), "Evicted" for an Evict
+	// event, or EvictedNodeRemoved for a workload whose node RemoveNode
+	// took out.
 	Reason         string `json:"reason"`
 	LostGPUSeconds int64  `json:"lostGpuSeconds"`
 	At             int64  `json:"at"`
 }
 
-// Evictions lists the evictions the store has made, oldest first: a copy,
-// as versions share the log.
-func (s *Snapshot) Evictions() []Eviction { return slices.Clone(s.evictions) }
+// Evictions lists the last evictions the store has made, oldest first (a
+// copy, as versions share the log): at most StoreOptions' AuditCapacity.
+//
+// Deprecated: a snapshot's evictions are a window of the store's last ones.
+// Drain the store's audit log instead (Store.DrainAudit), which records
+// every eviction with its policy and recovery point, and admissions.
+func (s *Snapshot) Evictions() []Eviction { return slices.Clone(s.evictions[s.evictionStart():]) }
 
 // NumEvictions is how many evictions the store has made.
-func (s *Snapshot) NumEvictions() int { return len(s.evictions) }
+//
+// Deprecated: count the AuditEvicted records of Store.DrainAudit.
+func (s *Snapshot) NumEvictions() int { return s.evictionsDropped + len(s.evictions) }
 
-// EvictionsSince lists the evictions after the first n, oldest first (a
-// copy): a reader that keeps count of those it has seen pays only for the
-// new ones. n out of range gives none.
+// EvictionsSince lists the evictions after the first n the store has made,
+// oldest first (a copy): a reader that keeps count of those it has seen
+// pays only for the new ones. n out of range gives none; evictions the
+// window no longer holds (see Evictions) are left out.
+//
+// Deprecated: drain the store's audit log (Store.DrainAudit), which hands
+// each record over once.
 func (s *Snapshot) EvictionsSince(n int) []Eviction {
-	if n < 0 || n >= len(s.evictions) {
+	if n < 0 || n >= s.NumEvictions() {
 		return nil
 	}
-	return slices.Clone(s.evictions[n:])
+	return slices.Clone(s.evictions[max(n-s.evictionsDropped, s.evictionStart()):])
+}
+
+// evictionStart is where the window of Evictions starts in s.evictions,
+// which holds up to twice evictionCap before a publish trims it.
+func (s *Snapshot) evictionStart() int {
+	if s.evictionCap > 0 && len(s.evictions) > s.evictionCap {
+		return len(s.evictions) - s.evictionCap
+	}
+	return 0
 }

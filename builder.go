@@ -5,6 +5,7 @@ package allot
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -147,10 +148,10 @@ func buildHistory(s *Snapshot, h History) error {
 		if !ok {
 			return buildErr(ErrUnknownQueue, "history.preemptions."+name, "no queue %q", name)
 		}
-		if n := h.Preemptions[name]; n < 0 {
-			return buildErr(ErrInvalid, "history.preemptions."+name, "negative count %d", n)
+		if n := h.Preemptions[name]; !(n >= 0) || math.IsInf(n, 0) {
+			return buildErr(ErrInvalid, "history.preemptions."+name, "count %v is not a number at least 0", n)
 		} else {
-			s.debt[q] = fairness.Debt{Value: float64(n), At: s.now}
+			s.debt[q] = fairness.Debt{Value: n, At: s.now}
 		}
 	}
 	s.used = make([]fairness.Debt, len(s.queues))
@@ -274,58 +275,97 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	}
 	specs := make([]topology.NodeSpec, len(nodes))
 	names := make(map[string]int, len(nodes))
-	s.nodeRes = make([]uint16, len(s.flavors))
 	for i := range nodes {
 		n := &nodes[i]
 		p := fmt.Sprintf("nodes[%d]", i)
-		if n.Name == "" {
-			return buildErr(ErrInvalid, p+".name", "empty name")
-		}
-		if _, dup := names[n.Name]; dup {
-			return buildErr(ErrDuplicateID, p+".name", "node %q twice", n.Name)
+		_, dup := names[n.Name]
+		if err := checkNodeName(n.Name, p, dup); err != nil {
+			return err
 		}
 		names[n.Name] = i
-		f, ok := s.flavorIdx[n.Flavor]
-		if !ok {
-			return buildErr(ErrUnknownFlavor, p+".flavor", "node %q names flavor %q", n.Name, n.Flavor)
-		}
-		labels := make([]string, len(levels))
-		for l, lvl := range levels {
-			v, ok := n.Labels[lvl]
-			if !ok || v == "" {
-				return buildErr(ErrMissingLabel, p+".labels."+lvl, "node %q has no %q label", n.Name, lvl)
-			}
-			labels[l] = v
-		}
-		capacity, err := s.capacityVector(n, p)
+		spec, err := s.nodeSpec(n, p, levels)
 		if err != nil {
 			return err
 		}
-		if n.MaxPods < 0 {
-			return buildErr(ErrInvalid, p+".maxPods", "negative")
-		}
-		for r := range s.resources {
-			if capacity[r] > 0 {
-				s.nodeRes[f] |= 1 << r
-			}
-		}
-		specs[i] = topology.NodeSpec{Name: n.Name, Flavor: f, Labels: labels, Capacity: capacity, Groups: n.GPUGroups, MaxPods: n.MaxPods}
+		specs[i] = spec
 	}
 	t, err := topology.New(levels, len(s.resources), s.gpu, len(s.flavors), specs)
 	if err != nil {
 		return buildErr(ErrInvalid, "nodes", "%v", err)
 	}
 	s.topo = t
+	s.nodeRes = nodeResOf(t, len(s.flavors))
 	s.capacity = topology.NewCapacity(t)
 	s.state = topology.NewState(t, s.now)
 	for i := range nodes {
 		n := &nodes[i]
-		if n.Unschedulable || n.Down || n.CooldownUntil > s.now {
+		if cordoned, down, until, ok := nodeCondition(n, s.now); ok {
 			idx, _ := t.NodeIndex(n.Name)
-			s.state.SetCondition(idx, n.Unschedulable, n.Down, n.CooldownUntil)
+			s.state.SetCondition(idx, cordoned, down, until)
 		}
 	}
 	return nil
+}
+
+// checkNodeName refuses a node's empty name, and one another node has
+// (dup), at path p.
+func checkNodeName(name, p string, dup bool) error {
+	if name == "" {
+		return buildErr(ErrInvalid, p+".name", "empty name")
+	}
+	if dup {
+		return buildErr(ErrDuplicateID, p+".name", "node %q twice", name)
+	}
+	return nil
+}
+
+// nodeSpec validates node n, at path p of the description, against the
+// snapshot's flavors, resources and the topology levels, and resolves it
+// for topology.New; its name is checkNodeName's, its GPU groups
+// topology.New's.
+func (s *fixed) nodeSpec(n *Node, p string, levels []string) (topology.NodeSpec, error) {
+	f, ok := s.flavorIdx[n.Flavor]
+	if !ok {
+		return topology.NodeSpec{}, buildErr(ErrUnknownFlavor, p+".flavor", "node %q names flavor %q", n.Name, n.Flavor)
+	}
+	labels := make([]string, len(levels))
+	for l, lvl := range levels {
+		v, ok := n.Labels[lvl]
+		if !ok || v == "" {
+			return topology.NodeSpec{}, buildErr(ErrMissingLabel, p+".labels."+lvl, "node %q has no %q label", n.Name, lvl)
+		}
+		labels[l] = v
+	}
+	capacity, err := s.capacityVector(n, p)
+	if err != nil {
+		return topology.NodeSpec{}, err
+	}
+	if n.MaxPods < 0 {
+		return topology.NodeSpec{}, buildErr(ErrInvalid, p+".maxPods", "negative")
+	}
+	return topology.NodeSpec{Name: n.Name, Flavor: f, Labels: labels, Capacity: capacity, Groups: n.GPUGroups, MaxPods: n.MaxPods}, nil
+}
+
+// nodeResOf says, per flavor, which resources some node of the flavor
+// has: the others are quota-only on that flavor.
+func nodeResOf(t *topology.Topology, flavors int) view.NodeRes {
+	nr := make(view.NodeRes, flavors)
+	for i := range t.Nodes {
+		n := &t.Nodes[i]
+		for r := range t.Resource {
+			if n.Capacity[r] > 0 {
+				nr[n.Flavor] |= 1 << r
+			}
+		}
+	}
+	return nr
+}
+
+// nodeCondition is the condition a node's description gives it: cordoned
+// (Unschedulable), down, cooling down until; ok is false for a node in
+// none of them at time now.
+func nodeCondition(n *Node, now int64) (cordoned, down bool, until int64, ok bool) {
+	return n.Unschedulable, n.Down, n.CooldownUntil, n.Unschedulable || n.Down || n.CooldownUntil > now
 }
 
 // addRunning validates an admitted workload and books it as r.
@@ -399,9 +439,8 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 			if !ok {
 				return buildErr(ErrUnknownNode, np, "workload %q runs on unknown node %q", w.ID, name)
 			}
-			node := &s.topo.Nodes[n]
-			if node.Flavor != f {
-				return buildErr(ErrInvalid, np, "node %q is of flavor %q, the pod set's is %q", name, s.flavors[node.Flavor].Name, ps.Flavor)
+			if err := s.podFlavor(n, f, np); err != nil {
+				return err
 			}
 			free := s.state.FreeMask(n)
 			g := int64(0)
@@ -410,17 +449,8 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 			}
 			var mask uint64
 			if len(ps.GPUIndices) > 0 {
-				for _, gi := range ps.GPUIndices[k] {
-					if gi < 0 || gi >= int(node.GPUs) {
-						return buildErr(ErrOverCapacity, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), "GPU %d on node %q with %d GPUs", gi, name, node.GPUs)
-					}
-					if mask&(1<<gi) != 0 || free&(1<<gi) == 0 {
-						return buildErr(ErrOverCapacity, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), "GPU %d of node %q is booked twice", gi, name)
-					}
-					mask |= 1 << gi
-				}
-				if int64(bits.OnesCount64(mask)) != g {
-					return buildErr(ErrInvalid, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), "%d GPUs listed, the pod asks for %d", bits.OnesCount64(mask), g)
+				if mask, err = podGPUs(s, n, ps.GPUIndices[k], g, fmt.Sprintf("%s.gpuIndices[%d]", pp, k)); err != nil {
+					return err
 				}
 			} else {
 				if int64(bits.OnesCount64(free)) < g {
@@ -432,14 +462,9 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 					free &^= low
 				}
 			}
-			ns := s.state.Node(n)
-			if !book.LessEq(ns.Free) {
-				return buildErr(ErrOverCapacity, np, "node %q cannot hold the pod: free %s, pod %s", name, s.fmtVec(ns.Free), s.fmtVec(book))
+			if err := holdPod(s, n, mask, book, np); err != nil {
+				return err
 			}
-			if node.MaxPods > 0 && ns.Pods >= node.MaxPods {
-				return buildErr(ErrOverCapacity, np, "node %q already holds its %d pods", name, node.MaxPods)
-			}
-			s.state.Allocate(n, mask, book, 1)
 			r.Pods = append(r.Pods, view.Pod{Node: n, GPUs: mask})
 		}
 	}
@@ -451,6 +476,67 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 		return err
 	}
 	s.insertRunning(r)
+	return nil
+}
+
+// podFlavor refuses node n for a running pod of a pod set of flavor f,
+// at path p, when the node is of another flavor.
+func (s *fixed) podFlavor(n, f int32, p string) error {
+	if nf := s.topo.Nodes[n].Flavor; nf != f {
+		return buildErr(ErrInvalid, p, "node %q is of flavor %q, the pod set's is %q", s.topo.NodeName(n), s.flavors[nf].Name, s.flavors[f].Name)
+	}
+	return nil
+}
+
+// gpuTaken refuses GPU gi of node n for a running pod, at path p: beyond
+// the node's GPUs, or among taken (booked by another pod, or by this one
+// already).
+func gpuTaken(s *Snapshot, n int32, gi int, taken uint64, p string) error {
+	node := &s.topo.Nodes[n]
+	if gi < 0 || gi >= int(node.GPUs) {
+		return buildErr(ErrOverCapacity, p, "GPU %d on node %q with %d GPUs", gi, s.topo.NodeName(n), node.GPUs)
+	}
+	if taken&(1<<gi) != 0 {
+		return buildErr(ErrOverCapacity, p, "GPU %d of node %q is booked twice", gi, s.topo.NodeName(n))
+	}
+	return nil
+}
+
+// podGPUs is the mask of the GPUs a running pod lists (indices, node n's),
+// refusing, at path p, a GPU the node does not have or that is booked,
+// and a list of other than the g GPUs the pod asks for.
+func podGPUs(s *Snapshot, n int32, indices []int, g int64, p string) (uint64, error) {
+	free := s.state.FreeMask(n)
+	var mask uint64
+	for _, gi := range indices {
+		if err := gpuTaken(s, n, gi, mask|^free, p); err != nil {
+			return 0, err
+		}
+		mask |= 1 << gi
+	}
+	if int64(bits.OnesCount64(mask)) != g {
+		return 0, buildErr(ErrInvalid, p, "%d GPUs listed, the pod asks for %d", bits.OnesCount64(mask), g)
+	}
+	return mask, nil
+}
+
+// holdPod books one running pod on node n, at path p: its GPUs (mask, a
+// node-local mask) and what it holds of the node's resources (book),
+// refusing a pod the node cannot hold.
+func holdPod(s *Snapshot, n int32, mask uint64, book res.Vec, p string) error {
+	node, ns := &s.topo.Nodes[n], s.state.Node(n)
+	for m := mask; m != 0; m &= m - 1 {
+		if err := gpuTaken(s, n, bits.TrailingZeros64(m), ^ns.FreeGPUs, p); err != nil {
+			return err
+		}
+	}
+	if !book.LessEq(ns.Free) {
+		return buildErr(ErrOverCapacity, p, "node %q cannot hold the pod: free %s, pod %s", s.topo.NodeName(n), s.fmtVec(ns.Free), s.fmtVec(book))
+	}
+	if node.MaxPods > 0 && ns.Pods >= node.MaxPods {
+		return buildErr(ErrOverCapacity, p, "node %q already holds its %d pods", s.topo.NodeName(n), node.MaxPods)
+	}
+	s.state.Allocate(n, mask, book, 1)
 	return nil
 }
 

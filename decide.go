@@ -64,7 +64,7 @@ func DecideInto(s *Snapshot, r Request, d *Decision) { decide(s, r, d, false) }
 // buffer when copyText is set, and view it otherwise.
 func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	d.reset()
-	d.request = r
+	d.request, d.decided = r, true
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
 	dc := decider{assigner: assigner{s: s, r: &d.request, usage: s.usage}, d: d}
 	dc.run()

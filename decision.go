@@ -8,8 +8,10 @@ import (
 	"github.com/allot-sched/allot/gang"
 )
 
-// Decision is Decide's answer. It is a plain value with JSON tags, so an
-// admission webhook can return it as it is.
+// Decision is Decide's answer. It is a plain value that marshals to JSON
+// with the request it answers (see MarshalJSON), so an admission webhook
+// can return it as it is and a controller elsewhere can decode it and
+// commit it.
 type Decision struct {
 	Verdict Verdict `json:"verdict"`
 	Reason  Reason  `json:"reason"`
@@ -34,11 +36,19 @@ type Decision struct {
 	Victims     []Victim `json:"victims,omitempty"`
 	// Trail is every check in the order it ran, passed or failed.
 	Trail []Check `json:"trail"`
-	// Version is the snapshot version the decision was made on.
+	// Version is the snapshot version the decision was made on. A
+	// decision that travelled (decoded from JSON) may come from another
+	// store, whose versions are not this one's: Commit then takes it as a
+	// decision made on an older version, whatever the number says.
 	Version uint64 `json:"version"`
 
-	// request is what was decided; Store.Commit applies it.
+	// request is what was decided; Store.Commit applies it. It travels
+	// in the JSON as "request".
 	request Request
+	// decided marks a decision Decide made in this process. One decoded
+	// from JSON, or put together by hand, is not: Commit checks it as it
+	// checks a decision made on an older version.
+	decided bool
 	decisionScratch
 }
 

@@ -24,12 +24,37 @@
 // Everything that changes the cluster is an Event applied through
 // Store.Apply: Finish, Evict, Checkpoint, NodeDown, NodeUp, NodeCordon,
 // NodeCooldown, AdvanceTime, SetQueue, SetCohort, Submit, Withdraw,
-// SetNamespace, RemoveNamespace, SetLocalQueue, RemoveLocalQueue,
-// SetPriorityClass, RemovePriorityClass. Commit re-checks a decision with
-// the checks Decide runs (the request's validation, its queue, tenant and
-// priority, the caps, quota, and the placement still free), and refuses
-// a Preempt decision whose victims are no longer all needed. Each produces the next
-// version by copy-on-write; readers of older versions are never disturbed.
+// Terminated for two-phase preemption, the cluster's churn: AddNode,
+// RemoveNode (its workloads evicted, recorded with reason
+// EvictedNodeRemoved), SetNode (a node's capacity, labels, flavor or
+// condition anew), RemoveQueue and RemoveCohort (refused with an
+// *InUseError while in use), and who may submit where: SetNamespace,
+// RemoveNamespace, SetLocalQueue, RemoveLocalQueue, SetPriorityClass,
+// RemovePriorityClass. Each is validated by the code that validates a
+// Builder's description, leaves the snapshot Build would build from the
+// description it edits, and changes nothing when it refuses. Commit
+// re-checks a decision with the checks Decide runs (the request's
+// validation, its queue, tenant and priority, the caps, quota, and the
+// placement still free), and commits a Preempt decision made on an older
+// version, or decoded from JSON, only if Decide now evicts exactly its
+// victims. Each produces the next version by copy-on-write; readers of
+// older versions are never disturbed.
+//
+// A Decision's JSON carries the request it answers, so one process (a
+// webhook) can decide and another (a controller) commit what it decoded:
+// such a decision is checked as one made on an older version, whatever its
+// version says.
+//
+// With Options.TwoPhasePreemption a committed Preempt decision's victims
+// start evicting, their pods still booked, and the preemptor holds its
+// room (Snapshot.Held) until Terminated (or Evict, or Finish) says each
+// victim is gone; then it starts. The embedder applies Terminated when it
+// sees a victim's pods gone.
+//
+// Each store keeps a bounded audit log of what its writers did
+// (admissions, evictions with their preemptor, reason, policy, lost work
+// and recovery point, holds): drain it with Store.DrainAudit, after each
+// write or often enough; package audit writes it as JSON Lines.
 //
 // # Resources
 //
@@ -59,6 +84,18 @@
 // PriorityNotAllowed. Decide, Commit, backfill's planning and the soft
 // cap's look at what waits apply the same rule (entry.go); see Namespace
 // and PriorityClass.
+//
+// # Reading and saving a snapshot
+//
+// A snapshot reads out as a Builder takes it: Nodes and Node (with their
+// condition), Flavors, Queues, Cohorts, the workloads (Running,
+// PendingWorkloads); and as it stands: NodeStatus (free capacity and
+// GPUs, pods, usable), QueueStatus and CohortStatus (usage and the quota
+// and caps in force after windows and SLA scaling, with Kueue's subtree
+// quota and available figures). Snapshot.Builder describes the snapshot
+// back, as a Builder that builds it again: a production state saved to be
+// rebuilt, or written as a scenario file (bench/scenario.Marshal, allot
+// export) and replayed as a repro.
 //
 // # Ownership
 //
@@ -107,8 +144,9 @@
 // the loop's order keys and backfill planning, by quota alone), every
 // message and trail text (text.go), the snapshot (snapshot.go its
 // representation and versions, records.go its records and indexes,
-// access.go read access) and what writes it (builder.go from a
-// description, store.go and events.go one version after another). Each rule
+// access.go and inspect.go read access, describe.go its Builder) and what
+// writes it (builder.go from a description, store.go, events.go and
+// events_cluster.go one version after another). Each rule
 // lives in the package that owns it, over concrete inputs: package quota
 // the quota fit, caps, windows and SLA scaling; package gang placement;
 // package preempt the victim search; package fairness shares, the order of

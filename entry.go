@@ -239,8 +239,11 @@ func appendQuoted(b []byte, names []string) []byte {
 // entryConflict is Commit's text for a request that may no longer enter
 // its queue.
 func (s *Snapshot) entryConflict(e *entry, r *Request) string {
-	if e.fault == faultNoQueue {
+	switch e.fault {
+	case faultNoQueue:
 		return "queue " + strconv.Quote(e.queue) + " no longer exists"
+	case faultTenant:
+		return "tenant " + strconv.Quote(r.Tenant) + " may no longer submit to queue " + strconv.Quote(e.queue)
 	}
 	var b strings.Builder
 	b.WriteString("the request may no longer enter its queue: ")

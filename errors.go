@@ -3,6 +3,7 @@ package allot
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors of the snapshot builder and the store; BuildError and
@@ -21,6 +22,7 @@ var (
 	ErrGPUResource     = errors.New("allot: a GPU under a resource not declared as the GPU")
 	ErrUnknownWorkload = errors.New("allot: unknown workload")
 	ErrConflict        = errors.New("allot: decision no longer holds")
+	ErrInUse           = errors.New("allot: still in use")
 )
 
 // BuildError says what is wrong with a snapshot and where.
@@ -57,3 +59,29 @@ func (e *ConflictError) Error() string {
 }
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// InUseError is the refusal to remove a queue that still runs workloads or
+// a cohort that queues or cohorts still name (RemoveQueue, RemoveCohort).
+type InUseError struct {
+	// Queue or Cohort is what was to be removed.
+	Queue, Cohort string
+	// Running lists the queue's admitted workloads; Queues and Cohorts
+	// those that name the cohort as theirs or as their parent. Sorted.
+	Running, Queues, Cohorts []string
+}
+
+func (e *InUseError) Error() string {
+	if e.Queue != "" {
+		return fmt.Sprintf("allot: queue %q still runs %d workloads: %s", e.Queue, len(e.Running), strings.Join(e.Running, ", "))
+	}
+	var by []string
+	if len(e.Queues) > 0 {
+		by = append(by, "queues "+strings.Join(e.Queues, ", "))
+	}
+	if len(e.Cohorts) > 0 {
+		by = append(by, "cohorts "+strings.Join(e.Cohorts, ", "))
+	}
+	return fmt.Sprintf("allot: cohort %q is named by %s", e.Cohort, strings.Join(by, " and "))
+}
+
+func (e *InUseError) Unwrap() error { return ErrInUse }

@@ -13,7 +13,9 @@ import (
 
 // Event is a change to the cluster: Finish, Evict, Checkpoint, NodeDown,
 // NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, SetCohort,
-// Submit, Withdraw, and who may submit where (events_tenancy.go):
+// Submit, Withdraw; Terminated for two-phase preemption; the cluster's
+// churn (events_cluster.go): AddNode, RemoveNode, SetNode, RemoveQueue,
+// RemoveCohort; and who may submit where (events_tenancy.go):
 // SetNamespace, RemoveNamespace, SetLocalQueue, RemoveLocalQueue,
 // SetPriorityClass, RemovePriorityClass.
 type Event interface {
@@ -22,16 +24,19 @@ type Event interface {
 	apply(s *Snapshot) error
 }
 
-// admitted finds an admitted workload for an event.
+// admitted finds an admitted workload for an event; a preemptor that holds
+// its room (two-phase preemption) has not started and is none.
 func admitted(s *Snapshot, id string) (*running, error) {
 	r, ok := s.runningByID(id)
-	if !ok {
+	if !ok || s.isHeld(id) {
 		return nil, fmt.Errorf("%w: %q is not running", ErrUnknownWorkload, id)
 	}
 	return r, nil
 }
 
-// Finish ends an admitted workload and frees what it held.
+// Finish ends an admitted workload and frees what it held. An evicting
+// victim of a two-phase preemption that finishes is gone as if it had
+// terminated, and is not pending again: it completed.
 type Finish struct{ ID string }
 
 func (e Finish) apply(s *Snapshot) error {
@@ -39,12 +44,17 @@ func (e Finish) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
+	if _, evicting := s.evictingByID(e.ID); evicting {
+		s.note(AuditRecord{Kind: AuditTerminated, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Reason: "Finished"})
+	}
 	s.removeRunning(r)
 	return nil
 }
 
 // Evict stops an admitted workload, frees what it held and puts it back in
-// the pending set, without its placement, to be admitted again.
+// the pending set, without its placement, to be admitted again. An
+// evicting victim of a two-phase preemption that is evicted is gone, as
+// if it had terminated; its eviction was recorded when it started.
 type Evict struct{ ID string }
 
 func (e Evict) apply(s *Snapshot) error {
@@ -71,11 +81,19 @@ func (e Checkpoint) apply(s *Snapshot) error {
 }
 
 // NodeDown marks a node down: nothing new lands there. Workloads on it keep
-// running until the embedder evicts them.
+// running until the embedder evicts them. A preemptor holding room on it
+// (two-phase preemption) cannot start there: its hold is released.
 type NodeDown struct{ Node string }
 
 func (e NodeDown) apply(s *Snapshot) error {
-	return setNode(s, e.Node, func(c *nodeCond) { c.down = true })
+	if err := setNode(s, e.Node, func(c *nodeCond) { c.down = true }); err != nil {
+		return err
+	}
+	if s.inflight != nil {
+		n, _ := s.topo.NodeIndex(e.Node)
+		s.releaseHoldsOn(n)
+	}
+	return nil
 }
 
 // NodeUp brings a node back.
@@ -177,7 +195,9 @@ func requota(s *Snapshot, queues []Queue) error {
 	return nil
 }
 
-// SetQueue adds a queue or replaces its configuration; usage is kept.
+// SetQueue adds a queue or replaces its configuration; usage is kept. The
+// holds of two-phase preemptions whose preemptor or an evicting victim is
+// of the queue are released.
 type SetQueue struct{ Queue Queue }
 
 func (e SetQueue) apply(s *Snapshot) error {
@@ -198,11 +218,16 @@ func (e SetQueue) apply(s *Snapshot) error {
 		s.used = append(s.used, fairness.Debt{})
 	}
 	s.recountLimits()
+	if exists && s.inflight != nil {
+		s.releaseHoldsOfQueues(fmt.Sprintf("queue %q changed", e.Queue.Name), func(q int32) bool { return q == old })
+	}
 	return nil
 }
 
 // SetCohort adds a cohort or replaces its configuration (parent, quota);
-// the queues' usage is kept and the cohorts' follows from it.
+// the queues' usage is kept and the cohorts' follows from it. The holds of
+// two-phase preemptors whose queue, or an evicting victim's, is below the
+// cohort are released.
 type SetCohort struct{ Cohort Cohort }
 
 func (e SetCohort) apply(s *Snapshot) error {
@@ -219,6 +244,9 @@ func (e SetCohort) apply(s *Snapshot) error {
 		s.config = old
 		return err
 	}
+	if s.inflight != nil {
+		s.releaseHoldsOfQueues(fmt.Sprintf("cohort %q changed", e.Cohort.Name), func(q int32) bool { return s.underCohort(q, e.Cohort.Name) })
+	}
 	return nil
 }
 
@@ -227,6 +255,9 @@ type Submit struct{ Workload Workload }
 
 func (e Submit) apply(s *Snapshot) error {
 	id := e.Workload.ID
+	if s.isHeld(id) {
+		return fmt.Errorf("%w: %q holds room while its victims terminate", ErrDuplicateID, id)
+	}
 	if _, ok := s.runningByID(id); ok {
 		return fmt.Errorf("%w: %q is running", ErrDuplicateID, id)
 	}
@@ -237,10 +268,16 @@ func (e Submit) apply(s *Snapshot) error {
 }
 
 // Withdraw removes a pending workload: one its owner cancelled, or one the
-// embedder dropped after Decide rejected it.
+// embedder dropped after Decide rejected it. A preemptor that holds room
+// while its victims terminate (two-phase preemption) is withdrawn too: its
+// hold is released, and its victims evict all the same.
 type Withdraw struct{ ID string }
 
 func (e Withdraw) apply(s *Snapshot) error {
+	if j, ok := s.heldByID(e.ID); ok {
+		s.releaseHold(j, "Withdrawn", true)
+		return nil
+	}
 	if _, ok := s.pendingByID(e.ID); !ok {
 		return fmt.Errorf("%w: %q is not pending", ErrUnknownWorkload, e.ID)
 	}

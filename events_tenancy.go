@@ -106,6 +106,22 @@ func (s *Snapshot) elsewhere(key localKey, target string) (id, queue string, fou
 	return id, queue, found
 }
 
+// pointedAt refuses to remove queue q while a local queue points at it
+// (RemoveQueue): naming the first by namespace and name.
+func (s *Snapshot) pointedAt(q string) error {
+	var first *localKey
+	for k, target := range s.ten.local {
+		if target == q && (first == nil || k.namespace < first.namespace || k.namespace == first.namespace && k.name < first.name) {
+			k := k
+			first = &k
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return buildErr(ErrInUse, "queue", "local queue %q of namespace %q points at queue %q: remove it first", first.name, first.namespace, q)
+}
+
 // RemoveLocalQueue removes a local queue. The workloads that name it keep
 // the queue they are in, as Kueue keeps the workloads of a deleted
 // LocalQueue; a request naming it is UnknownQueue from now on.

@@ -209,6 +209,8 @@ func TestTenancyEventsRefused(t *testing.T) {
 				b.PriorityClasses = slices.DeleteFunc(b.PriorityClasses, func(c allot.PriorityClass) bool { return c.Name == "low" })
 			}},
 		{"no such class", allot.RemovePriorityClass{Name: "urgent"}, allot.ErrInvalid, "name", nil},
+		{"queue a local queue points at", allot.RemoveQueue{Queue: "ml"}, allot.ErrInUse, "queue",
+			func(b *allot.Builder) { b.Queues = slices.DeleteFunc(b.Queues, func(q allot.Queue) bool { return q.Name == "ml" }) }},
 	} {
 		st, base := tenancyStore(t)
 		if c.name == "local queue its workloads are not in" {

@@ -10,6 +10,3 @@ func (s *Snapshot) TreeUsage() ([]string, quota.Usage, int) {
 	}
 	return names, s.usage, s.rtree.FRs()
 }
-
-// Cohorts exposes, to tests, the cohorts as configured.
-func (s *Snapshot) Cohorts() []Cohort { return s.cohorts }

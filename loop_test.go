@@ -16,7 +16,7 @@ func orderBuilder() allot.Builder {
 		Flavors:   []allot.Flavor{{Name: "default"}},
 		Queues:    []allot.Queue{q("a"), q("b"), q("c")},
 		Now:       1000,
-		History: allot.History{HalfLife: 3600, Preemptions: map[string]int64{"c": 2},
+		History: allot.History{HalfLife: 3600, Preemptions: map[string]float64{"c": 2},
 			Usage: map[string]allot.Resources{"a": {"gpu": 7200}, "b": {"gpu": 100}}},
 	}
 	for i, name := range []string{"a", "b", "c"} {

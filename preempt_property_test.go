@@ -221,9 +221,9 @@ func genPreemptWorld(rng *rand.Rand, pw *pworld) error {
 	// Preemptions suffered lately order the victims (fairness debt).
 	if rng.IntN(3) == 0 {
 		b.History.HalfLife = int64(rng.IntN(3)) * 600
-		b.History.Preemptions = map[string]int64{}
+		b.History.Preemptions = map[string]float64{}
 		for _, q := range b.Queues {
-			b.History.Preemptions[q.Name] = int64(rng.IntN(3))
+			b.History.Preemptions[q.Name] = float64(rng.IntN(3))
 		}
 	}
 

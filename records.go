@@ -46,16 +46,40 @@ func (s *Snapshot) insertRunning(r *running) {
 	s.runCount[r.Queue]++
 }
 
-// removeRunning releases an admitted workload.
+// removeRunning releases an admitted workload. With two-phase preemption
+// under way (inflight) it may be an evicting victim, which charges no
+// quota and books its pods only as an orphan (victimLeft does the rest),
+// or a holding preemptor, whose victims are orphans once it leaves
+// (heldLeft).
 func (s *Snapshot) removeRunning(r *running) {
-	for i := range r.Sets {
-		s.addUsage(r.Queue, r.Sets[i].Flavor, r.Need(i, s.tokens), -1)
+	evicting, orphan, held := false, false, false
+	if s.inflight != nil {
+		var i int
+		if i, evicting = s.evictingByID(r.ID); evicting {
+			orphan = s.inflight.evicting[i].preemptor == ""
+		}
+		held = s.isHeld(r.ID)
 	}
-	s.holdPods(r, len(r.Pods), -1)
+	if !evicting {
+		for i := range r.Sets {
+			s.addUsage(r.Queue, r.Sets[i].Flavor, r.Need(i, s.tokens), -1)
+		}
+	}
+	if !evicting || orphan {
+		s.holdPods(r, len(r.Pods), -1)
+	}
 	s.running.Delete(r)
-	s.trackLimits(r, -1)
+	if !evicting {
+		s.trackLimits(r, -1)
+	}
 	s.own(rowRunCount)
 	s.runCount[r.Queue]--
+	switch {
+	case evicting:
+		s.victimLeft(r.ID)
+	case held:
+		s.heldLeft(r.ID)
+	}
 }
 
 func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
@@ -84,12 +108,15 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 }
 
 // recountLimits rebuilds the per-user and non-preemptible usage of every
-// queue from the admitted workloads (after a configuration change).
+// queue from the admitted workloads (after a configuration change), the
+// evicting victims of two-phase preemptions left out.
 func (s *Snapshot) recountLimits() {
 	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
 	s.shared &^= rowUsers | rowNever
 	s.running.Scan(func(r *running) bool {
-		s.trackLimits(r, 1)
+		if _, evicting := s.evictingByID(r.ID); !evicting {
+			s.trackLimits(r, 1)
+		}
 		return true
 	})
 }
@@ -139,9 +166,44 @@ func (s *Snapshot) holdPods(r *running, count, sign int) {
 }
 
 // evict frees an admitted workload, puts it back among the pending (its
-// placement cleared, to be admitted again) and records the eviction.
-func (s *Snapshot) evict(r *running, e Eviction) {
+// placement cleared, to be admitted again) and records the eviction: an
+// Evict event's, or another rule's that names no policy.
+func (s *Snapshot) evict(r *running, e Eviction) { s.evictFor(r, e, "") }
+
+// evictFor is evict for an eviction that policy allowed (a preemption's).
+// A victim of a two-phase preemption that was evicting already is only
+// gone: its eviction was recorded when it started. A preemptor evicted
+// while it held its room loses no work: it never started.
+func (s *Snapshot) evictFor(r *running, e Eviction, policy string) {
+	_, evicting := s.evictingByID(r.ID)
+	if s.isHeld(r.ID) {
+		e.LostGPUSeconds = 0
+	}
+	if evicting {
+		s.note(AuditRecord{Kind: AuditTerminated, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Reason: "Evicted"})
+	}
 	s.removeRunning(r)
+	w := s.requeued(r)
+	s.enqueue(&w)
+	if evicting {
+		return
+	}
+	s.evictions = append(s.evictions, e)
+	if e.Preemptor != "" {
+		s.own(rowDebt)
+		s.debt[r.Queue] = s.debt[r.Queue].Add(s.now, s.history.HalfLife, 1)
+	}
+	rec := AuditRecord{Kind: AuditEvicted, Workload: r.ID, Queue: r.w.Queue, Priority: r.Priority, Preemptor: e.Preemptor,
+		Reason: e.Reason, Policy: policy, LostGPUSeconds: e.LostGPUSeconds}
+	if r.Checkpointable {
+		rec.RecoveryPoint = r.LastCheckpoint
+	}
+	s.note(rec)
+}
+
+// requeued is admitted workload r as a pending one: its placement and
+// admission cleared, to be admitted again.
+func (s *Snapshot) requeued(r *running) Workload {
 	w := r.admitted()
 	w.AdmittedAt, w.Borrowing = 0, false
 	w.PodSets = slices.Clone(w.PodSets)
@@ -149,11 +211,15 @@ func (s *Snapshot) evict(r *running, e Eviction) {
 		w.PodSets[i].Flavor, w.PodSets[i].Nodes, w.PodSets[i].GPUIndices = "", nil, nil
 		w.PodSets[i].PerPod = s.resourceMap(r.Sets[i].Per, r.Sets[i].Keys)
 	}
-	s.enqueue(&w)
-	s.evictions = append(s.evictions, e)
-	if e.Preemptor != "" {
-		s.own(rowDebt)
-		s.debt[r.Queue] = s.debt[r.Queue].Add(s.now, s.history.HalfLife, 1)
+	return w
+}
+
+// trimEvictions keeps the last evictionCap evictions once twice as many
+// have gathered, so that a store's log of them stays bounded.
+func (s *Snapshot) trimEvictions() {
+	if n := len(s.evictions); s.evictionCap > 0 && n > 2*s.evictionCap {
+		s.evictionsDropped += n - s.evictionCap
+		s.evictions = slices.Clone(s.evictions[n-s.evictionCap:])
 	}
 }
 

@@ -26,8 +26,9 @@ type Snapshot struct {
 
 	*fixed
 	// config is the queues' and cohorts' configuration: only SetQueue,
-	// SetCohort and a time advance that opens or closes a quota window
-	// change it, each on a copy (ownConfig), so that versions share it.
+	// SetCohort, RemoveQueue, RemoveCohort and a time advance that opens
+	// or closes a quota window change it, each on a copy (ownConfig), so
+	// that versions share it.
 	*config
 	// ten is who may submit where: namespaces, local queues and priority
 	// classes, shared by versions until an event changes it.
@@ -52,7 +53,18 @@ type Snapshot struct {
 	*pendingSet
 
 	// evictions is append-only: a published snapshot sees its prefix.
-	evictions []Eviction
+	// A store keeps the last evictionCap of them (trimEvictions);
+	// evictionsDropped counts the ones it let go.
+	evictions        []Eviction
+	evictionCap      int
+	evictionsDropped int
+	// inflight holds the two-phase preemptions under way: nil when there
+	// are none, shared between versions until one writes it
+	// (own(rowInflight)).
+	inflight *inflight
+	// staged is, on a store's master only, where the change being made
+	// stages its audit records (note); forks have none.
+	staged *[]AuditRecord
 	// bf caches the backfill reservations, planned on first use.
 	bf *backfillCache
 	// debt is each queue's fairness debt: preemptions suffered, decayed
@@ -119,10 +131,12 @@ func (s *Snapshot) ownConfig() {
 	s.config = &c
 }
 
-// fixed is what no event changes: the resources, the flavors and the
-// nodes. Every version a store publishes points at the same one.
-// Resolving resource names (vector) and validating a request (validate)
-// read nothing else, so they are its methods: they hold for every version.
+// fixed is the resources, the flavors and the nodes: no event changes the
+// first two, and the node events (AddNode, RemoveNode, SetNode) make a new
+// one with a new topology, leaving the old to the versions that point at
+// it; the others share one. Resolving resource names (vector) and
+// validating a request (validate) read only what no event changes, so
+// they are its methods: they hold for every version.
 type fixed struct {
 	resources []string
 	gpu       int // index of the GPU resource, -1 if undeclared
@@ -211,8 +225,8 @@ func (r *running) admitted() Workload {
 
 // The parts of a snapshot that a fork shares with its parent
 // (Snapshot.shared): the per-queue rows (running counts, per-user usage,
-// non-preemptible usage, fairness debt and historical usage) and the
-// pending set.
+// non-preemptible usage, fairness debt and historical usage), the pending
+// set and the preemptions in flight.
 const (
 	rowRunCount uint8 = 1 << iota
 	rowUsers
@@ -220,7 +234,8 @@ const (
 	rowDebt
 	rowUsed
 	rowPending
-	allRows = rowRunCount | rowUsers | rowNever | rowDebt | rowUsed | rowPending
+	rowInflight
+	allRows = rowRunCount | rowUsers | rowNever | rowDebt | rowUsed | rowPending | rowInflight
 )
 
 // own clones the shared rows among rows before the snapshot writes them,
@@ -249,6 +264,9 @@ func (s *Snapshot) own(rows uint8) {
 	}
 	if todo&rowUsed != 0 {
 		s.used = slices.Clone(s.used)
+	}
+	if todo&rowInflight != 0 && s.inflight != nil {
+		s.inflight = s.inflight.clone()
 	}
 	if todo&rowPending != 0 {
 		// Fork gives the copy's trees owners of their own: nodes of the
@@ -293,6 +311,7 @@ func (s *Snapshot) newVersion() (*Snapshot, *version) {
 	// written.
 	c.shared = allRows
 	c.bf = &v.bf
+	c.staged = nil
 	return c, v
 }
 

@@ -30,14 +30,30 @@ type Store struct {
 	mu     sync.Mutex
 	cur    atomic.Pointer[Snapshot]
 	master *Snapshot
+	// log is the audit log; stage holds the records of the change under
+	// way (the master's staged), logged when it is published.
+	log   auditLog
+	stage []AuditRecord
 }
 
-// NewStore starts a store at snapshot s. s itself stays valid and unchanged,
-// and any number of goroutines may start stores from one snapshot at once.
+// NewStore starts a store at snapshot s with the default options. s itself
+// stays valid and unchanged, and any number of goroutines may start stores
+// from one snapshot at once.
 func NewStore(s *Snapshot) *Store {
-	st := &Store{master: s.private()}
-	st.cur.Store(s)
+	st, _ := NewStoreWith(s, StoreOptions{})
 	return st
+}
+
+// NewStoreWith starts a store at snapshot s with options o, refused by
+// o.Validate.
+func NewStoreWith(s *Snapshot, o StoreOptions) (*Store, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	st := &Store{master: s.private(), log: auditLog{limit: o.capacity()}}
+	st.master.staged, st.master.evictionCap = &st.stage, o.capacity()
+	st.cur.Store(s)
+	return st, nil
 }
 
 // Load returns the current snapshot.
@@ -46,6 +62,11 @@ func (st *Store) Load() *Snapshot { return st.cur.Load() }
 // publish makes the master's state the next version.
 func (st *Store) publish() *Snapshot {
 	m := st.master
+	for _, r := range st.stage {
+		st.log.add(r)
+	}
+	st.stage = st.stage[:0]
+	m.trimEvictions()
 	m.version++
 	m.state.Flush()
 	snap := m.fork()
@@ -65,23 +86,44 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err := ev.apply(st.master); err != nil {
+		st.dropStaged()
 		return nil, err
 	}
 	return st.publish(), nil
 }
 
 // Commit admits a decision made by Decide. The request it carries is
-// validated again, as Decide validates it. When the store has moved on since
-// the decision's version, the decision is checked again against the current
-// snapshot (quota, the queue's caps, hold, tenancy, and that every GPU and
-// resource it places on is still free on a usable node); a decision that no
-// longer holds is refused with a *ConflictError and changes nothing. So is a
-// Preempt decision whose victims, or some of them, need no longer be
-// evicted: deciding again admits the workload with fewer victims or none.
-// Nothing is ever double-booked.
+// validated again, as Decide validates it, and every commit checks the
+// decision against the current snapshot: quota, the queue's caps, hold,
+// tenancy, that each pod set may use its flavor, and that every GPU and
+// resource it places on is still free on a usable node. A decision that no
+// longer holds is refused with a *ConflictError and changes nothing.
+//
+// A Preempt decision evicts only the victims Decide chooses on the current
+// snapshot. One Decide made in this process on the current version is
+// taken as it is; any other, made on an older version or decoded from JSON
+// (perhaps in another process, on another store's versions), is decided
+// again and refused unless that evicts exactly its victims, each in the
+// admission it had: deciding again admits the workload with fewer victims
+// or none, or evicts others. Nothing is ever double-booked, and no workload
+// is evicted that the preemption policies do not allow.
+//
+// Commit trusts a decision's placement to keep its request's topology
+// constraints (one domain of a required level, slices, groups): where the
+// pods go within what is free is Decide's to choose, and a placement
+// changed on the way that still books only free GPUs of the right flavor
+// double-books nothing.
+//
+// With Options.TwoPhasePreemption a Preempt decision's victims start
+// evicting and the workload holds its room until they are gone (see
+// Terminated); otherwise they are evicted and the workload admitted at
+// once.
 func (st *Store) Commit(d Decision) (*Snapshot, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	// A refused commit logs nothing: what it staged goes (a published one
+	// has logged it already).
+	defer st.dropStaged()
 	m := st.master
 	if d.Verdict != VerdictAdmit && d.Verdict != VerdictPreempt {
 		return nil, fmt.Errorf("%w: only an Admit or Preempt decision can be committed, got %v", ErrInvalid, d.Verdict)
@@ -93,6 +135,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		return &ConflictError{Workload: d.Workload, DecidedOn: d.Version, Current: m.version, Detail: fmt.Sprintf(format, args...)}
 	}
 	var victims []*running
+	chosen := d.Victims
 	if d.Verdict == VerdictPreempt {
 		for _, v := range d.Victims {
 			vr, ok := m.runningByID(v.ID)
@@ -104,22 +147,26 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 			}
 			victims = append(victims, vr)
 		}
-		if d.Version != m.version {
-			if err := st.victimsNeeded(&d, conflict); err != nil {
+		if !d.decided || d.Version != m.version {
+			var err error
+			if chosen, err = st.victimsChosen(&d, conflict); err != nil {
 				return nil, err
 			}
 		}
 	}
+	if len(victims) > 0 && m.options.TwoPhasePreemption {
+		return st.commitTwoPhase(&d, victims, chosen, conflict)
+	}
 	// The victims are evicted first; if the preemptor then does not fit
 	// after all, the evictions are undone.
-	debt, shared := m.debt, m.shared&rowDebt
+	debt, shared, evictions := m.debt, m.shared&rowDebt, m.evictions
 	if len(victims) > 0 {
 		// Evictions add to the debt: on a copy, so undo can put it back.
 		m.debt = slices.Clone(debt)
 		m.shared &^= rowDebt
 		for i, vr := range victims {
-			v := &d.Victims[i]
-			m.evict(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now})
+			v := &chosen[i]
+			m.evictFor(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: m.now}, v.Policy)
 		}
 	}
 	r, err := admission(m, &d, conflict)
@@ -127,7 +174,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		for i := len(victims) - 1; i >= 0; i-- {
 			m.unevict(victims[i])
 		}
-		m.evictions = m.evictions[:len(m.evictions)-len(victims)]
+		m.evictions = evictions
 		m.debt, m.shared = debt, m.shared&^rowDebt|shared
 		return nil, err
 	}
@@ -135,19 +182,72 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 		m.dequeue(r.ID)
 	}
 	m.insertRunning(r)
+	m.note(AuditRecord{Kind: AuditAdmitted, Workload: r.ID, Queue: d.Queue, Priority: r.Priority, Victims: runningIDs(victims)})
 	return st.publish(), nil
 }
 
+// commitTwoPhase commits Preempt decision d, its victims found running,
+// in two phases (Options.TwoPhasePreemption): on a private copy of the
+// master, which becomes the master only if the preemptor fits with its
+// victims evicted and the orphans on its nodes gone (a refused commit
+// leaves the master as it was), the victims start evicting and the
+// preemptor holds its room (startHold).
+func (st *Store) commitTwoPhase(d *Decision, victims []*running, chosen []Victim, conflict func(string, ...any) error) (*Snapshot, error) {
+	m := st.master
+	c := m.private()
+	c.staged = m.staged
+	// A victim that holds its room itself has not started: it is only
+	// pending again. The others start evicting.
+	var evicting []*running
+	for i, vr := range victims {
+		if !c.isHeld(vr.ID) {
+			evicting = append(evicting, vr)
+		}
+		v := &chosen[i]
+		c.evictFor(vr, Eviction{ID: v.ID, Queue: v.Queue, Preemptor: d.Workload, Reason: v.Reason, LostGPUSeconds: v.LostGPUSeconds, At: c.now}, v.Policy)
+	}
+	adopted := c.adoptOrphans(d)
+	r, err := admission(c, d, conflict)
+	if err != nil {
+		return nil, err
+	}
+	c.startHold(r, evicting, runningIDs(victims), adopted)
+	st.master = c
+	return st.publish(), nil
+}
+
+// runningIDs lists the IDs of rs (nil for none).
+func runningIDs(rs []*running) []string {
+	if len(rs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// dropStaged forgets the audit records a refused change staged.
+func (st *Store) dropStaged() { st.stage = st.stage[:0] }
+
 // checkDecision refuses a decision Decide could not have made: its request
 // invalid (validated as Decide validates it, in case it was changed since),
-// or its workload, flavors or victims not matching the request.
+// or its workload, queue, flavors or victims not matching the request and
+// the verdict.
 func checkDecision(s *Snapshot, d *Decision) error {
 	req := &d.request
 	if msg, field := s.validate(req); msg != "" {
 		return fmt.Errorf("%w: the decision's request: %s: %s", ErrInvalid, field, msg)
 	}
-	if req.ID != d.Workload || len(d.Flavors) != len(req.PodSets) {
-		return fmt.Errorf("%w: the decision was not made by Decide", ErrInvalid)
+	if req.ID != d.Workload || req.Queue != d.Queue || len(d.Flavors) != len(req.PodSets) {
+		return fmt.Errorf("%w: the decision was not made by Decide: its workload, queue or flavors do not match its request", ErrInvalid)
+	}
+	switch {
+	case d.Verdict == VerdictAdmit && len(d.Victims) > 0:
+		return fmt.Errorf("%w: an Admit decision with victims", ErrInvalid)
+	case d.Verdict == VerdictPreempt && len(d.Victims) == 0:
+		return fmt.Errorf("%w: a Preempt decision without victims", ErrInvalid)
 	}
 	for i, v := range d.Victims {
 		if v.ID == req.ID {
@@ -160,44 +260,55 @@ func checkDecision(s *Snapshot, d *Decision) error {
 	return nil
 }
 
-// victimsNeeded refuses a Preempt decision made on an older version when
-// deciding on the current one admits the workload without evicting, or
-// evicts only some of the decision's victims. The room the victims were to
-// free may have come free elsewhere, which the decision's placement (on the
-// victims' nodes) cannot show: only a new decision can.
-func (st *Store) victimsNeeded(d *Decision, conflict func(string, ...any) error) error {
+// victimsChosen decides d's request again on the current snapshot and
+// refuses the Preempt decision d unless that evicts exactly d's victims,
+// each in the admission d names: the decision was made on an older
+// version, or elsewhere, so only Decide now may say whom it evicts. The
+// room the victims were to free may have come free another way, which the
+// decision's placement (on the victims' nodes) cannot show; the victims'
+// queues may have stopped borrowing; the decision may have been changed on
+// the way. It returns the victims as Decide chooses them now, with their
+// reasons, policies and lost work as of now.
+func (st *Store) victimsChosen(d *Decision, conflict func(string, ...any) error) ([]Victim, error) {
 	now := Decide(st.cur.Load(), d.request)
 	switch now.Verdict {
 	case VerdictAdmit:
-		return conflict("the workload fits now without evicting %s: decide again", victimList(d.Victims))
+		return nil, conflict("the workload fits now without evicting %s: decide again", victimList(d.Victims))
 	case VerdictPreempt:
-		if spare := spareVictims(d.Victims, now.Victims); len(spare) > 0 {
-			return conflict("evicting %s is no longer needed: decide again", victimList(spare))
-		}
+	default:
+		return nil, conflict("deciding again gives %v %v: %s", now.Verdict, now.Reason, now.Message)
 	}
-	return nil
+	if spare, extra := victimsDiffer(d.Victims, now.Victims); len(extra) > 0 {
+		return nil, conflict("deciding again evicts %s, which the decision does not: decide again", victimList(extra))
+	} else if len(spare) > 0 {
+		return nil, conflict("evicting %s is no longer needed: decide again", victimList(spare))
+	}
+	return now.Victims, nil
 }
 
-// spareVictims lists the victims of was that a decision now evicting the
-// victims of now spares, when now's are some of was's, not all. Both lists
+// victimsDiffer compares the victims of a decision, was, with those Decide
+// chooses now: spare are was's that now spares, extra now's that was does
+// not evict, a victim admitted again since counting as another. Both lists
 // are sorted by ID, as Decide sorts them.
-func spareVictims(was, now []Victim) []Victim {
-	if len(now) >= len(was) {
-		return nil
-	}
-	var spare []Victim
-	j := 0
-	for _, v := range was {
-		if j < len(now) && now[j].ID == v.ID && now[j].AdmittedAt == v.AdmittedAt {
+func victimsDiffer(was, now []Victim) (spare, extra []Victim) {
+	i, j := 0, 0
+	for i < len(was) || j < len(now) {
+		switch {
+		case j == len(now) || i < len(was) && was[i].ID < now[j].ID:
+			spare = append(spare, was[i])
+			i++
+		case i == len(was) || now[j].ID < was[i].ID:
+			extra = append(extra, now[j])
 			j++
-			continue
+		default:
+			if was[i].AdmittedAt != now[j].AdmittedAt {
+				spare, extra = append(spare, was[i]), append(extra, now[j])
+			}
+			i++
+			j++
 		}
-		spare = append(spare, v)
 	}
-	if j < len(now) {
-		return nil // now evicts a workload was does not
-	}
-	return spare
+	return spare, extra
 }
 
 // victimList names victims for a message.
@@ -216,6 +327,9 @@ func victimList(vs []Victim) string {
 // its pods booked on their nodes.
 func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*running, error) {
 	req := d.request
+	if s.isHeld(req.ID) {
+		return nil, conflict("workload holds its room while its victims terminate")
+	}
 	if _, ok := s.runningByID(req.ID); ok {
 		return nil, conflict("workload is already admitted")
 	}
@@ -242,6 +356,9 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 		f, ok := s.flavorIdx[d.Flavors[i].Flavor]
 		if !ok || d.Flavors[i].PodSet != ps.Name {
 			return nil, fmt.Errorf("%w: pod set %q has no flavor in the decision", ErrInvalid, ps.Name)
+		}
+		if !ps.allows(s.flavors[f].Name) {
+			return nil, fmt.Errorf("%w: pod set %q may not use flavor %q", ErrInvalid, ps.Name, s.flavors[f].Name)
 		}
 		ps.Flavor = s.flavors[f].Name
 		per, keys, err := s.podVector(ps.PerPod, "perPod")
@@ -322,10 +439,10 @@ func bookPods(s *Snapshot, r *running, d *Decision, conflict func(string, ...any
 			continue
 		}
 		for p := range ps.Count {
-			if k >= len(d.Placement) || d.Placement[k].PodSet != ps.Name {
+			if k >= len(d.Placement) || d.Placement[k].PodSet != ps.Name || d.Placement[k].Pod != p {
 				return fail(fmt.Errorf("%w: the decision places no pod %d of pod set %q", ErrInvalid, p, ps.Name))
 			}
-			pa, err := checkPod(s, r, i, book, d.Placement[k], p, &run, conflict)
+			pa, err := checkPod(s, r, i, book, d.Placement[k], p, &run, d.Version != s.version, conflict)
 			if err != nil {
 				return fail(err)
 			}
@@ -349,22 +466,31 @@ func bookPods(s *Snapshot, r *running, d *Decision, conflict func(string, ...any
 // checkPod checks that pod p of pod set i of r, booking book, fits where
 // placement pl puts it, with the workload's earlier pods booked on their
 // nodes, those of run still to be.
-func checkPod(s *Snapshot, r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, conflict func(string, ...any) error) (view.Pod, error) {
+func checkPod(s *Snapshot, r *running, i int, book res.Vec, pl PodPlacement, p int32, run *podRun, stale bool, conflict func(string, ...any) error) (view.Pod, error) {
 	ps := &r.w.PodSets[i]
+	// On a decision of an older version the node may have gone or changed
+	// since (RemoveNode, SetNode): that is a conflict, not a malformed
+	// decision.
+	shape := func(format string, args ...any) error {
+		if stale {
+			return conflict(format, args...)
+		}
+		return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	}
 	n, ok := run.node, run.node >= 0 && s.topo.NodeName(run.node) == pl.Node
 	if !ok {
 		n, ok = s.topo.NodeIndex(pl.Node)
 	}
 	if !ok || s.topo.Nodes[n].Flavor != r.Sets[i].Flavor {
-		return view.Pod{}, fmt.Errorf("%w: node %q is not a node of flavor %q", ErrInvalid, pl.Node, ps.Flavor)
+		return view.Pod{}, shape("node %q is not a node of flavor %q", pl.Node, ps.Flavor)
 	}
 	node := &s.topo.Nodes[n]
 	mask := uint64(pl.GPUs)
 	if node.GPUs < 64 && mask>>node.GPUs != 0 {
-		return view.Pod{}, fmt.Errorf("%w: GPUs %v on node %q with %d GPUs", ErrInvalid, pl.GPUs, pl.Node, node.GPUs)
+		return view.Pod{}, shape("GPUs %v on node %q with %d GPUs", pl.GPUs, pl.Node, node.GPUs)
 	}
 	if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
-		return view.Pod{}, fmt.Errorf("%w: pod %d of %q gets %d GPUs, asks for %d", ErrInvalid, p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
+		return view.Pod{}, shape("pod %d of %q gets %d GPUs, asks for %d", p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
 	}
 	ns := s.state.Node(n)
 	if !ns.Usable(s.now) {

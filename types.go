@@ -232,11 +232,18 @@ type SLATier struct {
 	Scale        float64 `json:"scale"`
 }
 
-// History is the fairness history of the cluster.
+// History is the fairness history of the cluster, per queue, at the
+// snapshot's time; both figures decay with HalfLife (seconds; zero: no
+// decay) from then on.
 type History struct {
-	Usage       map[string]Resources `json:"usage,omitempty"`
-	Preemptions map[string]int64     `json:"preemptions,omitempty"`
-	HalfLife    int64                `json:"halfLife,omitempty"`
+	// Usage is each queue's historical usage, in seconds of the main
+	// resource (gpu when declared, else the first): {"team-a": {"gpu":
+	// 3600}}. The other resources are not counted.
+	Usage map[string]Resources `json:"usage,omitempty"`
+	// Preemptions is each queue's fairness debt: the preemptions it
+	// suffered, a decayed count and so not always whole.
+	Preemptions map[string]float64 `json:"preemptions,omitempty"`
+	HalfLife    int64              `json:"halfLife,omitempty"`
 }
 
 // Options are policy switches.
@@ -275,6 +282,20 @@ type Options struct {
 	// meaning victims there or waiting; Backfill is off unless set). The
 	// README's Kueue comparison lists every difference.
 	Semantics string `json:"semantics,omitempty"`
+	// TwoPhasePreemption commits a Preempt decision in Kueue's two
+	// phases: its victims start evicting (Kueue's Evicted condition), and
+	// their pods keep their nodes booked until a Terminated event (or
+	// Evict, or Finish) says each is gone, while the preemptor is admitted
+	// in quota terms (Kueue's QuotaReserved: the victims' quota passes to
+	// it at once) and holds the rest of its room; it starts where the
+	// decision placed it when its last victim is gone (Snapshot.Held until
+	// then). A change to the configuration of its queue or a victim's
+	// (SetQueue, or SetCohort above them), its withdrawal or a node of its
+	// placement going down releases the hold: the preemptor is pending
+	// again (if it was) and decided anew, its victims evict all the same. A
+	// preemption may evict a holding preemptor, which loses nothing. False
+	// (the default) evicts the victims and admits the preemptor at once.
+	TwoPhasePreemption bool `json:"twoPhasePreemption,omitempty"`
 }
 
 // The values of Options.Semantics.

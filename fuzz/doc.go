@@ -22,11 +22,18 @@
 //     scheduling loop's too, is held to a naive reading of the rule of
 //     who may submit where at which priority: a request it refuses is
 //     refused for that reason, and one it lets in is refused for none.
+//   - FuzzChurn runs store events on FuzzDecide's worlds, nodes added,
+//     removed and described anew and queues and cohorts removed among the
+//     others, with the world's requests decided and committed in between:
+//     no event panics, a refused one publishes nothing and says why with a
+//     *allot.BuildError or a sentinel error, and after every step the
+//     snapshot's own Builder builds it again, answering alike.
 //
 // The seed corpora live in testdata/fuzz/<FuzzName>/ and run with plain
 // go test; to search further:
 //
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzDecide -fuzztime=60s
+//	go test ./fuzz/ -run='^$' -fuzz=FuzzChurn -fuzztime=60s
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzScenarioLoader -fuzztime=60s
 //
 // A failing input is written to testdata/fuzz/<FuzzName>/; keep it there as

@@ -250,9 +250,9 @@ func (g *preemptGen) world(w *preemptWorld) {
 
 	if c.Intn(3) == 0 {
 		b.History.HalfLife = c.Int63n(3) * 600
-		b.History.Preemptions = map[string]int64{}
+		b.History.Preemptions = map[string]float64{}
 		for _, q := range g.queues {
-			b.History.Preemptions[q] = c.Int63n(3)
+			b.History.Preemptions[q] = float64(c.Int63n(3))
 		}
 	}
 	for i := range 2 + c.Intn(12) {

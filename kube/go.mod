@@ -2,26 +2,68 @@ module github.com/allot-sched/allot/kube
 
 go 1.26.0
 
+// Versions, chosen to build together (go build ./... and the tests):
+//   - Kubernetes' libraries (api, apimachinery, component-helpers, and the
+//     client-go the informers will use) at v0.37.2, the newest the module
+//     proxy serves. Kueue v0.17.0 asks for v0.35.3; minimal version
+//     selection takes v0.37.2, and the parts of Kueue this module imports
+//     (its API types under apis/kueue, and their conversion) use only
+//     apimachinery's stable types, so they build against it.
+//   - controller-runtime v0.25.2, the release that pairs with Kubernetes
+//     v0.37 (Kueue asks for v0.23.3, which pairs with v0.35); Kueue's API
+//     types use only its scheme and conversion packages. The webhook
+//     server, manager and envtest come from this same release.
+//   - sigs.k8s.io/kueue v0.17.0, and the API types of the jobs Kueue
+//     admits at the versions Kueue v0.17.0 itself requires: JobSet
+//     v0.11.1 and KubeRay v1.6.0.
+//   - sigs.k8s.io/yaml v1.6.0, apimachinery's YAML.
+
 require (
 	github.com/allot-sched/allot v0.0.0
+	github.com/go-logr/logr v1.4.3
+	github.com/ray-project/kuberay/ray-operator v1.6.0
+	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
+	k8s.io/component-helpers v0.37.2
+	k8s.io/utils v0.0.0-20260626114624-be93311217bd
+	sigs.k8s.io/jobset v0.11.1
+	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730
+	sigs.k8s.io/kueue v0.17.0
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
+	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/go-openapi/jsonpointer v1.0.0 // indirect
+	github.com/go-openapi/jsonreference v1.0.0 // indirect
+	github.com/go-openapi/swag v0.27.1 // indirect
+	github.com/go-openapi/swag/cmdutils v0.27.1 // indirect
+	github.com/go-openapi/swag/conv v0.27.1 // indirect
+	github.com/go-openapi/swag/fileutils v0.27.1 // indirect
+	github.com/go-openapi/swag/jsonutils v0.27.1 // indirect
+	github.com/go-openapi/swag/loading v0.27.1 // indirect
+	github.com/go-openapi/swag/mangling v0.27.1 // indirect
+	github.com/go-openapi/swag/netutils v0.27.1 // indirect
+	github.com/go-openapi/swag/pools v0.27.1 // indirect
+	github.com/go-openapi/swag/stringutils v0.27.1 // indirect
+	github.com/go-openapi/swag/typeutils v0.27.1 // indirect
+	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
+	github.com/google/gnostic-models v0.7.1 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/kr/text v0.2.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
+	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
+	google.golang.org/protobuf v1.36.12-0.20260120151049-f2248ac996af // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
-	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
-	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
+	sigs.k8s.io/controller-runtime v0.25.2 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )

@@ -74,23 +74,23 @@ type State struct {
 
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
-	s := &State{T: t, now: now, freeGPUs: int64(t.TotalGPUs)}
-	s.nodes = cow.Make[NodeState](len(t.Nodes))
-	for i := range t.Nodes {
-		ns := s.nodes.Mut(i)
-		ns.Free = t.Nodes[i].Capacity
-		ns.FreeGPUs = maskBits(int(t.Nodes[i].GPUs))
-	}
-	s.fits = cow.Make[int32](len(t.Domains) * t.G)
-	s.aggs = cow.Make[DomainAgg](len(t.Domains))
-	s.Rebuild()
-	return s
+	return Restate(t, now, func(n int32) NodeState {
+		node := &t.Nodes[n]
+		return NodeState{Free: node.Capacity, FreeGPUs: maskBits(int(node.GPUs))}
+	})
 }
 
 // NewCapacity returns the empty cluster, every node usable: what could ever
 // fit. It never changes, and it knows each level's largest domain.
 func NewCapacity(t *Topology) *State {
 	s := NewState(t, 0)
+	s.setLevelMax()
+	return s
+}
+
+// setLevelMax works out, for a capacity state, each level's largest domain.
+func (s *State) setLevelMax() {
+	t := s.T
 	lm := make([][][]int32, len(t.Flavors))
 	s.levelMax = &lm
 	for f, ft := range t.Flavors {
@@ -114,7 +114,6 @@ func NewCapacity(t *Topology) *State {
 		}
 		lm[f][len(ft.Levels)] = m
 	}
-	return s
 }
 
 // LevelMax is, on a state made by NewCapacity, the most pods of g GPUs
@@ -285,18 +284,7 @@ func (s *State) addFits(n int32, sign int32) {
 func (s *State) applyDelta(n int32, before, after *contrib) {
 	node := &s.T.Nodes[n]
 	if before.usable || after.usable {
-		f := &s.free[node.Flavor]
-		var carry res.Vec
-		carried := false
-		for r := range f {
-			lo, up := res.AddWide(uint64(f[r]), after.free[r])
-			lo, down := res.SubWide(lo, before.free[r])
-			f[r], carry[r] = int64(lo), up+down
-			carried = carried || carry[r] != 0
-		}
-		if carried {
-			s.carryFree(node.Flavor, carry)
-		}
+		s.moveFree(node.Flavor, before.free, after.free)
 	}
 	G := s.T.G
 	var delta [MaxNodeGPUs]int32
@@ -323,6 +311,22 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 				*s.fits.Mut(base + g) += v
 			}
 		}
+	}
+}
+
+// moveFree takes before from flavor f's free total and adds after.
+func (s *State) moveFree(flavor int32, before, after res.Vec) {
+	f := &s.free[flavor]
+	var carry res.Vec
+	carried := false
+	for r := range f {
+		lo, up := res.AddWide(uint64(f[r]), after[r])
+		lo, down := res.SubWide(lo, before[r])
+		f[r], carry[r] = int64(lo), up+down
+		carried = carried || carry[r] != 0
+	}
+	if carried {
+		s.carryFree(flavor, carry)
 	}
 }
 

@@ -109,36 +109,49 @@ func (t *Topology) Islands(d int32) bool {
 // New sorts the nodes by flavor and path and builds the domain trees.
 // flavors is the number of flavors; nodes name their flavor by index.
 func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, error) {
-	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: newNameIndex(len(specs))}
-	order := make([]int, len(specs))
-	for i := range order {
-		order[i] = i
-	}
 	for i := range specs {
 		if len(specs[i].Labels) != len(levels) {
 			return nil, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, specs[i].Name, len(specs[i].Labels), len(levels))
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		x, y := &specs[a], &specs[b]
-		if x.Flavor != y.Flavor {
-			return int(x.Flavor) - int(y.Flavor)
+	order := make([]int, len(specs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return compareSpecs(&specs[a], &specs[b]) })
+	sorted := make([]NodeSpec, len(specs))
+	for i, o := range order {
+		sorted[i] = specs[o]
+	}
+	return build(levels, resources, gpu, flavors, sorted)
+}
+
+// compareSpecs is the nodes' order: by flavor, then label by label from
+// the broadest level, then by name.
+func compareSpecs(x, y *NodeSpec) int {
+	if x.Flavor != y.Flavor {
+		return int(x.Flavor) - int(y.Flavor)
+	}
+	for l := range x.Labels {
+		if c := strings.Compare(x.Labels[l], y.Labels[l]); c != 0 {
+			return c
 		}
-		for l := range x.Labels {
-			if c := strings.Compare(x.Labels[l], y.Labels[l]); c != 0 {
-				return c
-			}
-		}
-		return strings.Compare(x.Name, y.Name)
-	})
+	}
+	return strings.Compare(x.Name, y.Name)
+}
+
+// build builds the topology of nodes given in their order (compareSpecs),
+// each with a label per level.
+func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, error) {
+	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: newNameIndex(len(specs))}
 	t.Nodes = make([]Node, len(specs))
 	// Every node's name, labels and domains live in a few shared arrays
 	// rather than in small objects of their own, and each distinct label
 	// value is kept once: a large cluster is a few objects for the
 	// collector, none of them a long array of pointers.
 	var names strings.Builder
-	for _, o := range order {
-		names.WriteString(specs[o].Name)
+	for i := range specs {
+		names.WriteString(specs[i].Name)
 	}
 	t.names = names.String()
 	t.labels = make([]int32, 0, len(specs)*len(levels))
@@ -146,8 +159,8 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
 	at := int32(0)
 	total := 0
-	for i, o := range order {
-		sp := &specs[o]
+	for i := range specs {
+		sp := &specs[i]
 		gpus := int64(0)
 		if gpu >= 0 {
 			gpus = sp.Capacity[gpu]

@@ -54,7 +54,7 @@ func (p *parser) flavorList(n node) []allot.Flavor {
 }
 
 // nodeFields are the fields a node and a node set share.
-var nodeFields = []string{"flavor", "labels", "capacity", "gpuGroups", "maxPods", "cooldownUntil", "unschedulable"}
+var nodeFields = []string{"flavor", "labels", "capacity", "gpuGroups", "maxPods", "cooldownUntil", "unschedulable", "down"}
 
 // nodeList reads the explicit nodes, then generates the node sets. The
 // sets' counts are added up first: when the nodes would be more than
@@ -137,6 +137,7 @@ func (p *parser) nodeSpec(o object) allot.Node {
 		MaxPods:       int32(p.integer(o.get("maxPods"), 0, maxInt32)),
 		CooldownUntil: p.seconds(o.get("cooldownUntil")),
 		Unschedulable: p.boolean(o.get("unschedulable")),
+		Down:          p.boolean(o.get("down")),
 	}
 	for _, g := range p.array(o.get("gpuGroups")) {
 		nd.GPUGroups = append(nd.GPUGroups, int(p.integer(g, 1, maxInt32)))
@@ -405,18 +406,22 @@ func (p *parser) history(n node) allot.History {
 		}
 	}
 	if o.has("preemptions") {
-		h.Preemptions = map[string]int64{}
+		h.Preemptions = map[string]float64{}
 		for _, e := range p.entries(o.get("preemptions")) {
-			h.Preemptions[e.key] = p.count(e.node)
+			h.Preemptions[e.key] = p.nonNegFloat(e.node)
 		}
 	}
 	return h
 }
 
 func (p *parser) options(n node) allot.Options {
-	o := p.object(n, "backfill", "topologyAware", "semantics")
+	o := p.object(n, "backfill", "backfillDepth", "orderByDebt", "orderByUsage", "queueDepth", "topologyAware", "semantics")
 	opts := allot.Options{
 		Backfill:      p.optBool(o.get("backfill")),
+		BackfillDepth: int(p.integer(o.get("backfillDepth"), 0, maxInt32)),
+		OrderByDebt:   p.boolean(o.get("orderByDebt")),
+		OrderByUsage:  p.boolean(o.get("orderByUsage")),
+		QueueDepth:    int(p.integer(o.get("queueDepth"), 0, maxInt32)),
 		TopologyAware: p.optBool(o.get("topologyAware")),
 	}
 	if o.has("semantics") {

@@ -39,10 +39,19 @@
 //
 // Steps run in order on an allot.Store: decide (with an optional expect,
 // and commit to keep an admission), finish, checkpoint, advance, nodeDown,
-// nodeUp, submit, drain and expectState, and the events of who may submit
-// where: setNamespace (a namespace), removeNamespace (its name),
-// setLocalQueue (a local queue), removeLocalQueue ({"namespace", "name"}),
+// nodeUp, submit, drain and expectState; the cluster's churn: addNode
+// and setNode (a node as in nodes), removeNode, removeQueue and
+// removeCohort (a name); and the events of who may submit where:
+// setNamespace (a namespace), removeNamespace (its name), setLocalQueue
+// (a local queue), removeLocalQueue ({"namespace", "name"}),
 // setPriorityClass (a class), removePriorityClass (its name).
+//
+// Marshal writes a snapshot's description (allot.Snapshot.Builder) as a
+// scenario file, which Parse reads back to the same snapshot: a production
+// state saved as a repro. Beyond what SCENARIOS.md lists, the format reads
+// a top-level version, a node's down, and the options backfillDepth,
+// orderByDebt, orderByUsage and queueDepth, so that every description can
+// be written; history preemptions are a decayed count, not always whole.
 //
 // # Strictness
 //

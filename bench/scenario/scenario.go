@@ -127,7 +127,7 @@ type parser struct {
 }
 
 func (p *parser) scenario(root node) *Scenario {
-	o := p.object(root, "name", "description", "now", "resources", "gpuResource", "ignoredResources", "topology", "flavors", "nodes",
+	o := p.object(root, "name", "description", "now", "version", "resources", "gpuResource", "ignoredResources", "topology", "flavors", "nodes",
 		"nodeSets", "cohorts", "queues", "running", "pending", "history", "options", "fairSharing",
 		"expectOrder", "request", "expect", "steps", "namespaces", "localQueues", "priorityClasses")
 	s := &Scenario{
@@ -141,6 +141,7 @@ func (p *parser) scenario(root node) *Scenario {
 	if o.has("gpuResource") {
 		b.GPUResource = p.name(o.get("gpuResource"))
 	}
+	b.Version = uint64(p.count(o.get("version")))
 	p.resources = defaultResources
 	if o.has("resources") {
 		p.resources = p.uniqueNames(o.get("resources"), "resource")

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/allot-sched/allot"
@@ -30,6 +31,16 @@ const (
 	StepDrain
 	// StepExpectState checks State against the current snapshot.
 	StepExpectState
+	// StepAddNode adds Node to the cluster.
+	StepAddNode
+	// StepRemoveNode takes the node Target out, evicting its workloads.
+	StepRemoveNode
+	// StepSetNode describes the node Node.Name anew as Node.
+	StepSetNode
+	// StepRemoveQueue removes the queue Target.
+	StepRemoveQueue
+	// StepRemoveCohort removes the cohort Target.
+	StepRemoveCohort
 	// StepSetNamespace, StepRemoveNamespace, StepSetLocalQueue,
 	// StepRemoveLocalQueue, StepSetPriorityClass and
 	// StepRemovePriorityClass apply Change, the allot event of their name.
@@ -41,7 +52,11 @@ const (
 	StepRemovePriorityClass
 )
 
+// lastStepKind is the last of the step kinds.
+const lastStepKind = StepRemovePriorityClass
+
 var stepKindNames = [...]string{"", "decide", "finish", "checkpoint", "advance", "nodeDown", "nodeUp", "submit", "drain", "expectState",
+	"addNode", "removeNode", "setNode", "removeQueue", "removeCohort",
 	"setNamespace", "removeNamespace", "setLocalQueue", "removeLocalQueue", "setPriorityClass", "removePriorityClass"}
 
 func (k StepKind) String() string {
@@ -62,9 +77,12 @@ type Step struct {
 	Expect  *Expect
 	Commit  bool
 
-	// Target is the workload ID of a finish or checkpoint step, or the node
-	// name of a nodeDown or nodeUp step.
+	// Target is the workload ID of a finish or checkpoint step, the node
+	// name of a nodeDown, nodeUp or removeNode step, the queue or cohort
+	// name of a removeQueue or removeCohort step.
 	Target string
+	// Node is what an addNode step adds and a setNode step sets.
+	Node allot.Node
 	// Seconds is how far an advance step moves the clock.
 	Seconds int64
 	// Workload is what a submit step adds to the pending workloads.
@@ -92,6 +110,16 @@ func (st Step) Event() (ev allot.Event, ok bool) {
 		return allot.NodeUp{Node: st.Target}, true
 	case StepSubmit:
 		return allot.Submit{Workload: st.Workload}, true
+	case StepAddNode:
+		return allot.AddNode{Node: st.Node}, true
+	case StepRemoveNode:
+		return allot.RemoveNode{Node: st.Target}, true
+	case StepSetNode:
+		return allot.SetNode{Node: st.Node}, true
+	case StepRemoveQueue:
+		return allot.RemoveQueue{Queue: st.Target}, true
+	case StepRemoveCohort:
+		return allot.RemoveCohort{Cohort: st.Target}, true
 	case StepSetNamespace, StepRemoveNamespace, StepSetLocalQueue, StepRemoveLocalQueue, StepSetPriorityClass, StepRemovePriorityClass:
 		return st.Change, true
 	}
@@ -104,8 +132,10 @@ func (st Step) String() string {
 	switch st.Kind {
 	case StepDecide:
 		return fmt.Sprintf("decide %q", st.Request.ID)
-	case StepFinish, StepCheckpoint, StepNodeDown, StepNodeUp:
+	case StepFinish, StepCheckpoint, StepNodeDown, StepNodeUp, StepRemoveNode, StepRemoveQueue, StepRemoveCohort:
 		return fmt.Sprintf("%s %q", st.Kind, st.Target)
+	case StepAddNode, StepSetNode:
+		return fmt.Sprintf("%s %q", st.Kind, st.Node.Name)
 	case StepAdvance:
 		return fmt.Sprintf("advance %d", st.Seconds)
 	case StepSubmit:
@@ -135,7 +165,7 @@ func (p *parser) step(n node, now int64) Step {
 	o := p.object(n, append([]string{"expect", "commit"}, stepKindNames[1:]...)...)
 	var st Step
 	var actions []string
-	for k := StepDecide; int(k) < len(stepKindNames); k++ {
+	for k := StepDecide; k <= lastStepKind; k++ {
 		if o.has(k.String()) {
 			actions = append(actions, k.String())
 			st.Kind = k
@@ -164,10 +194,30 @@ func (p *parser) step(n node, now int64) Step {
 			st.Expect = p.expect(o.get("expect"), st.Request)
 		}
 		st.Commit = p.boolean(o.get("commit"))
-	case StepFinish, StepCheckpoint, StepNodeDown, StepNodeUp:
+	case StepFinish, StepCheckpoint, StepNodeDown, StepNodeUp, StepRemoveNode, StepRemoveQueue, StepRemoveCohort:
 		st.Target = p.name(v)
-		if p.err == nil && (st.Kind == StepNodeDown || st.Kind == StepNodeUp) && !p.domains["node"][st.Target] {
+		isNode := st.Kind == StepNodeDown || st.Kind == StepNodeUp || st.Kind == StepRemoveNode
+		if p.err == nil && isNode && !p.domains["node"][st.Target] {
 			p.failf(v, "unknown node %q", st.Target)
+		}
+		if p.err == nil && st.Kind == StepRemoveQueue && !slices.Contains(p.queues, st.Target) {
+			p.failf(v, "unknown queue %q", st.Target)
+		}
+	case StepAddNode, StepSetNode:
+		o := p.object(v, append([]string{"name"}, nodeFields...)...)
+		st.Node = p.nodeSpec(o)
+		st.Node.Name = p.name(p.need(o, "name"))
+		st.Node.Labels = p.labels(o.get("labels"))
+		if p.err == nil && st.Kind == StepSetNode && !p.domains["node"][st.Node.Name] {
+			p.failf(o.field("name"), "unknown node %q", st.Node.Name)
+		}
+		// Later steps may name the node, and expectations its domains.
+		p.domains["node"][st.Node.Name] = true
+		for level, value := range st.Node.Labels {
+			if p.domains[level] == nil {
+				p.domains[level] = map[string]bool{}
+			}
+			p.domains[level][value] = true
 		}
 	case StepAdvance:
 		st.Seconds = p.seconds(v)

@@ -8,7 +8,11 @@
 //   - Run replays the trace in time: jobs arrive at their submit times,
 //     run for their durations, finish or are preempted, and the report
 //     holds utilization, queue waits, preemption and fragmentation sampled
-//     while work waits.
+//     while work waits. Preemptions are committed in two phases, as Kueue
+//     does them: a victim takes Options.TerminationDelay (30 s by default)
+//     to terminate, its GPUs booked and idle meanwhile (counted as lost
+//     work), and its preemptor starts when its last victim is gone. The
+//     run learns what the store admitted and evicted from its audit log.
 //   - Pack is the packing experiment of FGD (Weng et al., ATC'23): every
 //     job arrives once, in trace order, and never leaves, so the cluster
 //     only fills; the report holds the GPUs left unallocated when the

@@ -78,7 +78,23 @@ type Options struct {
 	NodeMTBF    int64
 	RepairTime  int64
 	FailureSeed uint64
+	// TerminationDelay is how long, in simulated seconds, a preemption's
+	// victim takes to terminate. The store commits preemptions in two
+	// phases (allot.Options.TwoPhasePreemption): until the victim has
+	// terminated its GPUs stay booked, allocated but doing no useful work
+	// (counted as lost), and its preemptor holds its room and waits. Zero
+	// means DefaultTerminationDelay; a negative delay commits preemptions
+	// in one phase, the victims gone at once. At most MaxFailureSeconds.
+	TerminationDelay int64
 }
+
+// DefaultTerminationDelay is Options.TerminationDelay's default: 30
+// seconds, Kubernetes' default termination grace period.
+const DefaultTerminationDelay = 30
+
+// auditCapacity bounds the store's audit log in a run: more evictions and
+// admissions than one instant ever makes. A run that overflows it fails.
+const auditCapacity = 1 << 16
 
 // MaxFailureSeconds bounds Options.NodeMTBF and Options.RepairTime: about
 // 31 years, far beyond any trace's span, and small enough that no draw
@@ -89,6 +105,7 @@ const MaxFailureSeconds = 1_000_000_000
 // room before arrivals ask for it.
 const (
 	evFinish = iota
+	evTerminate
 	evCheckpoint
 	evRepair
 	evFail
@@ -96,7 +113,7 @@ const (
 	evSample
 )
 
-// An event is about a job (evArrive, evFinish, evCheckpoint: job indexes
+// An event is about a job (evArrive, evFinish, evTerminate, evCheckpoint: job indexes
 // the run's job table) or a node (evFail, evRepair: node indexes its node
 // table); the other field is unused. evSample is about neither.
 type event struct {
@@ -137,6 +154,7 @@ const (
 	waiting = iota
 	holding // admitted on quota, its pods not yet bound to nodes
 	runningState
+	terminating // a preemption's victim whose pods have yet to terminate
 	done
 	rejected
 )
@@ -153,6 +171,10 @@ type jobState struct {
 	boundTo   []int32 // the node of every bound pod
 	boundGPUs []int32 // and its GPUs
 	evictions int
+	// stopped is when a terminating job was preempted; busy, that its
+	// pods held GPUs then, which they hold until they terminate.
+	stopped int64
+	busy    bool
 }
 
 type run struct {
@@ -183,10 +205,15 @@ type run struct {
 	busyGPUs, busyGPUSec, lostGPUSec, windowLost int64
 	firstArrival, lastArrival                    int64
 	busyAll                                      int64 // GPU-seconds run over the whole span
-	admissions, evictionsSeen                    int
+	admissions                                   int
 	decisions                                    int
 	series                                       []Sample
 	frag                                         fragStats
+
+	// delay is the victims' termination delay (0: one phase); audit the
+	// store's records of an instant.
+	delay int64
+	audit []allot.AuditRecord
 
 	// Node failures (Options.NodeMTBF): the draws, which nodes are down,
 	// and what failures cost.
@@ -202,8 +229,9 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 	if o.SampleEvery <= 0 {
 		o.SampleEvery = 600
 	}
-	if o.NodeMTBF > MaxFailureSeconds || o.RepairTime > MaxFailureSeconds {
-		return nil, fmt.Errorf("node MTBF %d s or repair time %d s: more than the limit of %d s", o.NodeMTBF, o.RepairTime, MaxFailureSeconds)
+	if o.NodeMTBF > MaxFailureSeconds || o.RepairTime > MaxFailureSeconds || o.TerminationDelay > MaxFailureSeconds {
+		return nil, fmt.Errorf("node MTBF %d s, repair time %d s or termination delay %d s: more than the limit of %d s",
+			o.NodeMTBF, o.RepairTime, o.TerminationDelay, MaxFailureSeconds)
 	}
 	r, err := newRun(tr, p, o)
 	if err != nil {
@@ -229,22 +257,33 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 	if err := r.loop(); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
 	}
+	// Every job left: no victim is left evicting, no preemptor holding.
+	if s := r.st.Load(); r.open == 0 && (len(s.EvictingIDs()) > 0 || len(s.HeldIDs()) > 0) {
+		return nil, fmt.Errorf("policy %s: the run ended with %v evicting and %v holding", p.Name, s.EvictingIDs(), s.HeldIDs())
+	}
 	return r.result(), nil
 }
 
 // newRun builds the policy's cluster and store and takes in the trace's
 // jobs: what Run and Pack share.
 func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
-	r := &run{p: p, o: o, byID: make(map[string]int32, len(tr.Jobs))}
+	r := &run{p: p, o: o, byID: make(map[string]int32, len(tr.Jobs)), delay: o.TerminationDelay}
+	if r.delay == 0 {
+		r.delay = DefaultTerminationDelay
+	}
+	r.delay = max(r.delay, 0)
 	b, err := r.cluster(tr)
 	if err != nil {
 		return nil, err
 	}
+	b.Options.TwoPhasePreemption = r.delay > 0
 	snap, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
 	}
-	r.st = allot.NewStore(snap)
+	if r.st, err = allot.NewStoreWith(snap, allot.StoreOptions{AuditCapacity: auditCapacity}); err != nil {
+		return nil, err
+	}
 	r.down = make([]bool, len(r.nodes))
 	if err := r.addJobs(tr); err != nil {
 		return nil, err
@@ -521,6 +560,15 @@ func (r *run) apply(e event, sample *bool) error {
 		r.arrived = append(r.arrived, e.job)
 		_, err := r.st.Apply(allot.Submit{Workload: r.workload(js)})
 		return err
+	case evTerminate:
+		if js.state != terminating || js.gen != e.gen {
+			return nil
+		}
+		if _, err := r.st.Apply(allot.Terminated{ID: js.j.ID}); err != nil {
+			return err
+		}
+		r.terminated(js)
+		r.freed = true
 	case evFinish:
 		if js.state != runningState || js.gen != e.gen {
 			return nil
@@ -588,7 +636,7 @@ func (r *run) fail(n int32) error {
 		}
 	} else {
 		for i := range r.jobs {
-			if js := &r.jobs[i]; js.state == runningState && slices.Contains(js.boundTo, n) {
+			if js := &r.jobs[i]; (js.state == runningState || js.state == terminating) && slices.Contains(js.boundTo, n) {
 				hit = append(hit, int32(i))
 			}
 		}
@@ -598,10 +646,15 @@ func (r *run) fail(n int32) error {
 		if _, err := r.st.Apply(allot.Evict{ID: js.j.ID}); err != nil {
 			return err
 		}
-		r.interrupted(js, true)
+		// A victim terminating there is gone: it lost its work when it
+		// was preempted. The evictions are accounted for here, not as
+		// preemptions (their audit records name no preemptor).
+		if js.state == terminating {
+			r.terminated(js)
+		} else {
+			r.interrupted(js, true)
+		}
 	}
-	// These evictions are accounted for here, not as preemptions.
-	r.evictionsSeen = r.st.Load().NumEvictions()
 	r.freed = true // the interrupted jobs wait again: schedule now
 	repair := r.o.RepairTime
 	if repair <= 0 {
@@ -624,48 +677,56 @@ func (r *run) checkpointAfter(js *jobState) {
 func (r *run) account(ds []outcome) error {
 	r.decisions += len(ds)
 	s := r.st.Load()
-	// Evictions first: a victim's GPUs went to the preemptor.
-	for _, e := range s.EvictionsSince(r.evictionsSeen) {
-		if i, ok := r.byID[e.ID]; ok {
-			r.evicted(&r.jobs[i])
-		}
+	r.audit = r.st.DrainAudit(r.audit[:0])
+	if n := r.st.AuditDropped(); n > 0 {
+		return fmt.Errorf("the store's audit log dropped %d records in one instant", n)
 	}
-	r.evictionsSeen = s.NumEvictions()
-	for _, d := range ds {
-		jid, ok := r.byID[d.workload]
+	// Admissions and evictions in the order the store made them: a
+	// workload admitted, even one that started when its victims had
+	// terminated, may be a victim the next moment.
+	for _, rec := range r.audit {
+		jid, ok := r.byID[rec.Workload]
 		if !ok {
 			continue
 		}
-		js := &r.jobs[jid]
-		switch d.verdict {
-		case allot.VerdictReject:
-			if js.state == waiting {
-				if _, pending := s.Pending(js.j.ID); pending {
-					r.withdraw(js.j.ID)
-				}
-				js.state = rejected
-				r.open--
-			}
-		case allot.VerdictAdmit, allot.VerdictPreempt:
-			if js.state != waiting {
-				continue
-			}
-			if _, running := s.Running(js.j.ID); !running {
-				continue
-			}
-			r.admissions++
-			if r.p.TopologyAware {
-				r.start(js)
-			} else {
-				js.state = holding
-				r.hold = append(r.hold, jid)
-			}
+		switch {
+		case rec.Kind == allot.AuditAdmitted && r.jobs[jid].state == waiting:
+			r.admitted(jid)
+		case rec.Kind == allot.AuditEvicted && rec.Preemptor != "":
+			r.evicted(&r.jobs[jid])
 		}
 	}
+	for _, d := range ds {
+		jid, ok := r.byID[d.workload]
+		if !ok || d.verdict != allot.VerdictReject {
+			continue
+		}
+		if js := &r.jobs[jid]; js.state == waiting {
+			if _, pending := s.Pending(js.j.ID); pending {
+				r.withdraw(js.j.ID)
+			}
+			js.state = rejected
+			r.open--
+		}
+	}
+	clear(r.audit)
 	if !r.p.TopologyAware {
 		r.bindHolding()
 	}
 	return nil
+}
+
+// admitted starts job jid, which the store admitted, or, under quota-only
+// admission, has it hold its quota until its pods are bound.
+func (r *run) admitted(jid int32) {
+	js := &r.jobs[jid]
+	r.admissions++
+	if r.p.TopologyAware {
+		r.start(js)
+	} else {
+		js.state = holding
+		r.hold = append(r.hold, jid)
+	}
 }
 
 // outcome is what the simulator keeps of a decision.
@@ -716,13 +777,56 @@ func (r *run) start(js *jobState) {
 	r.checkpointAfter(js)
 }
 
-// evicted accounts for a preemption victim.
-func (r *run) evicted(js *jobState) { r.interrupted(js, false) }
+// evicted accounts for a preemption victim. In one phase it waits again at
+// once; in two its pods terminate first, holding their GPUs for the
+// termination delay, unless it was a preemptor that had not started.
+func (r *run) evicted(js *jobState) {
+	switch {
+	case js.state == waiting:
+		// A preemptor evicted while it held its room never started: it
+		// waits on.
+		js.evictions++
+		return
+	case r.delay == 0:
+		r.interrupted(js, false)
+		return
+	}
+	js.busy = js.state == runningState
+	r.stop(js, false)
+	js.state, js.stopped = terminating, r.now
+	heap.Push(&r.ev, event{at: r.now + r.delay, kind: evTerminate, job: r.byID[js.j.ID], gen: js.gen})
+}
 
-// interrupted accounts for a job stopped by preemption or, with failure
-// set, by its node failing: it keeps the work up to its last checkpoint,
-// loses the rest, and waits again.
+// terminated accounts for a victim whose pods are gone: the GPUs they held
+// while terminating did no useful work. It waits again.
+func (r *run) terminated(js *jobState) {
+	if js.busy {
+		gpus := int64(js.j.GPUs)
+		r.lostGPUSec += (r.now - js.stopped) * gpus
+		if end := min(r.now, r.lastArrival); end > js.stopped {
+			r.windowLost += (end - js.stopped) * gpus
+		}
+		r.release(js)
+	}
+	js.state, js.busy = waiting, false
+	js.gen++
+}
+
+// interrupted accounts for a job stopped by preemption (in one phase) or,
+// with failure set, by its node failing: it keeps the work up to its last
+// checkpoint, loses the rest, frees its GPUs and waits again.
 func (r *run) interrupted(js *jobState, failure bool) {
+	wasRunning := js.state == runningState
+	r.stop(js, failure)
+	if wasRunning {
+		r.release(js)
+	}
+	js.state = waiting
+}
+
+// stop accounts for the work a stopped job loses: a running one keeps the
+// work up to its last checkpoint; one holding quota gives it up.
+func (r *run) stop(js *jobState, failure bool) {
 	switch js.state {
 	case runningState:
 		ran := r.now - js.start
@@ -739,18 +843,22 @@ func (r *run) interrupted(js *jobState, failure bool) {
 			r.windowLost += lost * int64(js.j.GPUs)
 		}
 		js.remaining -= ran - lost
-		r.busyGPUs -= int64(js.j.GPUs)
-		r.unbind(js)
 	case holding:
 		r.hold = slices.DeleteFunc(r.hold, func(i int32) bool { return &r.jobs[i] == js })
 	}
-	js.state, js.saved = waiting, 0
+	js.saved = 0
 	if failure {
 		r.interruptions++
 	} else {
 		js.evictions++
 	}
 	js.gen++
+}
+
+// release frees the GPUs of a job that ran.
+func (r *run) release(js *jobState) {
+	r.busyGPUs -= int64(js.j.GPUs)
+	r.unbind(js)
 }
 
 func (r *run) unbind(js *jobState) {

@@ -167,3 +167,22 @@ func (b *Buffered[T]) merge(buf []T, walk func(func(T) bool), fn func(T) bool) {
 		}
 	}
 }
+
+// Update is Tree.Update over the buffer and the tree; a changed buffer is
+// a new one, as every write makes.
+func (b *Buffered[T]) Update(fn func(T) (T, bool)) {
+	b.Tree.Update(fn)
+	var nb []T
+	for i, x := range b.buf {
+		if v, ok := fn(x); ok {
+			if nb == nil {
+				nb = make([]T, len(b.buf))
+				copy(nb, b.buf)
+			}
+			nb[i] = v
+		}
+	}
+	if nb != nil {
+		b.buf = nb
+	}
+}

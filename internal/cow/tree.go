@@ -363,3 +363,42 @@ func (t *Tree[T]) merge(n *tnode[T], i int) {
 	n.items[n.n] = zero
 	n.kids[n.n+1] = nil
 }
+
+// Update calls fn on every item and puts the item fn returns in its place
+// where fn says so (ok): the new item must keep the old one's place in the
+// order. The nodes of changed items are copied as Set copies them, each
+// once, so rewriting many items costs one walk rather than a search each.
+// The order in which fn sees the items is unspecified.
+func (t *Tree[T]) Update(fn func(T) (T, bool)) {
+	if t.root != nil {
+		t.root = t.update(t.root, fn)
+	}
+}
+
+// update is Update below n: it returns n, or the copy of n this version
+// owns when something below changed.
+func (t *Tree[T]) update(n *tnode[T], fn func(T) (T, bool)) *tnode[T] {
+	w := n
+	own := func() {
+		if w.owner != t.owner {
+			c := *n
+			c.owner = t.owner
+			w = &c
+		}
+	}
+	for i := 0; i <= n.n; i++ {
+		if k := n.kids[i]; k != nil {
+			if nk := t.update(k, fn); nk != k {
+				own()
+				w.kids[i] = nk
+			}
+		}
+		if i < n.n {
+			if v, ok := fn(n.items[i]); ok {
+				own()
+				w.items[i] = v
+			}
+		}
+	}
+	return w
+}

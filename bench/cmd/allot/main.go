@@ -6,6 +6,7 @@
 //	allot check PATH...     run every scenario in the files and directories given
 //	allot decide FILE       print the decision for the file's request as JSON
 //	allot validate FILE...  load and build each scenario's snapshot
+//	allot export FILE       write the state a scenario reaches as a scenario file
 //	allot demo [-nodes N]   decide the benchmark requests on a generated cluster
 //	allot simulate [flags]  replay a workload under fifo, kueue, slurm and allot
 //
@@ -25,6 +26,8 @@ const usageText = `usage:
   allot check PATH...     run every scenario (*.json, recursively) in the paths given
   allot decide FILE       print the decision for the file's request as JSON
   allot validate FILE...  load each scenario and build its snapshot
+  allot export FILE       write the state a scenario reaches as a scenario file
+                          (-after N steps, -o OUT; -cluster N: the benchmark cluster)
   allot demo [-nodes N]   decide the benchmark requests on a generated cluster
   allot simulate [flags]  replay a workload under fifo, kueue, slurm and allot
 `
@@ -48,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return decide(rest, stdout, stderr)
 	case "validate":
 		return validate(rest, stdout, stderr)
+	case "export":
+		return export(rest, stdout, stderr)
 	case "demo":
 		return demo(rest, stdout, stderr)
 	case "simulate":

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/bench/scenario"
 )
 
 // runCmd runs the command and returns its exit status and output.
@@ -229,6 +232,8 @@ func TestSimulateFlagRanges(t *testing.T) {
 		{[]string{"-repair-time", "0"}, "-repair-time 0 is out of range: want 1 to 1000000000 seconds"},
 		{[]string{"-repair-time", "-1"}, "-repair-time -1 is out of range"},
 		{[]string{"-repair-time", "1000000001"}, "-repair-time 1000000001 is out of range"},
+		{[]string{"-termination-delay", "-1"}, "-termination-delay -1 is out of range: want 0 to 1000000000 seconds (0: preemptions in one phase)"},
+		{[]string{"-termination-delay", "1000000001"}, "-termination-delay 1000000001 is out of range"},
 		// A bad flag is caught before a trace file is read.
 		{[]string{"-trace", "missing.json", "-jobs", "0"}, "-jobs 0 is out of range"},
 	} {
@@ -240,7 +245,7 @@ func TestSimulateFlagRanges(t *testing.T) {
 	}
 	// The bounds themselves are in range.
 	status, out, errOut := runCmd("simulate", "-policies", "fifo", "-jobs", "1", "-nodes", "1", "-gpus-per-node", "64",
-		"-nodes-per-rack", "65536", "-racks-per-block", "1", "-queue-depth", "0", "-node-mtbf", "1000000000", "-repair-time", "1", "-load", "100")
+		"-nodes-per-rack", "65536", "-racks-per-block", "1", "-queue-depth", "0", "-node-mtbf", "1000000000", "-repair-time", "1", "-load", "100", "-termination-delay", "0")
 	if status != 0 || !strings.Contains(out, "1 jobs on 64 GPUs") {
 		t.Fatalf("status %d, stderr %s, output:\n%s", status, errOut, out)
 	}
@@ -311,5 +316,86 @@ func TestSimulatePack(t *testing.T) {
 	}
 	if status, _, errOut := runCmd("simulate", "-pack", "-trace", empty); status != 1 || !strings.Contains(errOut, "no jobs") {
 		t.Fatalf("an empty trace: status %d, stderr %q", status, errOut)
+	}
+}
+
+// TestExport: the state a scenario reaches after some of its steps,
+// written by allot export, passes allot check and decides the next
+// request as the original does at that point.
+func TestExport(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "testdata", "scenarios", "node-events.json")
+	sc, err := scenario.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for n := 0; n <= len(sc.Steps); n++ {
+		out := filepath.Join(dir, fmt.Sprintf("after-%d.json", n))
+		if status, _, errOut := runCmd("export", "-after", fmt.Sprint(n), "-o", out, src); status != 0 {
+			t.Fatalf("export -after %d: status %d: %s", n, status, errOut)
+		}
+		if status, stdout, _ := runCmd("check", out); status != 0 || lastLine(stdout) != "1 passed, 0 failed" {
+			t.Fatalf("check of the export after %d steps: status %d:\n%s", n, status, stdout)
+		}
+		snap, req, err := sc.StateAfter(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, stdout, errOut := runCmd("decide", out)
+		if req == nil {
+			if status == 0 {
+				t.Fatalf("after %d steps nothing is left to decide, yet decide printed:\n%s", n, stdout)
+			}
+			continue
+		}
+		if status != 0 {
+			t.Fatalf("decide of the export after %d steps: status %d: %s", n, status, errOut)
+		}
+		want, err := json.MarshalIndent(allot.Decide(snap, *req), "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stdout != string(want)+"\n" {
+			t.Fatalf("after %d steps the export decides\n%s\nthe original\n%s", n, stdout, want)
+		}
+	}
+	// To stdout, the whole file replayed: what -o writes.
+	status, stdout, _ := runCmd("export", src)
+	written, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("after-%d.json", len(sc.Steps))))
+	if status != 0 || err != nil || !strings.HasPrefix(stdout, "{\n  \"name\": \"node-events\"") ||
+		strings.Replace(string(written), fmt.Sprintf(" after %d steps", len(sc.Steps)), "", 1) != stdout {
+		t.Fatalf("status %d (%v), output:\n%.500s", status, err, stdout)
+	}
+}
+
+func TestExportCluster(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cluster.json")
+	if status, _, errOut := runCmd("export", "-cluster", "64", "-o", out); status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	if status, stdout, _ := runCmd("validate", out); status != 0 {
+		t.Fatalf("validate: status %d: %s", status, stdout)
+	}
+	sc, err := scenario.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sc.Build()
+	if err != nil || len(s.Nodes()) != 64 || len(s.RunningIDs()) == 0 {
+		t.Fatalf("the cluster reads back with %v: %v", s, err)
+	}
+}
+
+func TestExportUsage(t *testing.T) {
+	if status, _, errOut := runCmd("export", "-h"); status != 0 || !strings.Contains(errOut, "usage: allot export") {
+		t.Fatalf("-h: status %d, stderr:\n%s", status, errOut)
+	}
+	for _, args := range [][]string{{"export"}, {"export", "-cluster", "4", "x.json"}, {"export", "a.json", "b.json"}, {"export", "-nope", "a.json"}} {
+		if status, _, _ := runCmd(args...); status != 2 {
+			t.Errorf("%v: status %d, want 2", args, status)
+		}
+	}
+	if status, _, errOut := runCmd("export", "testdata/nope.json"); status != 1 || !strings.Contains(errOut, "nope.json") {
+		t.Errorf("a missing file: status %d, stderr %s", status, errOut)
 	}
 }

@@ -45,6 +45,13 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
   -repair-time S   a failed node's mean time to repair (default 3600);
                    both at most 1000000000 seconds
   -failure-seed N  seed of the failures (default 1)
+  -termination-delay S
+                   seconds a preemption's victim takes to terminate
+                   (default 30, Kubernetes' default grace period): the
+                   store commits preemptions in two phases, the victim's
+                   GPUs booked and idle until it is gone and its
+                   preemptor holding its room; 0 commits them in one
+                   phase, the victims gone at once
   -out DIR         also write report.json, results.csv, series.csv and the
                    charts utilization.svg, waits.svg, fragmentation.svg
   -pack            the packing replay of FGD's experiment instead of the
@@ -78,6 +85,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	mtbf := fs.Int64("node-mtbf", 0, "")
 	repair := fs.Int64("repair-time", 3600, "")
 	failureSeed := fs.Uint64("failure-seed", 1, "")
+	termination := fs.Int64("termination-delay", sim.DefaultTerminationDelay, "")
 	pack := fs.Bool("pack", false, "")
 	fs.IntVar(&shape.Nodes, "nodes", shape.Nodes, "")
 	fs.IntVar(&shape.GPUsPerNode, "gpus-per-node", shape.GPUsPerNode, "")
@@ -89,7 +97,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if msg := checkSimulateFlags(*jobs, *load, shape, *depth, *mtbf, *repair); msg != "" {
+	if msg := checkSimulateFlags(*jobs, *load, shape, *depth, *mtbf, *repair, *termination); msg != "" {
 		fmt.Fprintln(stderr, "allot simulate:", msg)
 		return 2
 	}
@@ -112,7 +120,11 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "allot simulate:", err)
 		return 1
 	}
-	opts := sim.Options{Shape: shape, Nodes: tr.Nodes, QueueDepth: *depth, NodeMTBF: *mtbf, RepairTime: *repair, FailureSeed: *failureSeed}
+	opts := sim.Options{Shape: shape, Nodes: tr.Nodes, QueueDepth: *depth, NodeMTBF: *mtbf, RepairTime: *repair, FailureSeed: *failureSeed,
+		TerminationDelay: *termination}
+	if *termination == 0 {
+		opts.TerminationDelay = -1 // one phase
+	}
 	gpus := shape.GPUs()
 	if len(tr.Nodes) > 0 {
 		gpus = 0
@@ -167,7 +179,7 @@ const (
 // checkSimulateFlags checks the numeric flags of simulate against their
 // ranges and returns what is wrong with the first one out of range, naming
 // the flag and its range, or "".
-func checkSimulateFlags(jobs int, load float64, shape sim.Shape, depth int, mtbf, repair int64) string {
+func checkSimulateFlags(jobs int, load float64, shape sim.Shape, depth int, mtbf, repair, termination int64) string {
 	for _, f := range []struct {
 		name      string
 		v, lo, hi int64
@@ -181,6 +193,7 @@ func checkSimulateFlags(jobs int, load float64, shape sim.Shape, depth int, mtbf
 		{"queue-depth", int64(depth), 0, math.MaxInt, " (0: no bound)"},
 		{"node-mtbf", mtbf, 0, sim.MaxFailureSeconds, " seconds (0: nodes never fail)"},
 		{"repair-time", repair, 1, sim.MaxFailureSeconds, " seconds"},
+		{"termination-delay", termination, 0, sim.MaxFailureSeconds, " seconds (0: preemptions in one phase)"},
 	} {
 		if f.v < f.lo || f.v > f.hi {
 			if f.hi == math.MaxInt {

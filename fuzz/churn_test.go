@@ -1,0 +1,294 @@
+package fuzz
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	gofuzz "github.com/google/gofuzz"
+
+	"github.com/allot-sched/allot"
+)
+
+// FuzzChurn applies store events to FuzzDecide's worlds, the churn events
+// (nodes added, removed and described anew, queues and cohorts removed)
+// among the others and the world's requests decided and committed in
+// between. No event may panic; an event the store refuses must publish
+// nothing, with an error callers can tell (a *allot.BuildError or one of
+// the sentinel errors); after every step the snapshot's own Builder must
+// build it again: the same running and pending workloads, free GPUs,
+// fragmentation, admission order and decisions, and the same Builder.
+func FuzzChurn(f *testing.F) {
+	for _, seed := range decideSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkChurn(t, genChurn(data))
+	})
+}
+
+// FuzzChurnTwoPhase is FuzzChurn on a store that preempts in two phases:
+// after every step the victims still evicting terminate, one by one, and
+// then nothing may be left in flight and the state must be the one its
+// own Builder builds, as with one phase.
+func FuzzChurnTwoPhase(f *testing.F) {
+	for _, seed := range decideSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w := genChurn(data)
+		w.B.Options.TwoPhasePreemption = true
+		w.settle = true
+		checkChurn(t, w)
+	})
+}
+
+// churnWorld is a world and the steps to run on a store of it: an event,
+// or nil for deciding the world's next request (committed when it admits).
+type churnWorld struct {
+	world
+	Steps []allot.Event
+	// settle terminates, after every step, the victims still evicting.
+	settle bool
+}
+
+// genChurn generates the world as gen does and the steps from the same
+// bytes, naming mostly what the world has.
+func genChurn(data []byte) churnWorld {
+	w := churnWorld{world: gen(data)}
+	p := &namePools{levels: w.B.Levels, resources: w.B.Resources, tenants: []string{"t1", "t2"}}
+	if len(p.resources) == 0 {
+		p.resources = allot.DefaultResources
+	}
+	for _, f := range w.B.Flavors {
+		p.flavors = append(p.flavors, f.Name)
+	}
+	if len(p.flavors) == 0 {
+		p.flavors = []string{"none"}
+	}
+	for _, n := range w.B.Nodes {
+		p.nodes = append(p.nodes, n.Name)
+	}
+	for _, q := range w.B.Queues {
+		p.queues = append(p.queues, q.Name)
+	}
+	for _, c := range w.B.Cohorts {
+		p.cohorts = append(p.cohorts, c.Name)
+	}
+	for _, r := range w.B.Running {
+		p.ids = append(p.ids, r.ID)
+	}
+	gofuzz.NewFromGoFuzz(data).NilChance(0).Funcs(func(s *[]allot.Event, c gofuzz.Continue) {
+		p.hostile = c.Intn(4) == 0
+		for i := range 2 + c.Intn(14) {
+			*s = append(*s, p.churnEvent(c, i))
+		}
+	}).Fuzz(&w.Steps)
+	return w
+}
+
+// churnEvent is a step: mostly a churn event, else another event or a
+// decision (nil).
+func (p *namePools) churnEvent(c gofuzz.Continue, i int) allot.Event {
+	switch c.Intn(12) {
+	case 0, 1:
+		var n allot.Node
+		p.node(&n, c)
+		n.Name = fmt.Sprintf("x%d", i)
+		if p.bad(c, 4) || c.Intn(6) == 0 {
+			n.Name = p.pick(c, p.nodes)
+		}
+		p.nodes = append(p.nodes, n.Name)
+		return allot.AddNode{Node: n}
+	case 2:
+		return allot.RemoveNode{Node: p.pick(c, p.nodes)}
+	case 3, 4:
+		var n allot.Node
+		p.node(&n, c)
+		n.Name = p.pick(c, p.nodes)
+		return allot.SetNode{Node: n}
+	case 5:
+		return allot.RemoveQueue{Queue: p.pick(c, p.queues)}
+	case 6:
+		return allot.RemoveCohort{Cohort: p.pick(c, p.cohorts)}
+	case 7:
+		var q allot.Queue
+		p.queue(&q, c)
+		q.Name = p.pick(c, append(slices.Clone(p.queues), "qz"))
+		return allot.SetQueue{Queue: q}
+	case 8, 9:
+		return nil
+	}
+	return p.event(c, i)
+}
+
+// checkChurn runs w's steps on a store of its snapshot and checks each.
+func checkChurn(t *testing.T, w churnWorld) {
+	t.Helper()
+	s, err, panicked := build(&w.B)
+	if panicked != nil {
+		t.Fatalf("Build panicked: %v", panicked)
+	}
+	if err != nil {
+		return
+	}
+	store := allot.NewStore(s)
+	next := 0
+	for i, ev := range w.Steps {
+		label := fmt.Sprintf("step %d (%T %+v)", i, ev, ev)
+		before := store.Load()
+		if ev == nil {
+			if next >= len(w.Requests) {
+				continue
+			}
+			r := w.Requests[next]
+			next++
+			d := allot.Decide(before, r)
+			if d.Verdict != allot.VerdictAdmit && d.Verdict != allot.VerdictPreempt {
+				continue
+			}
+			if _, err, panicked := commit(store, d); panicked != nil || err != nil {
+				t.Fatalf("%s: commit of %q on the version decided on: %v %v", label, r.ID, err, panicked)
+			}
+		} else {
+			_, err, panicked := apply(store, ev)
+			if panicked != nil {
+				t.Fatalf("%s panicked: %v", label, panicked)
+			}
+			if err != nil {
+				if store.Load() != before {
+					t.Fatalf("%s refused (%v) but published version %d", label, err, store.Load().Version())
+				}
+				if !knownError(err) {
+					t.Fatalf("%s: error %v (%T) is neither a *allot.BuildError nor a sentinel", label, err, err)
+				}
+				continue
+			}
+		}
+		if w.settle {
+			for _, id := range store.Load().EvictingIDs() {
+				if _, err, panicked := apply(store, allot.Terminated{ID: id}); err != nil || panicked != nil {
+					t.Fatalf("%s: Terminated{%q}: %v %v", label, id, err, panicked)
+				}
+			}
+			if s := store.Load(); len(s.EvictingIDs()) != 0 || len(s.HeldIDs()) != 0 {
+				t.Fatalf("%s: every victim gone, still in flight: evicting %v, held %v", label, s.EvictingIDs(), s.HeldIDs())
+			}
+		}
+		rebuilt(t, label, store.Load(), w.Requests)
+	}
+}
+
+// knownError reports whether err is one a caller can tell apart.
+func knownError(err error) bool {
+	var be *allot.BuildError
+	if errors.As(err, &be) {
+		return true
+	}
+	for _, s := range []error{allot.ErrInvalid, allot.ErrDuplicateID, allot.ErrUnknownNode, allot.ErrUnknownQueue, allot.ErrUnknownCohort,
+		allot.ErrUnknownWorkload, allot.ErrInUse, allot.ErrOverCapacity} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// rebuilt checks that s's Builder builds s again. Build takes running
+// workloads that are not valid requests (a negative expected run time, an
+// unknown flavor among those allowed); evicted, one is a pending workload
+// Build refuses, and s's Builder cannot build: such an s is left out.
+func rebuilt(t *testing.T, label string, s *allot.Snapshot, reqs []allot.Request) {
+	t.Helper()
+	for _, w := range s.PendingWorkloads() {
+		if d := allot.Decide(s, allot.Request(w)); d.Reason == allot.InvalidRequest || w.SubmittedAt > s.Now() {
+			return
+		}
+	}
+	b := s.Builder()
+	again, err, panicked := build(&b)
+	if panicked != nil || err != nil {
+		t.Fatalf("%s: the snapshot's Builder does not build: %v %v", label, err, panicked)
+	}
+	type view struct {
+		Version          uint64
+		Running, Pending []string
+		FreeGPUs         int64
+		Fragmentation    any
+		Order            []string
+		Decisions        []allot.Decision
+		Builder          allot.Builder
+		Nodes            []allot.Node
+		Queues           []allot.QueueStatus
+		Cohorts          []allot.CohortStatus
+		Placed, Waiting  []allot.Workload
+	}
+	read := func(s *allot.Snapshot) []byte {
+		v := view{Version: s.Version(), Running: s.RunningIDs(), Pending: s.PendingIDs(), FreeGPUs: s.FreeGPUs(),
+			Fragmentation: s.Fragmentation(), Order: allot.Order(s), Builder: s.Builder(), Nodes: s.Nodes(), Waiting: s.PendingWorkloads()}
+		for _, r := range reqs {
+			v.Decisions = append(v.Decisions, allot.Decide(s, r))
+		}
+		for _, q := range s.Queues() {
+			st, _ := s.QueueStatus(q.Name)
+			v.Queues = append(v.Queues, st)
+		}
+		for _, c := range s.Cohorts() {
+			st, _ := s.CohortStatus(c.Name)
+			v.Cohorts = append(v.Cohorts, st)
+		}
+		for _, id := range s.RunningIDs() {
+			w, _ := s.Running(id)
+			v.Placed = append(v.Placed, w)
+		}
+		return mustMarshal(v)
+	}
+	if a, b := read(s), read(again); string(a) != string(b) {
+		t.Fatalf("%s: the snapshot and the build of its Builder differ:\n%s\n%s", label, clip(a), clip(b))
+	}
+}
+
+// TestChurnGeneratedWorlds runs FuzzChurn's checks on a fixed set of
+// pseudo-random inputs, so that plain go test covers more than the seeds,
+// and checks that the churn events are applied and refused, both.
+func TestChurnGeneratedWorlds(t *testing.T) {
+	n := 600
+	if testing.Short() {
+		n = 100
+	}
+	rng := rand.New(rand.NewPCG(13, 17))
+	applied, refused := map[string]int{}, map[string]int{}
+	for range n {
+		data := randomInput(rng, 600)
+		w := genChurn(data)
+		checkChurn(t, w)
+		if t.Failed() {
+			t.Fatalf("input %x", data)
+		}
+		// Count outcomes on a store of its own.
+		s, err, _ := build(&w.B)
+		if err != nil {
+			continue
+		}
+		st := allot.NewStore(s)
+		for _, ev := range w.Steps {
+			if ev == nil {
+				continue
+			}
+			name := fmt.Sprintf("%T", ev)
+			if _, err := st.Apply(ev); err != nil {
+				refused[name]++
+			} else {
+				applied[name]++
+			}
+		}
+	}
+	t.Logf("applied %v; refused %v", applied, refused)
+	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "RemoveQueue", "RemoveCohort"} {
+		if k := "allot." + ev; applied[k] == 0 || refused[k] == 0 {
+			t.Errorf("%s: %d applied, %d refused in %d worlds", ev, applied[k], refused[k], n)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+// Nodes as allot's nodes: their flavor by the ResourceFlavors' nodeLabels,
+// their domains by the Topology's levels, their capacity by what the
+// kubelet reports allocatable.
+
+package kueueconfig
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/allot-sched/allot"
+)
+
+// Levels returns the topology levels, broad to narrow, named by their node
+// labels ("cloud.provider.com/topology-rack"), from the Topology the
+// topology-aware flavors name. A last level of kubernetes.io/hostname is
+// allot's implicit node level and is not listed (a request for it asks
+// for "node"). allot has one topology a snapshot: flavors naming Topologies
+// with different levels are not modelled.
+func (c *Config) Levels() ([]string, error) {
+	var levels []string
+	first := ""
+	for _, name := range sortedKeys(c.flavors) {
+		rf := c.flavors[name]
+		if !isTAS(rf) {
+			continue
+		}
+		t, ok := c.topologies[string(*rf.Spec.TopologyName)]
+		if !ok {
+			continue // the ClusterQueues using it are held
+		}
+		ls := topologyLevels(t)
+		if first == "" {
+			first, levels = name, ls
+			continue
+		}
+		if !slices.Equal(ls, levels) {
+			return nil, c.fieldErr(objectName("ResourceFlavor", "", name), ErrNotModelled, field.Forbidden(field.NewPath("spec", "topologyName"),
+				fmt.Sprintf("not modelled: Topology %q has levels %v, ResourceFlavor %q's has %v; allot has one topology a snapshot", *rf.Spec.TopologyName, ls, first, levels)))
+		}
+	}
+	for i, l := range levels {
+		if l == "node" || l == "cluster" {
+			return nil, fmt.Errorf("%w: topology level %d is the node label %q, a name allot reserves", ErrNotModelled, i, l)
+		}
+	}
+	return levels, nil
+}
+
+// topologyLevels are a Topology's node labels without a last hostname level.
+func topologyLevels(t *kueue.Topology) []string {
+	var out []string
+	for i, l := range t.Spec.Levels {
+		if l.NodeLabel == corev1.LabelHostname && i == len(t.Spec.Levels)-1 {
+			break
+		}
+		out = append(out, l.NodeLabel)
+	}
+	return out
+}
+
+// LevelName is the allot level of a node label a topology request names:
+// the label itself, or "node" for kubernetes.io/hostname.
+func LevelName(label string) string {
+	if label == corev1.LabelHostname {
+		return "node"
+	}
+	return label
+}
+
+// NodeFlavor returns the topology-aware ResourceFlavor a node belongs to:
+// the one whose nodeLabels the node carries, all of them. allot gives a
+// node one flavor where Kueue lets several share it: of several that
+// match, the one with the most nodeLabels wins (the most specific), then
+// the first by name, with a warning. "" when none matches: the node is of
+// quota-only flavors, which Kueue does not place on.
+func (c *Config) NodeFlavor(n *corev1.Node) (string, []Warning) {
+	var best []string
+	most := -1
+	for _, name := range sortedKeys(c.flavors) {
+		rf := c.flavors[name]
+		if !isTAS(rf) {
+			continue
+		}
+		if _, ok := c.topologies[string(*rf.Spec.TopologyName)]; !ok {
+			continue
+		}
+		if !matchesLabels(n.Labels, rf.Spec.NodeLabels) {
+			continue
+		}
+		switch k := len(rf.Spec.NodeLabels); {
+		case k > most:
+			best, most = []string{name}, k
+		case k == most:
+			best = append(best, name)
+		}
+	}
+	switch len(best) {
+	case 0:
+		return "", nil
+	case 1:
+		return best[0], nil
+	}
+	return best[0], []Warning{{Object: objectName("Node", "", n.Name), Field: "metadata.labels",
+		Message: fmt.Sprintf("matches ResourceFlavors %v (%d nodeLabels each): counted under %q; allot gives a node one flavor", best, most, best[0])}}
+}
+
+func matchesLabels(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Node returns a node's description, and false for a node allot does not
+// place on: one of no topology-aware flavor, or without a label of a
+// topology level (Kueue's topology-aware scheduling does not see it
+// either; a warning says so). Capacity is the node's allocatable (its
+// capacity when it reports none); allocatable pods bound the pods it
+// holds. A node cordoned, or with a NoSchedule or NoExecute taint its
+// flavor's tolerations do not tolerate, is unschedulable; one whose Ready
+// condition is not True is down.
+func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
+	n, ok := c.nodes[name]
+	if !ok {
+		return allot.Node{}, false, nil, fmt.Errorf("kueueconfig: no Node %q", name)
+	}
+	obj := objectName("Node", "", name)
+	flavor, warns := c.NodeFlavor(n)
+	if flavor == "" {
+		return allot.Node{}, false, warns, nil
+	}
+	levels, err := c.Levels()
+	if err != nil {
+		return allot.Node{}, false, nil, err
+	}
+	out := allot.Node{Name: name, Flavor: flavor, Labels: make(map[string]string, len(levels)), Unschedulable: n.Spec.Unschedulable}
+	for _, l := range levels {
+		v, ok := n.Labels[l]
+		if !ok || v == "" {
+			return allot.Node{}, false, append(warns, Warning{Object: obj, Field: "metadata.labels",
+				Message: fmt.Sprintf("no %q label (a level of its flavor %q's topology): not placed on, as in Kueue", l, flavor)}), nil
+		}
+		out.Labels[l] = v
+	}
+	alloc := n.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.Status.Capacity
+	}
+	out.Capacity = make(allot.Resources, len(alloc))
+	for r, q := range alloc {
+		if r == corev1.ResourcePods {
+			v := q.Value()
+			if v > 1<<30 {
+				v = 1 << 30
+			}
+			out.MaxPods = int32(v)
+			if v == 0 {
+				out.Unschedulable = true
+			}
+			continue
+		}
+		out.Capacity[string(r)] = value(r, q)
+	}
+	tolerations := c.flavors[flavor].Spec.Tolerations
+	for i, t := range n.Spec.Taints {
+		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
+			continue
+		}
+		if !tolerated(tolerations, t) {
+			out.Unschedulable = true
+			warns = append(warns, Warning{Object: obj, Field: fmt.Sprintf("spec.taints[%d]", i),
+				Message: fmt.Sprintf("%s not tolerated by ResourceFlavor %q: unschedulable (pods' own tolerations are not modelled)", t.ToString(), flavor)})
+		}
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady && cond.Status != corev1.ConditionTrue {
+			out.Down = true
+		}
+	}
+	return out, true, warns, nil
+}
+
+// tolerated tells whether a taint is tolerated by one of tolerations.
+func tolerated(tolerations []corev1.Toleration, t corev1.Taint) bool {
+	for i := range tolerations {
+		if tolerations[i].ToleratesTaint(logr.Discard(), &t, true) {
+			return true
+		}
+	}
+	return false
+}

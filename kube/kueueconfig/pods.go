@@ -1,0 +1,402 @@
+// Bound pods as allot's running workloads, grouped into gangs as Kueue
+// admits them: a pod group, or the pods of one top-level owner.
+
+package kueueconfig
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	resourcehelpers "k8s.io/component-helpers/resource"
+
+	"github.com/allot-sched/allot"
+)
+
+// The labels and annotations of Kueue's job framework.
+const (
+	QueueLabel                   = "kueue.x-k8s.io/queue-name"
+	WorkloadPriorityClassLabel   = "kueue.x-k8s.io/priority-class"
+	PodGroupNameLabel            = "kueue.x-k8s.io/pod-group-name"
+	PodGroupTotalCountAnnotation = "kueue.x-k8s.io/pod-group-total-count"
+	// RoleHashAnnotation names a pod group member's role, where a pod
+	// carries it; else the role is the hash of its spec's shape.
+	RoleHashAnnotation = "kueue.x-k8s.io/role-hash"
+)
+
+// maxOwnerDepth bounds an owner chain, so that a cycle of owner references
+// in the input ends.
+const maxOwnerDepth = 8
+
+// PodRequests is a pod's effective request as Kueue computes it: a
+// container's limits stand in for the requests it leaves out, then
+// Kubernetes' rule (the larger of the init containers' peak and the
+// containers' sum, sidecars counted, plus the pod's overhead).
+func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
+	s := spec.DeepCopy()
+	for _, list := range [][]corev1.Container{s.InitContainers, s.Containers} {
+		for i := range list {
+			r := &list[i].Resources
+			for name, q := range r.Limits {
+				if _, ok := r.Requests[name]; !ok {
+					if r.Requests == nil {
+						r.Requests = corev1.ResourceList{}
+					}
+					r.Requests[name] = q
+				}
+			}
+		}
+	}
+	return resourcehelpers.PodRequests(&corev1.Pod{Spec: *s}, resourcehelpers.PodResourcesOptions{})
+}
+
+// perPod turns requests into allot's base units.
+func perPod(req corev1.ResourceList) allot.Resources {
+	out := make(allot.Resources, len(req))
+	for name, q := range req {
+		out[string(name)] = value(name, q)
+	}
+	return out
+}
+
+// RoleHash is Kueue's name for the role of a pod in a pod group: the first
+// eight hex digits of the SHA-256 of the JSON of its spec's shape (the
+// containers' requests and ports, node selector, affinity, tolerations,
+// runtime class, priority, topology spread, overhead, resource claims).
+func RoleHash(spec *corev1.PodSpec) (string, error) {
+	containers := func(cs []corev1.Container) []map[string]any {
+		var out []map[string]any
+		for _, c := range cs {
+			out = append(out, map[string]any{"resources": map[string]any{"requests": c.Resources.Requests}, "ports": c.Ports})
+		}
+		return out
+	}
+	shape := map[string]any{"spec": map[string]any{
+		"initContainers":            containers(spec.InitContainers),
+		"containers":                containers(spec.Containers),
+		"nodeSelector":              spec.NodeSelector,
+		"affinity":                  spec.Affinity,
+		"tolerations":               spec.Tolerations,
+		"runtimeClassName":          spec.RuntimeClassName,
+		"priority":                  spec.Priority,
+		"topologySpreadConstraints": spec.TopologySpreadConstraints,
+		"overhead":                  spec.Overhead,
+		"resourceClaims":            spec.ResourceClaims,
+	}}
+	js, err := json.Marshal(shape)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(js))[:8], nil
+}
+
+func roleOf(p *corev1.Pod) (string, error) {
+	if h, ok := p.Annotations[RoleHashAnnotation]; ok {
+		return h, nil
+	}
+	return RoleHash(&p.Spec)
+}
+
+// chain is a pod's owner chain among the objects read, the pod first.
+func (c *Config) chain(p *corev1.Pod) []owner {
+	out := []owner{{kind: "Pod", meta: &p.ObjectMeta}}
+	m := &p.ObjectMeta
+	for range maxOwnerDepth {
+		ref := metav1.GetControllerOf(m)
+		if ref == nil {
+			break
+		}
+		o, ok := c.owners[ref.UID]
+		if !ok {
+			// An owner not read still groups its pods.
+			out = append(out, owner{kind: ref.Kind, meta: &metav1.ObjectMeta{Name: ref.Name, Namespace: p.Namespace, UID: ref.UID}})
+			break
+		}
+		out = append(out, o)
+		m = o.meta
+	}
+	return out
+}
+
+// gangKey names the workload a pod belongs to: its pod group, else its
+// top-level owner, else itself.
+func gangKey(p *corev1.Pod, ch []owner) string {
+	if g := p.Labels[PodGroupNameLabel]; g != "" {
+		return p.Namespace + "/" + g
+	}
+	top := ch[len(ch)-1]
+	if len(ch) == 1 {
+		return p.Namespace + "/" + p.Name
+	}
+	return p.Namespace + "/" + strings.ToLower(top.kind) + "/" + top.meta.Name
+}
+
+// label is the first value of a label along an owner chain.
+func label(ch []owner, key string) string {
+	for _, o := range ch {
+		if v := o.meta.Labels[key]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// active tells a pod that holds its node: bound and neither succeeded nor
+// failed.
+func active(p *corev1.Pod) bool {
+	return p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+}
+
+// Running returns the running workloads: the active bound pods grouped
+// into gangs (a pod group by its kueue.x-k8s.io/pod-group-name label, else
+// the pods of one top-level owner — a JobSet's Jobs' pods are one gang —,
+// else the pod alone), each gang's pods grouped into pod sets by their
+// role (Kueue's role hash) and flavor. A gang's queue is the ClusterQueue
+// of the LocalQueue its queue-name label names (on the pod or an owner);
+// without one it is UnmanagedQueue's. Its priority is its
+// WorkloadPriorityClass's, else the pods' priority. A pod on a node of no
+// topology-aware flavor charges quota to the first flavor of its queue
+// whose nodeLabels the node carries, and holds no node in the snapshot.
+func (c *Config) Running() ([]allot.Workload, []Warning, error) {
+	placed := map[string]string{} // node → flavor, for the nodes placed on
+	for _, name := range sortedKeys(c.nodes) {
+		if n, ok, _, err := c.Node(name); err != nil {
+			return nil, nil, err
+		} else if ok {
+			placed[name] = n.Flavor
+		}
+	}
+	type gang struct {
+		chain []owner
+		pods  []*corev1.Pod
+	}
+	gangs := map[string]*gang{}
+	for _, key := range sortedKeys(c.pods) {
+		p := c.pods[key]
+		if !active(p) {
+			continue
+		}
+		ch := c.chain(p)
+		k := gangKey(p, ch)
+		g, ok := gangs[k]
+		if !ok {
+			g = &gang{chain: ch}
+			gangs[k] = g
+		}
+		g.pods = append(g.pods, p)
+	}
+	var out []allot.Workload
+	var warns []Warning
+	for _, id := range sortedKeys(gangs) {
+		g := gangs[id]
+		first := g.pods[0]
+		obj := objectName("Pod", first.Namespace, first.Name)
+		queue, w := c.queueOf(first.Namespace, label(g.chain, QueueLabel), obj)
+		warns = append(warns, w...)
+		wl := allot.Workload{ID: id, Queue: queue, Tenant: first.Namespace}
+		if queue == UnmanagedQueue {
+			wl.Preemption.Class = allot.Never
+		}
+		prio, w := c.runningPriority(g.chain, first)
+		warns = append(warns, w...)
+		wl.Priority = prio
+		wl.SubmittedAt = c.created(g.chain[len(g.chain)-1].meta)
+		type setKey struct{ role, flavor string }
+		sets := map[setKey]int{}
+		for _, p := range g.pods {
+			pobj := objectName("Pod", p.Namespace, p.Name)
+			flavor, onNode := placed[p.Spec.NodeName]
+			if !onNode {
+				if queue == UnmanagedQueue {
+					continue // neither quota nor a node of the snapshot
+				}
+				if flavor = c.quotaFlavor(queue, p); flavor == "" {
+					warns = append(warns, Warning{Object: pobj, Field: "spec.nodeName",
+						Message: fmt.Sprintf("node %q matches no flavor of ClusterQueue %q: left out", p.Spec.NodeName, queue)})
+					continue
+				}
+			}
+			role, err := roleOf(p)
+			if err != nil {
+				return nil, nil, fmt.Errorf("kueueconfig: %s: role hash: %w", pobj, err)
+			}
+			k := setKey{role, flavor}
+			i, ok := sets[k]
+			if !ok {
+				i = len(wl.PodSets)
+				sets[k] = i
+				wl.PodSets = append(wl.PodSets, allot.PodSet{Name: role, Flavor: flavor, PerPod: perPod(PodRequests(&p.Spec))})
+			}
+			ps := &wl.PodSets[i]
+			ps.Count++
+			if onNode {
+				ps.Nodes = append(ps.Nodes, p.Spec.NodeName)
+			}
+			if t := c.started(p); wl.AdmittedAt == 0 || t < wl.AdmittedAt {
+				wl.AdmittedAt = t
+			}
+		}
+		if len(wl.PodSets) == 0 {
+			continue
+		}
+		// A role on two flavors is two pod sets; their names tell them apart.
+		roles := map[string]int{}
+		for _, ps := range wl.PodSets {
+			roles[ps.Name]++
+		}
+		for i := range wl.PodSets {
+			if ps := &wl.PodSets[i]; roles[ps.Name] > 1 {
+				ps.Name += "-" + ps.Flavor
+			}
+		}
+		if wl.SubmittedAt > wl.AdmittedAt {
+			wl.SubmittedAt = wl.AdmittedAt
+		}
+		out = append(out, wl)
+	}
+	return out, warns, nil
+}
+
+// queueOf resolves a LocalQueue name in a namespace to its ClusterQueue;
+// UnmanagedQueue, with a warning when a name was given, when it does not
+// resolve.
+func (c *Config) queueOf(ns, lq, obj string) (string, []Warning) {
+	if lq == "" {
+		return UnmanagedQueue, nil
+	}
+	q, ok := c.localQueues[ns+"/"+lq]
+	if !ok {
+		return UnmanagedQueue, []Warning{{Object: obj, Field: "metadata.labels." + QueueLabel,
+			Message: fmt.Sprintf("LocalQueue %s/%s not found: counted as not managed by Kueue", ns, lq)}}
+	}
+	if _, ok := c.clusterQueues[string(q.Spec.ClusterQueue)]; !ok {
+		return UnmanagedQueue, []Warning{{Object: obj, Field: "metadata.labels." + QueueLabel,
+			Message: fmt.Sprintf("ClusterQueue %q of LocalQueue %s/%s not found: counted as not managed by Kueue", q.Spec.ClusterQueue, ns, lq)}}
+	}
+	return string(q.Spec.ClusterQueue), nil
+}
+
+// quotaFlavor is the flavor a pod on a node no topology-aware flavor holds
+// charges: the first of its ClusterQueue's that exists, is not
+// topology-aware and whose nodeLabels the node carries (the pod's node
+// selector when the node was not read).
+func (c *Config) quotaFlavor(queue string, p *corev1.Pod) string {
+	labels := p.Spec.NodeSelector
+	if n, ok := c.nodes[p.Spec.NodeName]; ok {
+		labels = n.Labels
+	}
+	for _, rg := range c.clusterQueues[queue].Spec.ResourceGroups {
+		for _, f := range rg.Flavors {
+			rf, ok := c.flavors[string(f.Name)]
+			if ok && !isTAS(rf) && matchesLabels(labels, rf.Spec.NodeLabels) {
+				return string(f.Name)
+			}
+		}
+	}
+	return ""
+}
+
+// runningPriority is a gang's priority: its WorkloadPriorityClass's value,
+// else the pod's priority (set from its PriorityClass when it was
+// created), else the PriorityClass it names, else the global default's.
+func (c *Config) runningPriority(ch []owner, p *corev1.Pod) (int32, []Warning) {
+	if name := label(ch, WorkloadPriorityClassLabel); name != "" {
+		if w, ok := c.wpcs[name]; ok {
+			return w.Value, nil
+		}
+		return c.podPriority(&p.Spec), []Warning{{Object: objectName("Pod", p.Namespace, p.Name), Field: "metadata.labels." + WorkloadPriorityClassLabel,
+			Message: fmt.Sprintf("WorkloadPriorityClass %q not found: the pod's priority counts", name)}}
+	}
+	return c.podPriority(&p.Spec), nil
+}
+
+// podPriority is a pod spec's priority: its own, its PriorityClass's, the
+// global default PriorityClass's, or 0, as Kubernetes resolves it.
+func (c *Config) podPriority(s *corev1.PodSpec) int32 {
+	if s.Priority != nil {
+		return *s.Priority
+	}
+	if pc, ok := c.pcs[s.PriorityClassName]; ok && s.PriorityClassName != "" {
+		return pc.Value
+	}
+	return c.defaultPriority()
+}
+
+// defaultPriority is the value of the PriorityClass marked globalDefault
+// (the lowest, if several), or 0.
+func (c *Config) defaultPriority() int32 {
+	var v *int32
+	for _, name := range sortedKeys(c.pcs) {
+		if pc := c.pcs[name]; pc.GlobalDefault && (v == nil || pc.Value < *v) {
+			v = &pc.Value
+		}
+	}
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+// created and started are times in seconds since the Unix epoch, allot's
+// clock for imported objects.
+func (c *Config) created(m *metav1.ObjectMeta) int64 {
+	return m.CreationTimestamp.Unix() * boolInt(!m.CreationTimestamp.IsZero())
+}
+
+func (c *Config) started(p *corev1.Pod) int64 {
+	if p.Status.StartTime != nil {
+		return p.Status.StartTime.Unix()
+	}
+	return c.created(&p.ObjectMeta)
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Now is the snapshot's time: the latest time the objects read carry (a
+// pod's start or creation, a Workload's creation), 0 when none does.
+func (c *Config) Now() int64 {
+	var now int64
+	for _, p := range c.pods {
+		now = max(now, c.started(p), c.created(&p.ObjectMeta))
+	}
+	for _, w := range c.workloads {
+		now = max(now, c.created(&w.ObjectMeta))
+	}
+	return now
+}
+
+// ignoredResources are the resources nodes and pods carry that no quota
+// covers (ephemeral-storage, hugepages, other accelerators): carried, not
+// tracked. "pods" is read as nodes' maxPods.
+func (c *Config) ignoredResources(declared []string) []string {
+	seen := map[string]bool{}
+	note := func(l corev1.ResourceList) {
+		for name := range l {
+			if n := string(name); n != string(corev1.ResourcePods) && !slices.Contains(declared, n) {
+				seen[n] = true
+			}
+		}
+	}
+	for _, n := range c.nodes {
+		note(n.Status.Allocatable)
+		note(n.Status.Capacity)
+	}
+	for _, p := range c.pods {
+		note(PodRequests(&p.Spec))
+	}
+	for _, w := range c.workloads {
+		for i := range w.Spec.PodSets {
+			note(PodRequests(&w.Spec.PodSets[i].Template.Spec))
+		}
+	}
+	return sortedKeys(seen)
+}

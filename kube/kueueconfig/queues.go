@@ -1,0 +1,342 @@
+// ClusterQueues, Cohorts and ResourceFlavors as allot's queues, cohorts and
+// flavors; the resources their quotas cover.
+
+package kueueconfig
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/allot-sched/allot"
+)
+
+// maxResources is how many resources a snapshot tracks (allot's resource
+// vectors are fixed-size).
+const maxResources = 8
+
+// NoNamespace is the allow-list entry of a ClusterQueue whose
+// namespaceSelector selects no namespace: no namespace has the name (it is
+// not a DNS label), so no request is admitted, as in Kueue; an empty
+// allow-list would admit every tenant.
+const NoNamespace = "(no namespace)"
+
+// ResourceNames are the resources a configuration tracks.
+type ResourceNames struct {
+	// Names are the resources the ClusterQueues' and Cohorts' resource
+	// groups cover: the GPU first, then cpu, memory and the others by name.
+	Names []string
+	// GPU is the one among them that looks like a GPU ("nvidia.com/gpu",
+	// "amd.com/gpu", a name allot's GPU rule recognizes), empty if none.
+	GPU string
+}
+
+// Resources returns the resources the quotas cover. Kueue admits a
+// workload only if its queue covers every resource it requests, so the
+// resources no quota covers are not tracked (nodes and pods carry them as
+// ignored resources). More than allot's eight, or two that look like
+// GPUs, is an error.
+func (c *Config) Resources() (ResourceNames, error) {
+	seen := map[string]string{} // resource → the object that first covers it
+	note := func(object string, rgs []kueue.ResourceGroup) {
+		for _, rg := range rgs {
+			for _, r := range rg.CoveredResources {
+				if _, ok := seen[string(r)]; !ok {
+					seen[string(r)] = object
+				}
+			}
+		}
+	}
+	for _, name := range sortedKeys(c.clusterQueues) {
+		note(objectName("ClusterQueue", "", name), c.clusterQueues[name].Spec.ResourceGroups)
+	}
+	for _, name := range sortedKeys(c.cohorts) {
+		note(objectName("Cohort", "", name), c.cohorts[name].Spec.ResourceGroups)
+	}
+	var out ResourceNames
+	names := sortedKeys(seen)
+	for _, n := range names {
+		if gpuLike(n) {
+			if out.GPU != "" {
+				return out, c.fieldErr(seen[n], ErrNotModelled, field.Forbidden(field.NewPath("spec", "resourceGroups"),
+					fmt.Sprintf("not modelled: %s and %s both look like GPUs; allot tracks one GPU resource in a snapshot", out.GPU, n)))
+			}
+			out.GPU = n
+		}
+	}
+	rank := func(n string) int {
+		switch n {
+		case out.GPU:
+			return 0
+		case "cpu":
+			return 1
+		case "memory":
+			return 2
+		}
+		return 3
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return rank(a) - rank(b) })
+	if len(names) > maxResources {
+		return out, c.fieldErr(seen[names[maxResources]], ErrNotModelled, field.Forbidden(field.NewPath("spec", "resourceGroups"),
+			fmt.Sprintf("not modelled: the quotas cover %d resources (%s); allot tracks at most %d", len(names), strings.Join(names, ", "), maxResources)))
+	}
+	if len(names) == 0 {
+		// No quota covers anything: every request is inadmissible, and
+		// the snapshot still declares its resources.
+		names = []string{"cpu", "memory"}
+	}
+	out.Names = names
+	return out, nil
+}
+
+// gpuLike is allot's rule for a resource name that counts GPUs (see
+// allot.Builder.GPUResource).
+func gpuLike(name string) bool {
+	name = strings.ToLower(name)
+	domain, local := "", name
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		domain, local = name[:i], name[i+1:]
+	}
+	return local == "gpu" || strings.HasPrefix(local, "gpu.") || strings.HasPrefix(local, "mig-") || strings.HasPrefix(domain, "gpu.")
+}
+
+// value is a quantity in allot's base units, as Kueue counts it: cpu in
+// millicores, every other resource in whole units (rounded up).
+func value(name corev1.ResourceName, q resource.Quantity) int64 {
+	if name == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// Flavor returns a ResourceFlavor's description. A flavor with a
+// topologyName is one of Kueue's topology-aware flavors: its nodes are
+// placed on; any other is quota-only, as Kueue without topology-aware
+// scheduling checks quota alone.
+func (c *Config) Flavor(name string) (allot.Flavor, []Warning, error) {
+	rf, ok := c.flavors[name]
+	if !ok {
+		return allot.Flavor{}, nil, fmt.Errorf("kueueconfig: no ResourceFlavor %q", name)
+	}
+	obj := objectName("ResourceFlavor", "", name)
+	var warns []Warning
+	for k, v := range rf.Annotations {
+		if strings.HasPrefix(k, "kueue.x-k8s.io/") {
+			warns = append(warns, Warning{Object: obj, Field: "metadata.annotations." + k, Message: fmt.Sprintf("%q not modelled", v)})
+		}
+	}
+	return allot.Flavor{Name: name}, warns, nil
+}
+
+// isTAS tells a topology-aware flavor.
+func isTAS(rf *kueue.ResourceFlavor) bool { return rf != nil && rf.Spec.TopologyName != nil }
+
+// quota reads the resource groups of a ClusterQueue or Cohort: allot gives
+// one flavor all of a pod set's resources, so a second resource group
+// (whose flavors Kueue's validation makes distinct from the first's) is
+// not modelled.
+func (c *Config) quota(object string, rgs []kueue.ResourceGroup) ([]allot.FlavorQuota, []string, error) {
+	if len(rgs) > 1 {
+		return nil, nil, c.fieldErr(object, ErrNotModelled, field.Forbidden(field.NewPath("spec", "resourceGroups").Index(1),
+			"not modelled: a second resource group gives some resources other flavors than the first's; allot gives one flavor all of a pod set's resources"))
+	}
+	var out []allot.FlavorQuota
+	var order []string
+	for _, rg := range rgs {
+		for _, f := range rg.Flavors {
+			fq := allot.FlavorQuota{Flavor: string(f.Name)}
+			for _, r := range f.Resources {
+				rq := allot.ResourceQuota{Name: string(r.Name), Nominal: value(r.Name, r.NominalQuota)}
+				if r.BorrowingLimit != nil {
+					v := value(r.Name, *r.BorrowingLimit)
+					rq.BorrowingLimit = &v
+				}
+				if r.LendingLimit != nil {
+					v := value(r.Name, *r.LendingLimit)
+					rq.LendingLimit = &v
+				}
+				fq.Resources = append(fq.Resources, rq)
+			}
+			out = append(out, fq)
+			order = append(order, string(f.Name))
+		}
+	}
+	return out, order, nil
+}
+
+// weight reads a fairSharing weight (defaulted to 1 by the CRD).
+func weight(fs *kueue.FairSharing) *allot.QueueFairSharing {
+	if fs == nil || fs.Weight == nil {
+		return nil
+	}
+	w := fs.Weight.AsApproximateFloat64()
+	return &allot.QueueFairSharing{Weight: &w}
+}
+
+// cohortNames are the Cohort objects' names and the names ClusterQueues
+// and Cohorts name without an object: Kueue makes such a cohort
+// implicitly, with no quota of its own.
+func (c *Config) cohortNames() []string {
+	names := map[string]bool{}
+	for name, co := range c.cohorts {
+		names[name] = true
+		if p := co.Spec.ParentName; p != "" {
+			names[string(p)] = true
+		}
+	}
+	for _, cq := range c.clusterQueues {
+		if cq.Spec.CohortName != "" {
+			names[string(cq.Spec.CohortName)] = true
+		}
+	}
+	return sortedKeys(names)
+}
+
+// Cohort returns a cohort's description: a Cohort object's, or the
+// implicit cohort a ClusterQueue or Cohort names.
+func (c *Config) Cohort(name string) (allot.Cohort, []Warning, error) {
+	co, ok := c.cohorts[name]
+	if !ok {
+		return allot.Cohort{Name: name}, nil, nil
+	}
+	obj := objectName("Cohort", "", name)
+	q, _, err := c.quota(obj, co.Spec.ResourceGroups)
+	if err != nil {
+		return allot.Cohort{}, nil, err
+	}
+	q, warns := c.knownFlavors(obj, q)
+	return allot.Cohort{Name: name, Parent: string(co.Spec.ParentName), Quota: q, FairSharing: weight(co.Spec.FairSharing)}, warns, nil
+}
+
+// knownFlavors drops the quota of flavors without a ResourceFlavor, with a
+// warning each.
+func (c *Config) knownFlavors(obj string, q []allot.FlavorQuota) ([]allot.FlavorQuota, []Warning) {
+	var warns []Warning
+	out := q[:0:0]
+	for i, fq := range q {
+		if _, ok := c.flavors[fq.Flavor]; !ok {
+			warns = append(warns, Warning{Object: obj, Field: fmt.Sprintf("spec.resourceGroups[0].flavors[%d].name", i),
+				Message: fmt.Sprintf("ResourceFlavor %q not found: its quota is left out", fq.Flavor)})
+			continue
+		}
+		out = append(out, fq)
+	}
+	return out, warns
+}
+
+// Queue returns a ClusterQueue's description. A ClusterQueue Kueue keeps
+// inactive (a flavor or a flavor's Topology not found) is held, with a
+// warning: Kueue admits nothing through it.
+func (c *Config) Queue(name string) (allot.Queue, []Warning, error) {
+	cq, ok := c.clusterQueues[name]
+	if !ok {
+		return allot.Queue{}, nil, fmt.Errorf("kueueconfig: no ClusterQueue %q", name)
+	}
+	obj := objectName("ClusterQueue", "", name)
+	var warns []Warning
+	w := func(f, format string, args ...any) {
+		warns = append(warns, Warning{Object: obj, Field: f, Message: fmt.Sprintf(format, args...)})
+	}
+	s := &cq.Spec
+	q := allot.Queue{Name: name, Cohort: string(s.CohortName), QueueingStrategy: string(s.QueueingStrategy)}
+	quota, order, err := c.quota(obj, s.ResourceGroups)
+	if err != nil {
+		return allot.Queue{}, nil, err
+	}
+	for i, f := range order {
+		rf, ok := c.flavors[f]
+		switch {
+		case !ok:
+			w(fmt.Sprintf("spec.resourceGroups[0].flavors[%d].name", i), "ResourceFlavor %q not found: Kueue keeps the ClusterQueue inactive (FlavorNotFound); held", f)
+			q.Hold = true
+		case isTAS(rf):
+			if _, ok := c.topologies[string(*rf.Spec.TopologyName)]; !ok {
+				w(fmt.Sprintf("spec.resourceGroups[0].flavors[%d].name", i), "the Topology %q of ResourceFlavor %q not found: Kueue keeps the ClusterQueue inactive (TopologyNotFound); held", *rf.Spec.TopologyName, f)
+				q.Hold = true
+			}
+		}
+	}
+	quota, _ = c.knownFlavors(obj, quota)
+	q.Quota = quota
+	for _, fq := range quota {
+		q.FlavorOrder = append(q.FlavorOrder, fq.Flavor)
+	}
+	if ff := s.FlavorFungibility; ff != nil {
+		q.FlavorFungibility = allot.FlavorFungibility{WhenCanBorrow: string(ff.WhenCanBorrow), WhenCanPreempt: string(ff.WhenCanPreempt)}
+		if ff.Preference != nil && *ff.Preference != kueue.BorrowingOverPreemption {
+			w("spec.flavorFungibility.preference", "%s not modelled: allot prefers borrowing over preemption (BorrowingOverPreemption)", *ff.Preference)
+		}
+	}
+	if p := s.Preemption; p != nil {
+		q.Preemption = allot.QueuePreemption{WithinQueue: string(p.WithinClusterQueue), ReclaimWithinCohort: string(p.ReclaimWithinCohort)}
+		if b := p.BorrowWithinCohort; b != nil {
+			q.Preemption.BorrowWithinCohort = allot.BorrowWithinCohort{Policy: string(b.Policy), MaxPriorityThreshold: b.MaxPriorityThreshold}
+		}
+	}
+	q.FairSharing = weight(s.FairSharing)
+	if s.StopPolicy != nil {
+		switch *s.StopPolicy {
+		case kueue.Hold:
+			q.Hold = true
+		case kueue.HoldAndDrain:
+			q.Hold = true
+			w("spec.stopPolicy", "HoldAndDrain: held; allot does not evict the admitted workloads Kueue drains (they stay running)")
+		}
+	}
+	if acs := s.AdmissionChecksStrategy; acs != nil && len(acs.AdmissionChecks) > 0 {
+		w("spec.admissionChecksStrategy", "not modelled: admission checks are not run; a workload counts as admitted once its quota is reserved")
+	}
+	if as := s.AdmissionScope; as != nil && as.AdmissionMode == kueue.UsageBasedAdmissionFairSharing {
+		w("spec.admissionScope", "UsageBasedAdmissionFairSharing not modelled: the LocalQueues' usage does not order admission")
+	}
+	tenants, tw, err := c.tenants(obj, s.NamespaceSelector)
+	if err != nil {
+		return allot.Queue{}, nil, err
+	}
+	q.Tenants = tenants
+	warns = append(warns, tw...)
+	return q, warns, nil
+}
+
+// tenants evaluates a namespaceSelector against the namespaces read: a
+// request's tenant is its namespace. A nil selector selects nothing, {}
+// everything (an empty allow-list), as in Kueue.
+func (c *Config) tenants(obj string, sel *metav1.LabelSelector) ([]string, []Warning, error) {
+	if sel == nil {
+		return []string{NoNamespace}, []Warning{{Object: obj, Field: "spec.namespaceSelector", Message: "not set: Kueue admits workloads from no namespace"}}, nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil, nil, c.fieldErr(obj, ErrInvalid, field.Invalid(field.NewPath("spec", "namespaceSelector"), sel.String(), err.Error()))
+	}
+	if s.Empty() {
+		return nil, nil, nil
+	}
+	var out []string
+	for _, name := range c.namespaceNames() {
+		if s.Matches(labels.Set(c.namespaces[name].Labels)) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return []string{NoNamespace}, []Warning{{Object: obj, Field: "spec.namespaceSelector",
+			Message: fmt.Sprintf("%s selects none of the %d namespaces read: nothing is admitted", s, len(c.namespaces))}}, nil
+	}
+	return out, nil, nil
+}
+
+// namespaceNames are the namespaces' names in order, kept between calls
+// until a namespace is added: every ClusterQueue's selector reads them.
+func (c *Config) namespaceNames() []string {
+	if len(c.nsNames) != len(c.namespaces) {
+		c.nsNames = sortedKeys(c.namespaces)
+	}
+	return c.nsNames
+}

@@ -1,0 +1,283 @@
+// Changing the cluster's shape: a topology with nodes taken out and put
+// in, and a state for it that carries over what the nodes that stayed
+// hold.
+
+package topology
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/allot-sched/allot/internal/cow"
+	"github.com/allot-sched/allot/internal/res"
+)
+
+// Edit returns t with the nodes remove lists (indices into t.Nodes) taken
+// out and the nodes of add put in, each with a label per level, and moved:
+// moved[n] is where node n of t went, -1 for a node taken out. The caller
+// sees to it that names stay unique. t does not change.
+//
+// t's nodes are in order already, so the new ones are merged in rather
+// than everything sorted again: an edit costs O(nodes × levels), and the
+// result is the topology New builds from the same nodes.
+func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, error) {
+	L := len(t.Levels)
+	for i := range add {
+		if len(add[i].Labels) != L {
+			return nil, nil, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, add[i].Name, len(add[i].Labels), L)
+		}
+	}
+	add = slices.Clone(add)
+	slices.SortFunc(add, func(a, b NodeSpec) int { return compareSpecs(&a, &b) })
+	moved := make([]int32, len(t.Nodes))
+	for _, n := range remove {
+		moved[n] = -1
+	}
+	kept := len(t.Nodes)
+	for _, m := range moved {
+		if m < 0 {
+			kept--
+		}
+	}
+	out := make([]NodeSpec, 0, kept+len(add))
+	// The nodes that stay share one array of labels, their values the
+	// topology's own strings.
+	labels := make([]string, kept*L)
+	j := 0
+	for n := range t.Nodes {
+		if moved[n] < 0 {
+			continue
+		}
+		sp := t.spec(int32(n), labels[:L:L])
+		labels = labels[L:]
+		for j < len(add) && compareSpecs(&add[j], &sp) < 0 {
+			out = append(out, add[j])
+			j++
+		}
+		moved[n] = int32(len(out))
+		out = append(out, sp)
+	}
+	out = append(out, add[j:]...)
+	nt, err := build(t.Levels, t.Resource, t.GPU, len(t.Flavors), out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return nt, moved, nil
+}
+
+// spec is node n described as New takes it, its labels written into
+// labels (one entry per level).
+func (t *Topology) spec(n int32, labels []string) NodeSpec {
+	node := &t.Nodes[n]
+	for l := range labels {
+		labels[l] = t.NodeLabel(n, l)
+	}
+	return NodeSpec{Name: t.NodeName(n), Flavor: node.Flavor, Labels: labels, Capacity: node.Capacity,
+		Groups: node.GroupSizes(), MaxPods: node.MaxPods}
+}
+
+// GroupSizes are the sizes of the node's GPU islands, in GPU order; nil
+// for a node of one island.
+func (n *Node) GroupSizes() []int {
+	if n.Islands <= 1 {
+		return nil
+	}
+	sizes := make([]int, 0, n.Islands)
+	for _, gm := range n.Groups(make([]uint64, 0, n.Islands)) {
+		sizes = append(sizes, bits.OnesCount64(gm))
+	}
+	return sizes
+}
+
+// Restate returns a state of t at time now whose node n is as node(n)
+// gives it (free resources and GPUs, pods, condition), every counter
+// computed from them: after an Edit, the nodes that stayed carry their
+// state over and the others start as their description says. It costs
+// what NewState costs.
+func Restate(t *Topology, now int64, node func(n int32) NodeState) *State {
+	s := &State{T: t, now: now}
+	s.nodes = cow.Make[NodeState](len(t.Nodes))
+	for i := range t.Nodes {
+		ns := s.nodes.Mut(i)
+		*ns = node(int32(i))
+		s.freeGPUs += int64(bits.OnesCount64(ns.FreeGPUs))
+	}
+	s.fits = cow.Make[int32](len(t.Domains) * t.G)
+	s.aggs = cow.Make[DomainAgg](len(t.Domains))
+	s.Rebuild()
+	return s
+}
+
+// AllGPUs is the mask of all of the node's GPUs.
+func (n *Node) AllGPUs() uint64 { return maskBits(int(n.GPUs)) }
+
+// Reshape is Restate for t, a topology Edit made from s.T (moved[o] is
+// where node o of s went, -1 for one taken out), at s's time, carrying
+// over what it can: node m starts as fresh(m) gives it when fresh says so
+// (it must for a node put in; say so too for one described anew or whose
+// bookings change), and every other node carries its state over from the
+// node of s it was. The counters of a domain are carried over from the
+// domain of s in the same place and only the contributions of the nodes
+// that came, went or changed are taken out and put in, and only the
+// aggregates of the domains those touch are worked out again: O(nodes +
+// domains × G + changed nodes × levels × G), where Restate works every
+// node's contribution out, O(nodes × levels × G). s must be flushed; it
+// does not change.
+func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeState, bool)) *State {
+	old := s.T
+	L := len(t.Levels)
+	from := make([]int32, len(t.Nodes))
+	for m := range from {
+		from[m] = -1
+	}
+	for o, m := range moved {
+		if m >= 0 {
+			from[m] = int32(o)
+		}
+	}
+	ns := &State{T: t, now: s.now}
+	ns.nodes = cow.Make[NodeState](len(t.Nodes))
+	ns.setFree(make([]res.Vec, len(t.Flavors)))
+	changed := make([]bool, len(t.Nodes))
+	var cooling []int32
+	for m := range t.Nodes {
+		st, f := fresh(int32(m))
+		if !f && from[m] >= 0 {
+			st = *s.Node(from[m])
+		} else {
+			changed[m] = true
+		}
+		*ns.nodes.Mut(m) = st
+		ns.freeGPUs += int64(bits.OnesCount64(st.FreeGPUs))
+		if st.CooldownUntil > ns.now {
+			cooling = append(cooling, int32(m))
+		}
+		if st.Usable(ns.now) {
+			ns.moveFree(t.Nodes[m].Flavor, res.Vec{}, st.Free)
+		}
+	}
+	ns.setCooling(cooling)
+	// The domain of s in the same place as each domain of t: the one its
+	// nodes that were in s sat in, where they keep their flavor and
+	// labels down to the domain's level.
+	dmap := make([]int32, len(t.Domains))
+	odmap := make([]int32, len(old.Domains))
+	for i := range odmap {
+		odmap[i] = -1
+	}
+	for d := range t.Domains {
+		dmap[d] = -1
+		dom := &t.Domains[d]
+		for m := dom.First; m < dom.End; m++ {
+			if o := from[m]; o >= 0 && old.Nodes[o].Flavor == t.Nodes[m].Flavor && samePrefix(old, o, t, m, int(dom.Level)) {
+				dmap[d] = old.NodeDomains(o)[dom.Level]
+				odmap[dmap[d]] = int32(d)
+				break
+			}
+		}
+	}
+	G, oldG := t.G, old.G
+	ns.fits = cow.Make[int32](len(t.Domains) * G)
+	ns.aggs = cow.Make[DomainAgg](len(t.Domains))
+	for d, od := range dmap {
+		if od < 0 {
+			continue
+		}
+		for g := range min(G, oldG) {
+			if v := s.fits.At(int(od)*oldG + g); v != 0 {
+				ns.fits.Set(d*G+g, v)
+			}
+		}
+		ns.aggs.Set(d, *s.Agg(od))
+	}
+	// The nodes that went or changed leave their domains; the nodes that
+	// came or changed join theirs. Their narrowest domains, the domains
+	// with no counterpart in s, and the parents of the domains that went
+	// need their aggregates again.
+	affected := make([]bool, len(t.Domains))
+	for d, od := range dmap {
+		affected[d] = od < 0 // new, or a flavor's empty root
+	}
+	domains := make([]int32, L+1)
+	for o := range old.Nodes {
+		if m := moved[o]; m >= 0 && !changed[m] {
+			continue
+		}
+		for l, od := range old.NodeDomains(int32(o)) {
+			domains[l] = odmap[od]
+		}
+		c := s.contribOf(int32(o))
+		ns.addFitsAt(domains, &c, -1)
+		if leaf := domains[L]; leaf >= 0 {
+			affected[leaf] = true
+		}
+	}
+	for m := range t.Nodes {
+		if !changed[m] {
+			continue
+		}
+		c := ns.contribOf(int32(m))
+		ns.addFitsAt(t.NodeDomains(int32(m)), &c, 1)
+		affected[t.NodeDomains(int32(m))[L]] = true
+	}
+	for od := range old.Domains {
+		if p := old.Domains[od].Parent; odmap[od] < 0 && p >= 0 && odmap[p] >= 0 {
+			affected[odmap[p]] = true
+		}
+	}
+	for l := L; l >= 0; l-- {
+		for f := range t.Flavors {
+			rng := t.Flavors[f].Levels[l]
+			for d := rng[0]; d < rng[1]; d++ {
+				if affected[d] {
+					ns.recomputeAgg(d)
+					if p := t.Domains[d].Parent; p >= 0 {
+						affected[p] = true
+					}
+				}
+			}
+		}
+	}
+	return ns
+}
+
+// ReshapeCapacity is Reshape for a state made by NewCapacity: the nodes
+// changed says so of (put in or described anew) start at full capacity,
+// and each level's largest domain is worked out again. It returns what
+// NewCapacity(t) returns.
+func (s *State) ReshapeCapacity(t *Topology, moved []int32, changed func(m int32) bool) *State {
+	c := s.Reshape(t, moved, func(m int32) (NodeState, bool) {
+		node := &t.Nodes[m]
+		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}, changed(m)
+	})
+	c.setLevelMax()
+	return c
+}
+
+// samePrefix reports whether node a of s and node b of t have the same
+// labels on the broadest l levels.
+func samePrefix(s *Topology, a int32, t *Topology, b int32, l int) bool {
+	for i := range l {
+		if s.NodeLabel(a, i) != t.NodeLabel(b, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// addFitsAt adds (sign 1) or takes out (-1) contribution c in the fits of
+// domains (-1 for none), up to the state's G.
+func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
+	G := s.T.G
+	for _, d := range domains {
+		if d < 0 {
+			continue
+		}
+		for g := range G {
+			if v := c.fits[g]; v != 0 {
+				*s.fits.Mut(int(d)*G + g) += sign * v
+			}
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package topology
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/allot-sched/allot/internal/res"
+)
+
+func randomSpec(rng *rand.Rand, name string) NodeSpec {
+	gpus := []int{0, 2, 4, 8, 8, 16}[rng.IntN(6)]
+	var groups []int
+	if gpus == 8 && rng.IntN(2) == 0 {
+		groups = []int{2, 6}
+	}
+	return NodeSpec{
+		Name:     name,
+		Flavor:   int32(rng.IntN(3)),
+		Labels:   []string{fmt.Sprintf("b%d", rng.IntN(3)), fmt.Sprintf("r%d", rng.IntN(4))},
+		Capacity: res.Vec{int64(gpus), int64(1000 * rng.IntN(64))},
+		Groups:   groups,
+		MaxPods:  int32(rng.IntN(3) * 4),
+	}
+}
+
+// TestEditEqualsNew edits topologies at random, taking nodes out and
+// putting new ones in, and compares each result with the topology New
+// builds from the same node list: a naive rebuild.
+func TestEditEqualsNew(t *testing.T) {
+	levels := []string{"block", "rack"}
+	for seed := uint64(1); seed <= 30; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		var specs []NodeSpec
+		next := 0
+		for range rng.IntN(40) {
+			specs = append(specs, randomSpec(rng, fmt.Sprintf("n%d", next)))
+			next++
+		}
+		top, err := New(levels, 2, 0, 3, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := range 25 {
+			var remove []int32
+			var gone []string
+			for n := range top.Nodes {
+				if rng.IntN(8) == 0 {
+					remove = append(remove, int32(n))
+					gone = append(gone, top.NodeName(int32(n)))
+				}
+			}
+			var add []NodeSpec
+			for range rng.IntN(4) {
+				add = append(add, randomSpec(rng, fmt.Sprintf("n%d", next)))
+				next++
+			}
+			specs = slices.DeleteFunc(specs, func(sp NodeSpec) bool { return slices.Contains(gone, sp.Name) })
+			specs = append(specs, add...)
+			got, moved, err := top.Edit(remove, add)
+			if err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			want, err := New(levels, 2, 0, 3, specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d step %d: Edit's topology differs from New's", seed, step)
+			}
+			for n := range top.Nodes {
+				name := top.NodeName(int32(n))
+				switch m := moved[n]; {
+				case slices.Contains(gone, name):
+					if m != -1 {
+						t.Fatalf("seed %d step %d: removed node %q moved to %d", seed, step, name, m)
+					}
+				case got.NodeName(m) != name:
+					t.Fatalf("seed %d step %d: node %q moved to %d, which is %q", seed, step, name, m, got.NodeName(m))
+				}
+			}
+			top = got
+		}
+	}
+}
+
+func TestEditRefusesMissingLabels(t *testing.T) {
+	top, err := New([]string{"block"}, 1, 0, 1, []NodeSpec{{Name: "a", Labels: []string{"b0"}, Capacity: res.Vec{8}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := top.Edit(nil, []NodeSpec{{Name: "b", Capacity: res.Vec{8}}}); err == nil {
+		t.Fatal("a node without labels was put in")
+	}
+	if _, _, err := top.Edit(nil, []NodeSpec{{Name: "b", Labels: []string{"b0"}, Capacity: res.Vec{8}, Groups: []int{3, 3}}}); err == nil {
+		t.Fatal("a node whose GPU groups do not sum to its GPUs was put in")
+	}
+}
+
+// TestRestateCarriesNodeStates: a state restated from another's node
+// states has the counters the other kept incrementally.
+func TestRestateCarriesNodeStates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	top := testTopology(t, rng)
+	s := NewState(top, 10)
+	for n := range top.Nodes {
+		node := &top.Nodes[n]
+		if g := rng.IntN(int(node.GPUs) + 1); g > 0 {
+			s.Allocate(int32(n), node.TakeGPUs(s.FreeMask(int32(n)), g), res.Vec{int64(g), 0}, 1)
+		}
+		if rng.IntN(5) == 0 {
+			s.SetCondition(int32(n), rng.IntN(2) == 0, rng.IntN(2) == 0, int64(rng.IntN(20)))
+		}
+	}
+	s.Flush()
+	r := Restate(top, 10, func(n int32) NodeState { return *s.Node(n) })
+	if r.FreeGPUs() != s.FreeGPUs() || !slices.Equal(r.Cooling(), s.Cooling()) {
+		t.Fatalf("free GPUs %d, cooling %v; kept %d, %v", r.FreeGPUs(), r.Cooling(), s.FreeGPUs(), s.Cooling())
+	}
+	checkAgainstRebuild(t, s, 0)
+	for d := range top.Domains {
+		for g := 1; g <= top.G; g++ {
+			if r.Fits(int32(d), g) != s.Fits(int32(d), g) {
+				t.Fatalf("domain %d g=%d: restated fits %d, kept %d", d, g, r.Fits(int32(d), g), s.Fits(int32(d), g))
+			}
+		}
+		if *r.Agg(int32(d)) != *s.Agg(int32(d)) {
+			t.Fatalf("domain %d: restated aggregates %+v, kept %+v", d, *r.Agg(int32(d)), *s.Agg(int32(d)))
+		}
+	}
+}
+
+// sameCounters fails when a and b, states of one topology, differ in any
+// node state or counter.
+func sameCounters(t *testing.T, label string, a, b *State) {
+	t.Helper()
+	top := a.T
+	if a.FreeGPUs() != b.FreeGPUs() || !slices.Equal(a.Cooling(), b.Cooling()) {
+		t.Fatalf("%s: free GPUs %d, cooling %v; want %d, %v", label, a.FreeGPUs(), a.Cooling(), b.FreeGPUs(), b.Cooling())
+	}
+	for n := range top.Nodes {
+		if *a.Node(int32(n)) != *b.Node(int32(n)) {
+			t.Fatalf("%s: node %s: %+v, want %+v", label, top.NodeName(int32(n)), *a.Node(int32(n)), *b.Node(int32(n)))
+		}
+	}
+	for d := range top.Domains {
+		for g := 1; g <= top.G; g++ {
+			if a.Fits(int32(d), g) != b.Fits(int32(d), g) {
+				t.Fatalf("%s: domain %q level %d g=%d: fits %d, want %d", label, top.Domains[d].Path, top.Domains[d].Level, g, a.Fits(int32(d), g), b.Fits(int32(d), g))
+			}
+		}
+		if *a.Agg(int32(d)) != *b.Agg(int32(d)) {
+			t.Fatalf("%s: domain %q: aggregates %+v, want %+v", label, top.Domains[d].Path, *a.Agg(int32(d)), *b.Agg(int32(d)))
+		}
+	}
+	for f := range top.Flavors {
+		if a.FlavorFree(int32(f)) != b.FlavorFree(int32(f)) {
+			t.Fatalf("%s: flavor %d free %v, want %v", label, f, a.FlavorFree(int32(f)), b.FlavorFree(int32(f)))
+		}
+		for l := range len(top.Levels) + 2 {
+			for g := 1; g <= top.G; g++ {
+				x, okA := a.LevelMax(int32(f), l, g)
+				y, okB := b.LevelMax(int32(f), l, g)
+				if x != y || okA != okB {
+					t.Fatalf("%s: flavor %d level %d g=%d: level max %d %v, want %d %v", label, f, l, g, x, okA, y, okB)
+				}
+			}
+		}
+	}
+}
+
+// TestReshapeEqualsRestate edits topologies at random, carrying the
+// nodes that stay over and starting some of them afresh, and compares
+// Reshape's state with Restate's from the same node states, and
+// ReshapeCapacity's with NewCapacity's.
+func TestReshapeEqualsRestate(t *testing.T) {
+	levels := []string{"block", "rack"}
+	for seed := uint64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 23))
+		var specs []NodeSpec
+		next := 0
+		for range 1 + rng.IntN(40) {
+			specs = append(specs, randomSpec(rng, fmt.Sprintf("n%d", next)))
+			next++
+		}
+		top, err := New(levels, 2, 0, 3, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := int64(50)
+		s, capacity := NewState(top, now), NewCapacity(top)
+		busy := func(s *State) {
+			for n := range s.T.Nodes {
+				node := &s.T.Nodes[n]
+				if g := rng.IntN(int(node.GPUs) + 1); g > 0 && rng.IntN(2) == 0 {
+					if mask := node.TakeGPUs(s.FreeMask(int32(n)), g); mask != 0 {
+						s.Allocate(int32(n), mask, res.Vec{int64(g), 0}, 1)
+					}
+				}
+				if rng.IntN(5) == 0 {
+					s.SetCondition(int32(n), rng.IntN(2) == 0, rng.IntN(3) == 0, now+int64(rng.IntN(40))-20)
+				}
+			}
+			s.Flush()
+		}
+		busy(s)
+		for step := range 15 {
+			label := fmt.Sprintf("seed %d step %d", seed, step)
+			var remove []int32
+			for n := range top.Nodes {
+				if rng.IntN(6) == 0 {
+					remove = append(remove, int32(n))
+				}
+			}
+			var add []NodeSpec
+			for range rng.IntN(4) {
+				add = append(add, randomSpec(rng, fmt.Sprintf("n%d", next)))
+				next++
+			}
+			nt, moved, err := top.Edit(remove, add)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Some nodes that stay start afresh: their bookings change.
+			restart := map[int32]bool{}
+			for m := range nt.Nodes {
+				if rng.IntN(7) == 0 {
+					restart[int32(m)] = true
+				}
+			}
+			from := map[int32]int32{}
+			for o, m := range moved {
+				if m >= 0 {
+					from[m] = int32(o)
+				}
+			}
+			state := func(m int32) (NodeState, bool) {
+				o, kept := from[m]
+				if kept && !restart[m] {
+					return *s.Node(o), false
+				}
+				node := &nt.Nodes[m]
+				return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs(), Down: m%3 == 0, CooldownUntil: now + int64(m%5)}, true
+			}
+			got := s.Reshape(nt, moved, state)
+			want := Restate(nt, now, func(m int32) NodeState { ns, _ := state(m); return ns })
+			sameCounters(t, label, got, want)
+			gotCap := capacity.ReshapeCapacity(nt, moved, func(m int32) bool { _, kept := from[m]; return !kept })
+			sameCounters(t, label+" capacity", gotCap, NewCapacity(nt))
+			// The reshaped state takes writes as any.
+			busy(got)
+			checkAgainstRebuild(t, got, step)
+			top, s, capacity = nt, got, gotCap
+		}
+	}
+}
