@@ -210,7 +210,9 @@ func TestTenancyEventsRefused(t *testing.T) {
 			}},
 		{"no such class", allot.RemovePriorityClass{Name: "urgent"}, allot.ErrInvalid, "name", nil},
 		{"queue a local queue points at", allot.RemoveQueue{Queue: "ml"}, allot.ErrInUse, "queue",
-			func(b *allot.Builder) { b.Queues = slices.DeleteFunc(b.Queues, func(q allot.Queue) bool { return q.Name == "ml" }) }},
+			func(b *allot.Builder) {
+				b.Queues = slices.DeleteFunc(b.Queues, func(q allot.Queue) bool { return q.Name == "ml" })
+			}},
 	} {
 		st, base := tenancyStore(t)
 		if c.name == "local queue its workloads are not in" {
