@@ -28,12 +28,16 @@
 //     no event panics, a refused one publishes nothing and says why with a
 //     *allot.BuildError or a sentinel error, and after every step the
 //     snapshot's own Builder builds it again, answering alike.
+//     FuzzChurnTenancy does so on the worlds with a tenancy, the events
+//     that change namespaces, local queues and priority classes among the
+//     steps.
 //
 // The seed corpora live in testdata/fuzz/<FuzzName>/ and run with plain
 // go test; to search further:
 //
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzDecide -fuzztime=60s
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzChurn -fuzztime=60s
+//	go test ./fuzz/ -run='^$' -fuzz=FuzzChurnTenancy -fuzztime=60s
 //	go test ./fuzz/ -run='^$' -fuzz=FuzzScenarioLoader -fuzztime=60s
 //
 // A failing input is written to testdata/fuzz/<FuzzName>/; keep it there as

@@ -1,7 +1,10 @@
 package fuzz
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"testing"
 
 	gofuzz "github.com/google/gofuzz"
 
@@ -347,5 +350,87 @@ func checkEntry(s *allot.Snapshot, r allot.Request, d *allot.Decision, fail func
 		fail("the rule of entry lets the request into queue %q, Decide says %v", queue, d.Reason)
 	case queue != "" && d.Queue != queue:
 		fail("the request enters queue %q, the decision names %q", queue, d.Queue)
+	}
+}
+
+// FuzzChurnTenancy is FuzzChurn on the worlds with a tenancy (tenanted),
+// with events that change it among the steps: after every step the
+// snapshot's own Builder builds it again and answers alike, namespaces,
+// local queues, classes and the queues' rules included.
+func FuzzChurnTenancy(f *testing.F) {
+	for _, seed := range decideSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkChurn(t, tenantedChurn(data))
+	})
+}
+
+// tenantedChurn is genChurn's world with a tenancy, a third of its steps
+// drawn anew as events that change the tenancy, and a few more of them
+// at the end.
+func tenantedChurn(data []byte) churnWorld {
+	w := genChurn(data)
+	w.world = tenanted(data, w.world)
+	steps := slices.Clone(w.Steps)
+	plan := tenancyPlan{w: &w.world}
+	for _, q := range w.B.Queues {
+		plan.queues = append(plan.queues, q.Name)
+	}
+	gofuzz.NewFromGoFuzz(data).NilChance(0).Funcs(func(p *tenancyPlan, c gofuzz.Continue) {
+		p.c, p.hostile = c, c.Intn(4) == 0
+		for i := range steps {
+			if c.Intn(3) == 0 {
+				steps[i] = p.event()
+			}
+		}
+		for range c.Intn(4) {
+			steps = append(steps, p.event())
+		}
+	}).Fuzz(&plan)
+	w.Steps = steps
+	return w
+}
+
+// TestChurnTenancyGeneratedWorlds runs FuzzChurnTenancy's checks on a
+// fixed set of pseudo-random inputs, and checks that each event of the
+// tenancy is applied, and each that can be refused is refused, somewhere.
+func TestChurnTenancyGeneratedWorlds(t *testing.T) {
+	n := 600
+	if testing.Short() {
+		n = 100
+	}
+	rng := rand.New(rand.NewPCG(19, 23))
+	applied, refused := map[string]int{}, map[string]int{}
+	for range n {
+		data := randomInput(rng, 600)
+		w := tenantedChurn(data)
+		checkChurn(t, w)
+		if t.Failed() {
+			t.Fatalf("input %x", data)
+		}
+		s, err, _ := build(&w.B)
+		if err != nil {
+			continue
+		}
+		st := allot.NewStore(s)
+		for _, ev := range w.Steps {
+			if ev == nil {
+				continue
+			}
+			name := fmt.Sprintf("%T", ev)
+			if _, err := st.Apply(ev); err != nil {
+				refused[name]++
+			} else {
+				applied[name]++
+			}
+		}
+	}
+	t.Logf("applied %v; refused %v", applied, refused)
+	for _, ev := range []string{"SetNamespace", "RemoveNamespace", "SetLocalQueue", "RemoveLocalQueue", "SetPriorityClass", "RemovePriorityClass"} {
+		k := "allot." + ev
+		if applied[k] == 0 || refused[k] == 0 && ev != "SetPriorityClass" {
+			t.Errorf("%s: %d applied, %d refused in %d worlds", ev, applied[k], refused[k], n)
+		}
 	}
 }
