@@ -28,7 +28,13 @@ const DefaultGPUResource = "gpu"
 // Builder is not retained: changing it after Build does not change the
 // snapshot.
 type Builder struct {
-	// Now is the snapshot's time in seconds.
+	// Now is the snapshot's time, in seconds: allot never reads a clock,
+	// so the embedder says what time it is. Every other time of the
+	// description (SubmittedAt, AdmittedAt, LastCheckpointAt,
+	// CooldownUntil) counts in seconds on the same clock, and AdvanceTime
+	// moves it. Any epoch will do, but time-of-day windows read Now
+	// modulo 86,400 as the second of the UTC day, so a cluster with
+	// windows gives Unix time (seconds since 1970-01-01 UTC).
 	Now int64
 	// Resources are the resource names; empty means DefaultResources,
 	// with GPUResource in place of gpu.
@@ -59,23 +65,52 @@ type Builder struct {
 	IgnoredResources []string
 	// Levels are the topology levels, broad to narrow; nodes are the
 	// implicit last level.
-	Levels      []string
-	Flavors     []Flavor
-	Nodes       []Node
-	Cohorts     []Cohort
-	Queues      []Queue
-	Running     []Workload
-	Pending     []Workload
-	History     History
-	Options     Options
+	Levels []string
+	// Flavors are the classes of interchangeable nodes, by unique name;
+	// a queue tries them in this order unless its FlavorOrder says
+	// otherwise. A flavor without nodes is quota-only: quota is charged,
+	// nothing placed.
+	Flavors []Flavor
+	// Nodes are the machines, by unique name, each of a known flavor
+	// with a label for every level, capacity only in declared (or
+	// ignored) resources and at most 64 GPUs.
+	Nodes []Node
+	// Cohorts are the cohort tree's inner nodes: each names its parent
+	// (or none, for a root), and the tree has no cycle.
+	Cohorts []Cohort
+	// Queues are the admission queues (Kueue's ClusterQueues), by unique
+	// name, each in a known cohort or none, with quota on known flavors.
+	Queues []Queue
+	// Running are the admitted workloads with their placement: each pod
+	// set's Flavor, its Nodes (one a pod), and GPUIndices when the pods
+	// hold particular GPUs (else Build gives each pod the lowest free
+	// ones). They must fit their nodes together; their quota is charged
+	// as found, even beyond nominal.
+	Running []Workload
+	// Pending are the workloads that wait, without a placement: what
+	// Schedule decides in turn, what backfill keeps reservations for and
+	// what a soft cap gives way to.
+	Pending []Workload
+	// History is the fairness history at Now: each queue's historical
+	// usage and fairness debt, and how fast they decay.
+	History History
+	// Options are the policy switches; the zero value is allot's
+	// defaults.
+	Options Options
+	// FairSharing turns Kueue's fair sharing on (off by default), with
+	// its preemption strategies.
 	FairSharing FairSharing
 	// Version is the first version's number.
 	Version uint64
 
-	// Namespaces, LocalQueues and PriorityClasses say who may submit
-	// where, at which priority: see Namespace and PriorityClass.
-	Namespaces      []Namespace
-	LocalQueues     []LocalQueue
+	// Namespaces are the tenants, with their labels, that queues'
+	// namespace selectors judge (see Namespace).
+	Namespaces []Namespace
+	// LocalQueues are the namespaces' queues, each pointing at a queue of
+	// Queues (see LocalQueue).
+	LocalQueues []LocalQueue
+	// PriorityClasses are the named priority levels requests claim and
+	// queues allow (see PriorityClass).
 	PriorityClasses []PriorityClass
 }
 

@@ -201,49 +201,7 @@ func (dc *decider) caps() bool {
 func (dc *decider) admit() {
 	s, r, d := dc.s, dc.r, dc.d
 	// Quota figures of the first pod set's flavor, in its main resource.
-	f := dc.asg.flavor[0]
-	res0 := dc.mainResource()
-	fq, _ := dc.qc.Quota(f)
-	used := s.usageOf(dc.q, f)[res0]
-	var total int64
-	for k := 0; k < dc.n; k++ {
-		if dc.asg.flavor[k] == f {
-			total += dc.need[k][res0]
-		}
-	}
-	qm := dc.mark()
-	dc.w(s.flavors[f].Name)
-	dc.w(": ")
-	dc.wres(res0)
-	dc.w(" ")
-	dc.wqty(res0, used+total)
-	dc.w("/")
-	dc.wqty(res0, fq.Nominal[res0])
-	dc.w(" of nominal after admission")
-	if dc.asg.level > 0 {
-		// The level is the height of the lowest ancestor that holds the
-		// request (Kueue's borrowing level), not its distance.
-		path := s.rtree.Path(dc.q)
-		from := path[len(path)-1]
-		for _, a := range path[1:] {
-			if s.rtree.Height(a) >= dc.asg.level {
-				from = a
-				break
-			}
-		}
-		dc.w(", borrowing from cohort ")
-		dc.wq(s.rtree.Name(from))
-		dc.w(" (borrowing level ")
-		dc.wi(int64(dc.asg.level))
-		dc.w(")")
-	}
-	if dc.asg.overSoft && fq.SoftMask&(1<<res0) != 0 {
-		dc.w(", over the soft cap of ")
-		dc.wqty(res0, fq.Soft[res0])
-		dc.w(" on idle capacity")
-	}
-	dc.wnote()
-	qs := dc.since(qm)
+	qs := dc.quotaAfter(dc.asg.flavor[0], 0, dc.asg.level, dc.asg.overSoft)
 	dc.check(StageQuota, true, qs)
 	placed, pods := false, int64(0)
 	for i := 0; i < dc.n; i++ {

@@ -34,7 +34,11 @@ type Decision struct {
 	// Preemptible marks an admission that others may later reclaim.
 	Preemptible bool     `json:"preemptible"`
 	Victims     []Victim `json:"victims,omitempty"`
-	// Trail is every check in the order it ran, passed or failed.
+	// Trail is every check in the order it ran, passed or failed. A
+	// decision that does not admit lists the checks it passed before the
+	// one that failed: a request whose quota holds on a flavor whose nodes
+	// cannot hold it shows the quota check passed, with the figures the
+	// admission would have had, then the placement that failed.
 	Trail []Check `json:"trail"`
 	// Version is the snapshot version the decision was made on. A
 	// decision that travelled (decoded from JSON) may come from another
@@ -95,18 +99,50 @@ type Victim struct {
 	AdmittedAt int64 `json:"admittedAt"`
 }
 
-// Stage names a check in the decision pipeline.
+// Stage names a check in the decision pipeline. The stages run in the
+// order declared; a decision's trail holds the checks that ran, the last
+// one failed unless the decision admits or preempts.
 type Stage uint8
 
 const (
+	// StageValidate: the request is well formed (InvalidRequest, the
+	// message naming the field), is not already running, and names a
+	// queue the snapshot has (UnknownQueue).
 	StageValidate Stage = 1 + iota
+	// StageAuthorize: the request's tenant is on the queue's allow-list
+	// (Unauthorized).
 	StageAuthorize
+	// StageHold: the queue is not on hold (QueueHeld) and, in a
+	// StrictFIFO queue, no workload waits ahead of the request
+	// (HigherPriorityPending).
 	StageHold
+	// StageCaps: the queue's per-user cap and its cap on never-preemptible
+	// work (ExceedsUserCap, UserCapReached, NonPreemptibleCapReached,
+	// NeverFits); it runs only for a queue with such a cap.
 	StageCaps
+	// StageQuota: the flavor assignment against quota, flavor by flavor in
+	// the queue's order: nominal quota, borrowing and lending in the
+	// cohort tree, hard caps, windows and the SLA tier (QuotaExhausted,
+	// HardCapReached, ExceedsHardCap, NeverFits). Passed, its detail gives
+	// the queue's usage after admission on the first pod set's flavor.
 	StageQuota
+	// StagePlacement: the gang placement on the chosen flavor's free
+	// capacity (InsufficientCapacity, TopologyUnsatisfiable, Cooldown,
+	// NeverFits). Passed, its detail says where the pods go; it does not
+	// run when every flavor chosen is quota-only.
 	StagePlacement
+	// StageBackfill: the admission delays no reservation of a blocked
+	// higher-priority workload (BackfillReservation); it runs only when
+	// backfill is on and reservations are planned ahead of the request.
 	StageBackfill
+	// StageSoftCap: beyond the queue's soft cap, no higher-priority
+	// workload of the cohort waits for the idle capacity taken
+	// (HigherPriorityPending); it runs only for a request past a soft cap.
 	StageSoftCap
+	// StagePreemption: victims whose eviction lets the request fit, both
+	// quota and a placement (PriorityPreemption, ReclaimQuota,
+	// FairSharePreemption). It is in the trail only when victims are
+	// found, after the check that failed.
 	StagePreemption
 )
 
@@ -127,8 +163,13 @@ func (s *Stage) UnmarshalText(b []byte) error { return parseEnum(s, b, stageName
 
 // Check is one step of the trail.
 type Check struct {
-	Stage  Stage  `json:"stage"`
-	Passed bool   `json:"passed"`
+	// Stage is the check that ran.
+	Stage Stage `json:"stage"`
+	// Passed reports that the request got through it.
+	Passed bool `json:"passed"`
+	// Detail gives its figures, when it has any; the check that
+	// concluded the decision (the one that failed, or the preemption)
+	// has the decision's Message.
 	Detail string `json:"detail,omitempty"`
 }
 

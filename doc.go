@@ -128,8 +128,9 @@
 // Borrowing (with the borrowing level) or OverSoftCap, the last two
 // preemptible, as is anything on a spot flavor.
 //
-// Every check that ran is in Decision.Trail with its figures; Reason is a
-// stable code and Message a line with the numbers. A request that no
+// Every check that ran is in Decision.Trail with its figures, the passed
+// ones too (a request that waits for nodes shows the quota it would use);
+// Reason is a stable code and Message a line with the numbers. A request that no
 // flavor's quota (at its largest, every window and limit considered) and no
 // domain of the empty cluster could ever hold is rejected (NeverFits,
 // ExceedsHardCap); one that could fit later waits with the reason of the

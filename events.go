@@ -11,13 +11,48 @@ import (
 	"github.com/allot-sched/allot/fairness"
 )
 
-// Event is a change to the cluster: Finish, Evict, Checkpoint, NodeDown,
-// NodeUp, NodeCordon, NodeCooldown, AdvanceTime, SetQueue, SetCohort,
-// Submit, Withdraw; Terminated for two-phase preemption; the cluster's
-// churn (events_cluster.go): AddNode, RemoveNode, SetNode, RemoveQueue,
-// RemoveCohort; and who may submit where (events_tenancy.go):
-// SetNamespace, RemoveNamespace, SetLocalQueue, RemoveLocalQueue,
-// SetPriorityClass, RemovePriorityClass.
+// Event is a change to the cluster, applied with Store.Apply. Each is
+// validated by the checks a Builder's description gets, changes nothing
+// when it is refused, and leaves the snapshot Build would build from the
+// description it edits. These are all of them:
+//
+// Workloads:
+//   - Finish: an admitted workload ends and frees what it held.
+//   - Evict: an admitted workload stops and waits again, recorded with
+//     the work it lost.
+//   - Checkpoint: a running workload saved its work.
+//   - Submit: a workload joins the pending set.
+//   - Withdraw: a pending workload leaves it (a preemptor holding its
+//     room too, its hold released).
+//   - Terminated: with two-phase preemption, an evicting victim is gone
+//     (inflight.go); its preemptor starts when the last one is.
+//
+// Nodes:
+//   - NodeDown, NodeUp: a node fails (nothing new lands there) and comes
+//     back.
+//   - NodeCordon: a node is cordoned or uncordoned.
+//   - NodeCooldown: a node stays out of use until a time.
+//   - AddNode: a node joins the cluster.
+//   - RemoveNode: a node leaves it, the workloads on it evicted.
+//   - SetNode: a node is described anew (capacity, labels, GPU groups,
+//     flavor, condition).
+//
+// Queues and time:
+//   - SetQueue, SetCohort: a queue or cohort is added or configured anew.
+//   - RemoveQueue, RemoveCohort: a queue or cohort goes, once nothing uses
+//     it.
+//   - AdvanceTime: the clock moves forward.
+//
+// Who may submit where, at which priority (events_tenancy.go):
+//   - SetNamespace, RemoveNamespace: a namespace is added or labelled
+//     anew, or goes once no local queue lives in it.
+//   - SetLocalQueue, RemoveLocalQueue: a local queue is added (never
+//     pointed elsewhere) or goes.
+//   - SetPriorityClass, RemovePriorityClass: a priority class is added or
+//     valued anew, or goes once no queue allows it.
+//
+// The cluster's churn (AddNode, RemoveNode, SetNode, RemoveQueue,
+// RemoveCohort) is in events_cluster.go.
 type Event interface {
 	// apply checks the event against s and applies it; it changes nothing
 	// when it returns an error.

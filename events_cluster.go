@@ -67,8 +67,11 @@ func (e RemoveNode) apply(s *Snapshot) error {
 		return fmt.Errorf("%w: %q", ErrUnknownNode, e.Node)
 	}
 	// The evictions and the new shape are made on a private copy: the
-	// master changes only once both are done.
+	// master changes only once both are done. The copy stages its audit
+	// records where the master does, or the evictions, and every record
+	// after them, would go unlogged.
 	c := s.private()
+	c.staged = s.staged
 	var lost []*running
 	c.running.Scan(func(r *running) bool {
 		if slices.ContainsFunc(r.Pods, func(p view.Pod) bool { return p.Node == n }) {

@@ -3,6 +3,8 @@ package allot
 import (
 	"strconv"
 	"unsafe"
+
+	"github.com/allot-sched/allot/quota"
 )
 
 // The decision's text: every message and trail detail is written here, into
@@ -81,9 +83,83 @@ func (dc *decider) conclude(st Stage, reason Reason, m int32) {
 	dc.check(st, v == VerdictAdmit || v == VerdictPreempt, dc.msg)
 }
 
+// quotaAfter writes the quota figures of flavor f after the admission, in
+// the request's main resource: what the queue would use there (the pod
+// sets already on f and those of unit extra) against its nominal quota,
+// where it borrows from at borrowing level, and the soft cap it passes
+// (overSoft), with the windows in force.
+func (dc *decider) quotaAfter(f int32, extra uint16, level int, overSoft bool) span {
+	s := dc.s
+	res0 := dc.mainResource()
+	fq, _ := dc.qc.Quota(f)
+	used := s.usageOf(dc.q, f)[res0]
+	var total int64
+	for k := 0; k < dc.n; k++ {
+		if dc.asg.flavor[k] == f || extra&(1<<k) != 0 {
+			total += dc.need[k][res0]
+		}
+	}
+	qm := dc.mark()
+	dc.w(s.flavors[f].Name)
+	dc.w(": ")
+	dc.wres(res0)
+	dc.w(" ")
+	dc.wqty(res0, used+total)
+	dc.w("/")
+	dc.wqty(res0, fq.Nominal[res0])
+	dc.w(" of nominal after admission")
+	if level > 0 {
+		// The level is the height of the lowest ancestor that holds the
+		// request (Kueue's borrowing level), not its distance.
+		path := s.rtree.Path(dc.q)
+		from := path[len(path)-1]
+		for _, a := range path[1:] {
+			if s.rtree.Height(a) >= level {
+				from = a
+				break
+			}
+		}
+		dc.w(", borrowing from cohort ")
+		dc.wq(s.rtree.Name(from))
+		dc.w(" (borrowing level ")
+		dc.wi(int64(level))
+		dc.w(")")
+	}
+	if overSoft && fq.SoftMask&(1<<res0) != 0 {
+		dc.w(", over the soft cap of ")
+		dc.wqty(res0, fq.Soft[res0])
+		dc.w(" on idle capacity")
+	}
+	dc.wnote()
+	return dc.since(qm)
+}
+
+// unitOf is the unit pod set i belongs to: itself, or every pod set of its
+// topology group.
+func (dc *decider) unitOf(i int) uint16 {
+	g := dc.r.PodSets[i].Topology.Group
+	if g == "" {
+		return 1 << i
+	}
+	var u uint16
+	for k := 0; k < dc.n; k++ {
+		if dc.r.PodSets[k].Topology.Group == g {
+			u |= 1 << k
+		}
+	}
+	return u
+}
+
 // explain concludes a failed assignment from the attempt that tells most.
+// When the attempt's quota held the unit and only its flavor's nodes did
+// not, the trail lists that quota check as passed, with its figures,
+// before the placement that failed: a decision that waits shows what held
+// as well as what did not.
 func (dc *decider) explain(a attempt) {
 	s, r := dc.s, dc.r
+	if a.fit.verdict == quota.Fit {
+		dc.check(StageQuota, true, dc.quotaAfter(a.flavor, dc.unitOf(a.podSet), a.fit.level, a.fit.overSoft))
+	}
 	flavor := s.flavors[a.flavor].Name
 	m := dc.mark()
 	q := a.fit

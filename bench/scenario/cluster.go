@@ -97,7 +97,9 @@ func (p *parser) nodeList(nodes, sets node) []allot.Node {
 		set.templates = p.labelTemplates(o.get("labels"))
 		gen = append(gen, set)
 	}
+	p.src.explicit = len(out)
 	for _, set := range gen {
+		p.src.sets = append(p.src.sets, nodeSetSource{first: len(out), path: set.origin.path})
 		e, spec, prefix, templates := set.origin, set.spec, set.prefix, set.templates
 		for i := range int(set.count) {
 			nd := spec
@@ -228,7 +230,7 @@ func (p *parser) cohorts(n node) []allot.Cohort {
 		out = append(out, allot.Cohort{
 			Name:        p.name(p.need(o, "name")),
 			Parent:      p.str(o.get("parent")),
-			Quota:       p.quota(o.get("quota")),
+			Quota:       p.quota(o.get("quota"), fmt.Sprintf("cohorts[%d]", len(out))),
 			FairSharing: p.weight(o.get("fairSharing")),
 		})
 	}
@@ -258,7 +260,7 @@ func (p *parser) queueList(n node) []allot.Queue {
 		q := allot.Queue{
 			Name:              p.name(p.need(o, "name")),
 			Cohort:            p.str(o.get("cohort")),
-			Quota:             p.quota(o.get("quota")),
+			Quota:             p.quota(o.get("quota"), fmt.Sprintf("queues[%d]", len(out))),
 			FlavorOrder:       p.strs(o.get("flavorOrder")),
 			Tenants:           p.strs(o.get("tenants")),
 			Hold:              p.boolean(o.get("hold")),
@@ -336,12 +338,14 @@ func (p *parser) clockTime(n node) string {
 }
 
 // quota reads flavor -> resource -> limits. Flavors come out in the order
-// of the file's flavors list, resources in the order of its resources list.
-func (p *parser) quota(n node) []allot.FlavorQuota {
+// of the file's flavors list, resources in the order of its resources list;
+// where each came from is recorded under owner, the Builder path of the
+// queue or cohort.
+func (p *parser) quota(n node, owner string) []allot.FlavorQuota {
 	byFlavor := map[string]node{}
 	for _, e := range p.entries(n) {
 		if !slices.Contains(p.flavors, e.key) {
-			p.failf(e.node, "unknown flavor %q", e.key)
+			p.failf(e.node, "unknown flavor %q%s", e.key, didYouMean(e.key, p.flavors))
 		}
 		byFlavor[e.key] = e.node
 	}
@@ -354,16 +358,22 @@ func (p *parser) quota(n node) []allot.FlavorQuota {
 		byResource := map[string]node{}
 		for _, e := range p.entries(fn) {
 			if !slices.Contains(p.resources, e.key) {
-				p.failf(e.node, "unknown resource %q", e.key)
+				p.failf(e.node, "unknown resource %q%s", e.key, didYouMean(e.key, p.resources))
 			}
 			byResource[e.key] = e.node
 		}
 		fq := allot.FlavorQuota{Flavor: flavor, Resources: []allot.ResourceQuota{}}
+		fp := fmt.Sprintf("%s.quota[%d]", owner, len(out))
+		p.src.add(fp, fn)
+		p.src.add(fp+".flavor", fn)
 		for _, r := range p.resources {
 			rn, ok := byResource[r]
 			if !ok {
 				continue
 			}
+			rp := fmt.Sprintf("%s.resources[%d]", fp, len(fq.Resources))
+			p.src.add(rp, rn)
+			p.src.add(rp+".name", rn)
 			o := p.object(rn, "nominal", "borrowingLimit", "lendingLimit", "hard", "soft")
 			fq.Resources = append(fq.Resources, allot.ResourceQuota{
 				Name:           r,
@@ -389,7 +399,7 @@ func (p *parser) resourceMap(n node) allot.Resources {
 	out := make(allot.Resources, len(entries))
 	for _, e := range entries {
 		if !slices.Contains(p.resources, e.key) && !slices.Contains(p.ignored, e.key) {
-			p.failf(e.node, "unknown resource %q", e.key)
+			p.failf(e.node, "unknown resource %q%s", e.key, didYouMean(e.key, append(slices.Clip(p.resources), p.ignored...)))
 		}
 		out[e.key] = p.quantity(e.node, e.key)
 	}

@@ -12,14 +12,22 @@ import (
 	"github.com/allot-sched/allot/quantity"
 )
 
-// Error is a scenario that cannot be loaded: the file, the JSON path of the
-// offending value (like $.steps[2].decide.podSets[0].perPod.gpu; empty when
-// the file is not valid JSON) and why.
+// Error is a scenario that cannot be loaded, built or replayed: the file,
+// the JSON path of the offending value (like
+// $.steps[2].decide.podSets[0].perPod.gpu; empty when the file is not
+// valid JSON) and why.
 type Error struct {
 	File   string
 	Path   string
 	Reason string
+	// Err is allot's error behind it, when allot refused what the file
+	// describes (a *allot.BuildError, a store's refusal of a step); nil
+	// for a file that does not parse.
+	Err error
 }
+
+// Unwrap returns Err, so that errors.Is and errors.As see allot's error.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	if e.Path == "" {
@@ -116,7 +124,7 @@ func (d *decoder) object(n node, known ...string) object {
 	}
 	for _, k := range sortedMapKeys(m) {
 		if !slices.Contains(known, k) {
-			d.failf(n.key(k), "unknown field %q", k)
+			d.failf(n.key(k), "unknown field %q%s", k, didYouMean(k, known))
 		}
 	}
 	return object{node: n, fields: m}
@@ -358,7 +366,7 @@ func (d *decoder) optQuantity(n node, resource string) *int64 {
 func (d *decoder) oneOf(n node, values ...string) string {
 	s := d.str(n)
 	if !n.absent && d.err == nil && !slices.Contains(values, s) {
-		d.failf(n, "%q is not one of %s", s, strings.Join(values, ", "))
+		d.failf(n, "%q is not one of %s%s", s, strings.Join(values, ", "), didYouMean(s, values))
 	}
 	return s
 }

@@ -77,7 +77,7 @@ func (p *parser) expect(n node, req allot.Request) *Expect {
 		for _, v := range p.podSetEntries(o.get("flavors"), req) {
 			e.Flavors[v.key] = p.str(v.node)
 			if p.err == nil && !slices.Contains(p.flavors, e.Flavors[v.key]) {
-				p.failf(v.node, "unknown flavor %q", e.Flavors[v.key])
+				p.failf(v.node, "unknown flavor %q%s", e.Flavors[v.key], didYouMean(e.Flavors[v.key], p.flavors))
 			}
 		}
 	}
@@ -93,7 +93,7 @@ func (p *parser) expect(n node, req allot.Request) *Expect {
 			e.Domains[v.key] = map[string][]string{}
 			for _, l := range p.entries(v.node) {
 				if p.err == nil && l.key != "node" && !slices.Contains(p.levels, l.key) {
-					p.failf(l.node, "unknown level %q", l.key)
+					p.failf(l.node, "unknown level %q%s", l.key, didYouMean(l.key, append(slices.Clip(p.levels), "node")))
 				}
 				names := p.strs(l.node)
 				for i, name := range names {
@@ -111,7 +111,7 @@ func (p *parser) expect(n node, req allot.Request) *Expect {
 			e.Nodes[v.key] = map[string]int{}
 			for _, nd := range p.entries(v.node) {
 				if p.err == nil && !p.domains["node"][nd.key] {
-					p.failf(nd.node, "unknown node %q", nd.key)
+					p.failf(nd.node, "unknown node %q%s", nd.key, didYouMean(nd.key, p.nodes))
 				}
 				e.Nodes[v.key][nd.key] = int(p.integer(nd.node, 0, maxInt32))
 			}
@@ -135,7 +135,7 @@ func (p *parser) podSetEntries(n node, req allot.Request) []entry {
 func (p *parser) level(n node) string {
 	s := p.str(n)
 	if p.err == nil && s != "node" && !slices.Contains(p.levels, s) {
-		p.failf(n, "unknown level %q", s)
+		p.failf(n, "unknown level %q%s", s, didYouMean(s, append(slices.Clip(p.levels), "node")))
 	}
 	return s
 }
@@ -152,7 +152,7 @@ func (p *parser) state(n node) *State {
 			st.Usage[q.key] = map[string]allot.Resources{}
 			for _, f := range p.entries(q.node) {
 				if p.err == nil && !slices.Contains(p.flavors, f.key) {
-					p.failf(f.node, "unknown flavor %q", f.key)
+					p.failf(f.node, "unknown flavor %q%s", f.key, didYouMean(f.key, p.flavors))
 				}
 				st.Usage[q.key][f.key] = p.resourceMap(f.node)
 			}
@@ -176,7 +176,7 @@ func (p *parser) queueEntries(n node) []entry {
 	entries := p.entries(n)
 	for _, e := range entries {
 		if p.err == nil && !slices.Contains(p.queues, e.key) {
-			p.failf(e.node, "unknown queue %q", e.key)
+			p.failf(e.node, "unknown queue %q%s", e.key, didYouMean(e.key, p.queues))
 		}
 	}
 	return entries

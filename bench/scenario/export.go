@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/allot-sched/allot/quantity"
+
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/labels"
 )
@@ -233,16 +235,14 @@ type amount struct {
 	v        int64
 }
 
-// MarshalJSON writes cpu in cores, or in millicores ("1500m") when it is
-// not whole cores, and every other resource as a number of base units.
+// MarshalJSON writes a resource counted in units of its own (gpu,
+// extended resources) as a number, and cpu, memory and storage as the
+// Kubernetes quantity package quantity writes ("1500m", "16Gi").
 func (q amount) MarshalJSON() ([]byte, error) {
-	if q.resource == "cpu" {
-		if q.v%1000 == 0 {
-			return strconv.AppendInt(nil, q.v/1000, 10), nil
-		}
-		return strconv.AppendQuote(nil, strconv.FormatInt(q.v, 10)+"m"), nil
+	if !quantity.Scaled(q.resource) {
+		return strconv.AppendInt(nil, q.v, 10), nil
 	}
-	return strconv.AppendInt(nil, q.v, 10), nil
+	return strconv.AppendQuote(nil, quantity.FormatBase(q.resource, q.v)), nil
 }
 
 // quantities is a resource map in the format's notation.
@@ -389,14 +389,14 @@ func fairSharing(f allot.FairSharing) *fairSharingOut {
 }
 
 // check refuses what the format cannot hold: times before zero, a
-// workload's time after now, resources b does not declare.
+// workload's time after now, resources b neither declares nor ignores.
 func (w *writer) check(b allot.Builder) error {
 	if b.Now < 0 {
 		return fmt.Errorf("now %d is before zero", b.Now)
 	}
 	declared := func(m allot.Resources, where string) error {
 		for name := range m {
-			if !slices.Contains(w.resources, name) {
+			if !slices.Contains(w.resources, name) && !slices.Contains(b.IgnoredResources, name) {
 				return fmt.Errorf("%s: resource %q is not declared", where, name)
 			}
 		}
@@ -437,32 +437,12 @@ func (w *writer) check(b allot.Builder) error {
 // follows. Marshal of its Builder with that request is the scenario as one
 // state, what allot export writes.
 func (s *Scenario) StateAfter(n int) (*allot.Snapshot, *allot.Request, error) {
-	snap, err := s.Build()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: build: %w", s.File, err)
-	}
 	if n < 0 || n > len(s.Steps) {
 		n = len(s.Steps)
 	}
-	store := allot.NewStore(snap)
-	for i, st := range s.Steps[:n] {
-		switch st.Kind {
-		case StepDecide:
-			d := allot.Decide(store.Load(), st.Request)
-			if st.Commit && (d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt) {
-				if _, err := store.Commit(d); err != nil {
-					return nil, nil, fmt.Errorf("%s: step %d (%v): commit: %w", s.File, i+1, st, err)
-				}
-			}
-		case StepDrain:
-			allot.Schedule(store)
-		case StepExpectState:
-		default:
-			ev, _ := st.Event()
-			if _, err := store.Apply(ev); err != nil {
-				return nil, nil, fmt.Errorf("%s: step %d (%v): %w", s.File, i+1, st, err)
-			}
-		}
+	snap, err := s.replay(n, nil)
+	if err != nil {
+		return nil, nil, err
 	}
 	req := s.Request
 	for _, st := range s.Steps[n:] {
@@ -472,5 +452,45 @@ func (s *Scenario) StateAfter(n int) (*allot.Snapshot, *allot.Request, error) {
 			break
 		}
 	}
-	return store.Load(), req, nil
+	return snap, req, nil
+}
+
+// replay builds the snapshot and replays the first n steps on a store, as
+// Run does without checking expectations: decide steps commit where they
+// say commit, drains run the loop, events apply. Before each decide step
+// is decided, see (when not nil) looks at its request on the snapshot of
+// the moment, and an error it returns ends the replay. It returns the
+// snapshot the steps leave; an error is an *Error naming the file and the
+// JSON path.
+func (s *Scenario) replay(n int, see func(i int, st Step, cur *allot.Snapshot) error) (*allot.Snapshot, error) {
+	snap, err := s.Build()
+	if err != nil {
+		return nil, err
+	}
+	store := allot.NewStore(snap)
+	for i, st := range s.Steps[:n] {
+		switch st.Kind {
+		case StepDecide:
+			if see != nil {
+				if err := see(i, st, store.Load()); err != nil {
+					return nil, err
+				}
+			}
+			d := allot.Decide(store.Load(), st.Request)
+			if st.Commit && (d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt) {
+				if _, err := store.Commit(d); err != nil {
+					return nil, &Error{File: s.File, Path: fmt.Sprintf("$.steps[%d].commit", i), Reason: trimAllot(err.Error()), Err: err}
+				}
+			}
+		case StepDrain:
+			allot.Schedule(store)
+		case StepExpectState:
+		default:
+			ev, _ := st.Event()
+			if _, err := store.Apply(ev); err != nil {
+				return nil, s.stepError(i, st, err)
+			}
+		}
+	}
+	return store.Load(), nil
 }

@@ -197,13 +197,14 @@ func TestMarshalBenchCluster(t *testing.T) {
 	}
 	req := reqs[1]
 	data := exported(t, "bench", st.Load(), &req, reqs)
-	// Written in the format's notation: cpu in cores.
-	if !strings.Contains(string(data), `"cpu": 192`) {
+	// Written in Kubernetes' notation: cpu in cores.
+	if !strings.Contains(string(data), `"cpu": "192"`) {
 		t.Fatalf("cpu is not written in cores:\n%.2000s", data)
 	}
 }
 
-// TestMarshalNotation: quantities in the format's notation, Kueue's
+// TestMarshalNotation: quantities in Kubernetes' notation (counted
+// resources as numbers), Kueue's
 // MayStopSearch as Borrow and Preempt, history as a decayed count.
 func TestMarshalNotation(t *testing.T) {
 	b := allot.Builder{
@@ -219,7 +220,7 @@ func TestMarshalNotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"cpu": "1500m"`, `"nominal": 4`, `"memory": 1073741824`, `"whenCanBorrow": "Borrow"`,
+	for _, want := range []string{`"cpu": "1500m"`, `"nominal": "4"`, `"memory": "1Gi"`, `"gpu": 8`, `"whenCanBorrow": "Borrow"`,
 		`"whenCanPreempt": "Preempt"`, `"q": 0.25`, `"down": true`, `"backfillDepth": 3`, `"version": 42`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("no %s in\n%s", want, data)

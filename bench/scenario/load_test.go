@@ -34,25 +34,51 @@ func decide(podSet string) string {
 
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
-		name string
-		data string
-		path string // the error's JSON path
-		want string // a substring of its reason
+		name  string
+		data  string
+		path  string // the error's JSON path
+		want  string // a substring of its reason
+		exact bool   // want is all of it
 	}{
 		{
 			name: "unknown top-level field",
 			data: "{" + cluster + `, "stpes": []}`,
-			path: "$.stpes", want: `unknown field "stpes"`,
+			path: "$.stpes", want: `unknown field "stpes" (did you mean "steps"?)`,
 		},
 		{
 			name: "unknown nested field",
 			data: withSteps(`[{"advance": 1}, {"advance": 2}, ` + decide(`"perPod": {"gpu": 1}, "topology": {"requierd": "rack"}`) + `]`),
-			path: "$.steps[2].decide.podSets[0].topology.requierd", want: `unknown field "requierd"`,
+			path: "$.steps[2].decide.podSets[0].topology.requierd", want: `unknown field "requierd" (did you mean "required"?)`,
 		},
 		{
 			name: "unknown resource",
 			data: withSteps(`[{"advance": 1}, {"advance": 2}, ` + decide(`"perPod": {"gpuu": 1}`) + `]`),
-			path: "$.steps[2].decide.podSets[0].perPod.gpuu", want: `unknown resource "gpuu"`,
+			path: "$.steps[2].decide.podSets[0].perPod.gpuu", want: `unknown resource "gpuu" (did you mean "gpu"?)`,
+		},
+		{
+			name: "unknown field, nothing near",
+			data: "{" + cluster + `, "colour": "red"}`,
+			path: "$.colour", want: `unknown field "colour"`, exact: true,
+		},
+		{
+			name: "unknown field, case",
+			data: withSteps(`[` + decide(`"perpod": {"gpu": 1}`) + `]`),
+			path: "$.steps[0].decide.podSets[0].perpod", want: `unknown field "perpod" (did you mean "perPod"?)`,
+		},
+		{
+			name: "unknown enum value",
+			data: `{` + cluster[:len(cluster)-2] + `, "preemption": {"withinQueue": "LowerPriorty"}}]}`,
+			path: "$.queues[0].preemption.withinQueue", want: `"LowerPriorty" is not one of Never, LowerPriority, LowerOrNewerEqualPriority (did you mean "LowerPriority"?)`,
+		},
+		{
+			name: "unknown flavor in a quota",
+			data: `{` + cluster[:len(cluster)-2] + `}, {"name": "q2", "quota": {"a10": {"gpu": {"nominal": 1}}}}]}`,
+			path: "$.queues[1].quota.a10", want: `unknown flavor "a10" (did you mean "a100"?)`,
+		},
+		{
+			name: "unknown queue in a step",
+			data: withSteps(`[{"removeQueue": "qq"}]`),
+			path: "$.steps[0].removeQueue", want: `unknown queue "qq" (did you mean "q"?)`,
 		},
 		{
 			name: "fractional gpu",
@@ -224,7 +250,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown quota field",
 			data: `{"flavors": [{"name": "a100"}], "queues": [{"name": "q", "quota": {"a100": {"gpu": {"nominal": 8, "borowingLimit": 2}}}}]}`,
-			path: "$.queues[0].quota.a100.gpu.borowingLimit", want: `unknown field "borowingLimit"`,
+			path: "$.queues[0].quota.a100.gpu.borowingLimit", want: `unknown field "borowingLimit" (did you mean "borrowingLimit"?)`,
 		},
 		{
 			name: "bad preemption policy",
@@ -325,7 +351,7 @@ func TestParseErrors(t *testing.T) {
 			if !errors.As(err, &serr) {
 				t.Fatalf("Parse: err = %v, want a *scenario.Error", err)
 			}
-			if serr.File != "dir/case.json" || serr.Path != tt.path || !strings.Contains(serr.Reason, tt.want) {
+			if serr.File != "dir/case.json" || serr.Path != tt.path || !strings.Contains(serr.Reason, tt.want) || tt.exact && serr.Reason != tt.want {
 				t.Fatalf("Parse: err = %q\nwant file dir/case.json, path %s, reason containing %q", err, tt.path, tt.want)
 			}
 			wantPrefix := "dir/case.json: " + tt.path

@@ -20,6 +20,10 @@ type Result struct {
 	// Failures has one readable line per problem, like
 	//	step 3 (decide "gang"): reason: want TopologyUnsatisfiable, got InsufficientCapacity (message: ...)
 	Failures []string
+	// Err is what kept the scenario from running at all, its snapshot
+	// refused by allot.Builder.Build: an *Error naming the file and the
+	// JSON path of the value at fault. Failures then holds it alone.
+	Err error
 }
 
 // Run builds the scenario's snapshot, puts it in a Store and checks the
@@ -40,7 +44,10 @@ func (s *Scenario) Run() (r Result) {
 
 	snap, err := s.Build()
 	if err != nil {
-		fail("build: %v", err)
+		var serr *Error
+		errors.As(err, &serr)
+		r.Err = err
+		fail("build: %s: %s", serr.Path, serr.Reason)
 		return r
 	}
 	if s.ExpectOrder != nil {
@@ -74,7 +81,7 @@ func (s *Scenario) Run() (r Result) {
 			}
 			if st.Commit && (d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt) {
 				if _, err := store.Commit(d); err != nil {
-					fail("%s: commit: %v", label, err)
+					fail("%s: commit: %s", label, trimAllot(err.Error()))
 					return r
 				}
 			}
@@ -87,7 +94,8 @@ func (s *Scenario) Run() (r Result) {
 		default:
 			ev, _ := st.Event()
 			if _, err := store.Apply(ev); err != nil {
-				fail("%s: %v", label, err)
+				e := s.stepError(i, st, err)
+				fail("%s: %s: %s", label, e.Path, e.Reason)
 				return r
 			}
 		}
@@ -101,7 +109,7 @@ func (s *Scenario) Run() (r Result) {
 func (s *Scenario) Decide() (allot.Decision, error) {
 	snap, err := s.Build()
 	if err != nil {
-		return allot.Decision{}, fmt.Errorf("%s: build: %w", s.File, err)
+		return allot.Decision{}, err
 	}
 	if s.Request != nil {
 		return allot.Decide(snap, *s.Request), nil
@@ -118,9 +126,29 @@ func (s *Scenario) Decide() (allot.Decision, error) {
 		default:
 			ev, _ := st.Event()
 			if _, err := store.Apply(ev); err != nil {
-				return allot.Decision{}, fmt.Errorf("%s: step %d (%v): %w", s.File, i+1, st, err)
+				return allot.Decision{}, s.stepError(i, st, err)
 			}
 		}
 	}
 	return allot.Decision{}, fmt.Errorf("%s: no request to decide", s.File)
+}
+
+// DecideStep returns the decision of step n (from 1), which must be a
+// decide step, on the snapshot the steps before it leave: they are
+// replayed as Run replays them (decide steps committing where they say
+// commit, drains running the loop, events applied), without checking
+// expectations. allot decide -step N prints it.
+func (s *Scenario) DecideStep(n int) (allot.Decision, error) {
+	if n < 1 || n > len(s.Steps) {
+		return allot.Decision{}, &Error{File: s.File, Path: "$.steps", Reason: fmt.Sprintf("no step %d: the file has %d", n, len(s.Steps))}
+	}
+	st := s.Steps[n-1]
+	if st.Kind != StepDecide {
+		return allot.Decision{}, &Error{File: s.File, Path: fmt.Sprintf("$.steps[%d]", n-1), Reason: fmt.Sprintf("step %d is %v, not a decide step", n, st)}
+	}
+	snap, err := s.replay(n-1, nil)
+	if err != nil {
+		return allot.Decision{}, err
+	}
+	return allot.Decide(snap, st.Request), nil
 }

@@ -134,10 +134,11 @@ func TestRunBuildError(t *testing.T) {
 		"podSets": [{"name": "main", "count": 1, "perPod": {"gpu": 1}, "flavor": "a100", "nodes": ["n7"]}]}],
 		"request": `+job("w")+`, "expect": {"verdict": "Admit"}}`)
 	r := s.Run()
-	if r.Passed || len(r.Failures) != 1 || !strings.HasPrefix(r.Failures[0], "build: ") {
-		t.Fatalf("failures %q", r.Failures)
+	const want = `$.running[0].podSets[0].nodes[0]: unknown node: workload "r" runs on unknown node "n7"`
+	if r.Passed || len(r.Failures) != 1 || r.Failures[0] != "build: "+want || r.Err == nil || r.Err.Error() != "test.json: "+want {
+		t.Fatalf("failures %q, err %v", r.Failures, r.Err)
 	}
-	if _, err := s.Decide(); err == nil || !strings.Contains(err.Error(), "test.json: build: ") {
+	if _, err := s.Decide(); err == nil || err.Error() != "test.json: "+want {
 		t.Errorf("Decide: err = %v", err)
 	}
 }

@@ -41,16 +41,24 @@ type Scenario struct {
 	ExpectOrder []string
 
 	builder allot.Builder
+	// sources translates the Builder's paths into the file's.
+	sources sources
 }
 
 // Builder returns the description of the scenario's snapshot. Its slices
 // and maps are shared with the scenario: read them, do not mutate them.
 func (s *Scenario) Builder() allot.Builder { return s.builder }
 
-// Build builds the scenario's snapshot.
+// Build builds the scenario's snapshot. A description allot refuses is an
+// *Error naming the file and the JSON path of the value at fault, which
+// wraps allot's *allot.BuildError.
 func (s *Scenario) Build() (*allot.Snapshot, error) {
 	b := s.builder
-	return b.Build()
+	snap, err := b.Build()
+	if err != nil {
+		return nil, fileError(s.File, &s.sources, err, "$")
+	}
+	return snap, nil
 }
 
 // Load reads and parses the scenario file at path.
@@ -81,7 +89,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	s.File = name
+	s.File, s.sources = name, p.src
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(name), ".json")
 	}
@@ -124,6 +132,8 @@ type parser struct {
 	// domains lists, per topology level (and "node"), the domain names the
 	// nodes carry.
 	domains map[string]map[string]bool
+	// src records where the Builder's parts come from in the file.
+	src sources
 }
 
 func (p *parser) scenario(root node) *Scenario {

@@ -198,10 +198,10 @@ func (p *parser) step(n node, now int64) Step {
 		st.Target = p.name(v)
 		isNode := st.Kind == StepNodeDown || st.Kind == StepNodeUp || st.Kind == StepRemoveNode
 		if p.err == nil && isNode && !p.domains["node"][st.Target] {
-			p.failf(v, "unknown node %q", st.Target)
+			p.failf(v, "unknown node %q%s", st.Target, didYouMean(st.Target, p.nodes))
 		}
 		if p.err == nil && st.Kind == StepRemoveQueue && !slices.Contains(p.queues, st.Target) {
-			p.failf(v, "unknown queue %q", st.Target)
+			p.failf(v, "unknown queue %q%s", st.Target, didYouMean(st.Target, p.queues))
 		}
 	case StepAddNode, StepSetNode:
 		o := p.object(v, append([]string{"name"}, nodeFields...)...)
@@ -209,7 +209,7 @@ func (p *parser) step(n node, now int64) Step {
 		st.Node.Name = p.name(p.need(o, "name"))
 		st.Node.Labels = p.labels(o.get("labels"))
 		if p.err == nil && st.Kind == StepSetNode && !p.domains["node"][st.Node.Name] {
-			p.failf(o.field("name"), "unknown node %q", st.Node.Name)
+			p.failf(o.field("name"), "unknown node %q%s", st.Node.Name, didYouMean(st.Node.Name, p.nodes))
 		}
 		// Later steps may name the node, and expectations its domains.
 		p.domains["node"][st.Node.Name] = true

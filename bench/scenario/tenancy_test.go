@@ -157,7 +157,8 @@ func TestRunTenancy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := s.Run(); res.Passed || !strings.Contains(res.Failures[0], `step 1 (removeNamespace "ml"): allot: invalid value: name: local queue "train" lives in namespace "ml"`) {
+	if res := s.Run(); res.Passed || !strings.HasPrefix(res.Failures[0], `step 1 (removeNamespace "ml"): `) ||
+		!strings.Contains(res.Failures[0], `local queue "train" lives in namespace "ml": remove it first`) {
 		t.Fatalf("%v", res.Failures)
 	}
 }

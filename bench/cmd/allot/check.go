@@ -1,23 +1,25 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/allot-sched/allot/bench/scenario"
 )
 
-// check runs every scenario under the paths and reports each.
+// check runs every scenario under the paths and reports each by its file.
 func check(args []string, stdout, stderr io.Writer) int {
-	paths, ok := parseArgs("check", "PATH...", args, 1, -1, stderr)
-	if !ok {
-		return 2
+	paths, exit, done := parseArgs("check", "PATH...", args, 1, -1, stderr)
+	if done {
+		return exit
 	}
 	passed, failed := 0, 0
 	for _, t := range scenarioFiles(paths) {
 		if t.err != nil {
 			failed++
-			fmt.Fprintf(stdout, "FAIL %v\n", t.err)
+			fmt.Fprintf(stdout, "FAIL %s\n", pathError(t))
 			continue
 		}
 		s, err := scenario.Load(t.file)
@@ -27,15 +29,21 @@ func check(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		r := s.Run()
-		if r.Passed {
+		switch {
+		case r.Passed:
 			passed++
-			fmt.Fprintf(stdout, "PASS %s\n", r.Name)
-			continue
-		}
-		failed++
-		fmt.Fprintf(stdout, "FAIL %s\n", r.Name)
-		for _, f := range r.Failures {
-			fmt.Fprintf(stdout, "    %s\n", f)
+			fmt.Fprintf(stdout, "PASS %s\n", t.file)
+		case r.Err != nil:
+			// It does not build: one line, as a file that does not
+			// load, the error naming the file and the JSON path.
+			failed++
+			fmt.Fprintf(stdout, "FAIL %v\n", r.Err)
+		default:
+			failed++
+			fmt.Fprintf(stdout, "FAIL %s\n", t.file)
+			for _, f := range r.Failures {
+				fmt.Fprintf(stdout, "    %s\n", f)
+			}
 		}
 	}
 	fmt.Fprintf(stdout, "%d passed, %d failed\n", passed, failed)
@@ -43,4 +51,14 @@ func check(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// pathError says why a path could not be read: the path, then the reason
+// without the operation ("x.json: no such file or directory").
+func pathError(t target) string {
+	var pe *fs.PathError
+	if errors.As(t.err, &pe) {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return t.err.Error()
 }

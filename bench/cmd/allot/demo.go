@@ -21,8 +21,12 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	nodes := fs.Int("nodes", 1024, "nodes in the cluster (8 GPUs each, 16 a rack, 8 racks a block)")
 	fresh := fs.Bool("empty", false, "start from an empty cluster instead of the fragmented one")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || *nodes < 1 {
-		fmt.Fprintln(stderr, "usage: allot demo [-nodes N] [-empty]")
+	fs.Usage = func() { fmt.Fprintln(stderr, "usage: allot demo [-nodes N] [-empty]"); fs.PrintDefaults() }
+	if _, exit, done := parseFlags(fs, args, 0, 0); done {
+		return exit
+	}
+	if *nodes < 1 {
+		fs.Usage()
 		return 2
 	}
 	snap, err := bench.Cluster(*nodes, !*fresh).Build()

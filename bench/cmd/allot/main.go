@@ -5,17 +5,24 @@
 //
 //	allot check PATH...     run every scenario in the files and directories given
 //	allot decide FILE       print the decision for the file's request as JSON
-//	allot validate FILE...  load and build each scenario's snapshot
+//	                        (-step N: of its N-th step, the steps before it replayed)
+//	allot validate FILE...  load each scenario, build its snapshot, replay its
+//	                        steps and check every request
 //	allot export FILE       write the state a scenario reaches as a scenario file
 //	allot demo [-nodes N]   decide the benchmark requests on a generated cluster
 //	allot simulate [flags]  replay a workload under fifo, kueue, slurm and allot
 //
-// check prints one line per scenario, PASS or FAIL with the reasons
-// indented below, and a closing line "N passed, M failed". Every command
-// exits 1 when something failed and 2 on a usage error.
+// check prints one line per file, PASS or FAIL with the reasons indented
+// below (a file that does not load or build: FAIL, the file, the JSON
+// path and the reason on one line), and a closing line "N passed, M
+// failed". Errors name the file and the JSON path of the value at fault,
+// and an unknown field the nearest known one. Every command exits 1 when
+// something failed and 2 on a usage error; -h prints a command's usage
+// and exits 0.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,7 +32,9 @@ import (
 const usageText = `usage:
   allot check PATH...     run every scenario (*.json, recursively) in the paths given
   allot decide FILE       print the decision for the file's request as JSON
-  allot validate FILE...  load each scenario and build its snapshot
+                          (-step N: of its N-th step, the steps before it replayed)
+  allot validate FILE...  load each scenario, build its snapshot, replay its
+                          steps and check every request
   allot export FILE       write the state a scenario reaches as a scenario file
                           (-after N steps, -o OUT; -cluster N: the benchmark cluster)
   allot demo [-nodes N]   decide the benchmark requests on a generated cluster
@@ -66,18 +75,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// parseArgs parses a subcommand's arguments (it has no flags yet, but -h
+// parseArgs parses a subcommand's arguments (it has no flags, but -h
 // works and a mistyped flag is a usage error) and checks their number.
-func parseArgs(name, operands string, args []string, min, max int, stderr io.Writer) ([]string, bool) {
+// When the command should not go on, done is true and exit is its status:
+// 0 after -h, 2 on a usage error.
+func parseArgs(name, operands string, args []string, min, max int, stderr io.Writer) (rest []string, exit int, done bool) {
 	fs := flag.NewFlagSet("allot "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintf(stderr, "usage: allot %s %s\n", name, operands) }
+	return parseFlags(fs, args, min, max)
+}
+
+// parseFlags parses args with fs and checks the number of operands, as
+// parseArgs does: -h (or -help) prints the usage and exits 0, as the go
+// command's own flags do; a bad flag or operand count is status 2.
+func parseFlags(fs *flag.FlagSet, args []string, min, max int) (rest []string, exit int, done bool) {
 	if err := fs.Parse(args); err != nil {
-		return nil, false
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0, true
+		}
+		return nil, 2, true
 	}
 	if n := fs.NArg(); n < min || max >= 0 && n > max {
 		fs.Usage()
-		return nil, false
+		return nil, 2, true
 	}
-	return fs.Args(), true
+	return fs.Args(), 0, false
 }

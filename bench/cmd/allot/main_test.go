@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func lastLine(s string) string {
 
 func TestCheckPass(t *testing.T) {
 	status, out, _ := runCmd("check", "testdata/pass.json")
-	if status != 0 || out != "PASS cmd-pass\n1 passed, 0 failed\n" {
+	if status != 0 || out != "PASS testdata/pass.json\n1 passed, 0 failed\n" {
 		t.Fatalf("status %d, output:\n%s", status, out)
 	}
 }
@@ -39,31 +40,36 @@ func TestCheckFail(t *testing.T) {
 		t.Fatalf("status %d, output:\n%s", status, out)
 	}
 	lines := strings.Split(out, "\n")
-	if lines[0] != "FAIL cmd-fail" || !strings.HasPrefix(lines[1], `    request "lost": verdict: want Admit Fits, got Reject UnknownQueue (message: `) {
+	if lines[0] != "FAIL testdata/fail.json" || !strings.HasPrefix(lines[1], `    request "lost": verdict: want Admit Fits, got Reject UnknownQueue (message: `) {
 		t.Errorf("output:\n%s", out)
 	}
-	if !strings.Contains(out, "\nPASS cmd-pass\n") {
-		t.Errorf("no PASS line for cmd-pass:\n%s", out)
+	if !strings.Contains(out, "\nPASS testdata/pass.json\n") {
+		t.Errorf("no PASS line for testdata/pass.json:\n%s", out)
 	}
 }
 
 // TestCheckDirectory: a directory stands for every *.json under it, sorted,
-// and a file that cannot be loaded is a FAIL line naming the JSON path.
+// each reported by its file; a file that cannot be loaded or built is one
+// FAIL line naming the file, the JSON path and the reason, an unknown
+// field with the known one nearest to it.
 func TestCheckDirectory(t *testing.T) {
 	status, out, _ := runCmd("check", "testdata")
 	want := []string{
-		"FAIL " + filepath.Join("testdata", "broken", "typo.json") + `: $.expect.verdcit: unknown field "verdcit"`,
-		"FAIL cmd-fail",
+		"FAIL " + filepath.Join("testdata", "broken", "build.json") + `: $.queues[0].quota.default.gpu.soft: invalid value: soft cap 9 above hard cap 8`,
+		"FAIL " + filepath.Join("testdata", "broken", "typo.json") + `: $.expect.verdcit: unknown field "verdcit" (did you mean "verdict"?)`,
+		"FAIL " + filepath.Join("testdata", "fail.json"),
+		`    request "lost": verdict: want Admit Fits, got Reject UnknownQueue (message: queue "no-such-queue" does not exist)`,
+		"PASS " + filepath.Join("testdata", "pass.json"),
+		"1 passed, 3 failed",
 	}
-	lines := strings.Split(out, "\n")
-	if status != 1 || lastLine(out) != "1 passed, 2 failed" || lines[0] != want[0] || lines[1] != want[1] {
-		t.Fatalf("status %d, output:\n%s", status, out)
+	if got := strings.Split(strings.TrimRight(out, "\n"), "\n"); status != 1 || !slices.Equal(got, want) {
+		t.Fatalf("status %d, output:\n%s\nwant:\n%s", status, out, strings.Join(want, "\n"))
 	}
 }
 
 func TestCheckMissingPath(t *testing.T) {
 	status, out, _ := runCmd("check", "testdata/nope.json")
-	if status != 1 || !strings.HasPrefix(out, "FAIL ") || lastLine(out) != "0 passed, 1 failed" {
+	if status != 1 || !strings.HasPrefix(out, "FAIL testdata/nope.json: no such file or directory\n") || lastLine(out) != "0 passed, 1 failed" {
 		t.Fatalf("status %d, output:\n%s", status, out)
 	}
 }
@@ -93,10 +99,91 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// TestDecideStep: -step N decides any decide step; a step that is not
+// one, or is not there, is an error naming the file and the JSON path.
+func TestDecideStep(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		status   int
+		workload string // in the decision printed
+		stderr   string // the start of the error
+	}{
+		{[]string{"-step", "1", "testdata/pass.json"}, 0, "lost", ""},
+		{[]string{"-step", "2", "testdata/pass.json"}, 0, "intruder", ""},
+		{[]string{"-step", "3", "testdata/pass.json"}, 1, "", "allot decide: testdata/pass.json: $.steps: no step 3: the file has 2\n"},
+		{[]string{"-step", "1", "testdata/fail.json"}, 1, "", "allot decide: testdata/fail.json: $.steps: no step 1: the file has 0\n"},
+		{[]string{"-step", "x", "testdata/pass.json"}, 2, "", ""},
+		{[]string{"testdata/pass.json", "-step", "2"}, 2, "", ""}, // flags come first
+	} {
+		status, out, errOut := runCmd(append([]string{"decide"}, c.args...)...)
+		if status != c.status || c.workload != "" && !strings.Contains(out, `"workload": "`+c.workload+`"`) || !strings.HasPrefix(errOut, c.stderr) {
+			t.Errorf("decide %q: status %d, stdout %.80q, stderr %q; want status %d", c.args, status, out, errOut, c.status)
+		}
+	}
+	// A step that is not a decide step.
+	path := filepath.Join(t.TempDir(), "advance.json")
+	data := `{"name": "advance", "resources": ["gpu"], "flavors": [{"name": "f"}], "queues": [{"name": "q", "quota": {"f": {"gpu": {"nominal": 8}}}}],
+	  "steps": [{"advance": 10}, {"decide": {"id": "a", "queue": "q", "podSets": [{"name": "m", "count": 1, "perPod": {"gpu": 1}}]}}]}`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, errOut := runCmd("decide", "-step", "1", path); status != 1 || errOut != "allot decide: "+path+": $.steps[0]: step 1 is advance 10, not a decide step\n" {
+		t.Errorf("decide -step 1 of an advance: status %d, stderr %q", status, errOut)
+	}
+}
+
+// TestHelp: every command's -h prints its usage on stderr and exits 0.
+func TestHelp(t *testing.T) {
+	var cmds []string
+	for _, line := range strings.Split(usageText, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "allot" {
+			cmds = append(cmds, f[1])
+		}
+	}
+	if len(cmds) != 6 {
+		t.Fatalf("the usage lists %q", cmds)
+	}
+	for _, cmd := range cmds {
+		for _, h := range []string{"-h", "-help", "--help"} {
+			status, out, errOut := runCmd(cmd, h)
+			if status != 0 || out != "" || !strings.Contains(errOut, "usage: allot "+cmd) {
+				t.Errorf("allot %s %s: status %d, stdout %q, stderr %q; want status 0 and the usage on stderr", cmd, h, status, out, errOut)
+			}
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	status, out, errOut := runCmd("validate", "testdata/pass.json", "testdata/broken/typo.json")
 	if status != 1 || out != "ok testdata/pass.json\n" || !strings.Contains(errOut, `$.expect.verdcit: unknown field`) {
 		t.Fatalf("status %d, stdout:\n%s\nstderr:\n%s", status, out, errOut)
+	}
+}
+
+// TestValidateChecks: validate builds, replays the steps and checks the
+// requests (fail.json's asks for a queue that does not exist, and expects
+// an admission), each error naming the file and the JSON path.
+func TestValidateChecks(t *testing.T) {
+	dir := t.TempDir()
+	steps := filepath.Join(dir, "steps.json")
+	data := `{"name": "steps", "resources": ["gpu"], "flavors": [{"name": "f"}],
+	  "nodes": [{"name": "n0", "flavor": "f", "capacity": {"gpu": 8}}],
+	  "queues": [{"name": "q", "quota": {"f": {"gpu": {"nominal": 8}}}}],
+	  "steps": [{"decide": {"id": "a", "queue": "q", "podSets": [{"name": "m", "count": 1, "perPod": {"gpu": 1}}]}, "commit": true},
+	            {"decide": {"id": "b", "queue": "q", "podSets": [{"name": "m", "count": 0, "perPod": {"gpu": 1}}]}}]}`
+	if err := os.WriteFile(steps, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ file, want string }{
+		{"testdata/fail.json", `testdata/fail.json: $.request.queue: Decide rejects the request (UnknownQueue): queue "no-such-queue" does not exist`},
+		{"testdata/broken/build.json", "testdata/broken/build.json: $.queues[0].quota.default.gpu.soft: invalid value: soft cap 9 above hard cap 8"},
+		{steps, steps + ": $.steps[1].decide.podSets[0].count: Decide rejects the request (InvalidRequest): "},
+		{filepath.Join(dir, "nope.json"), filepath.Join(dir, "nope.json") + ": no such file or directory"},
+	} {
+		status, out, errOut := runCmd("validate", c.file)
+		if status != 1 || out != "" || !strings.HasPrefix(errOut, c.want) {
+			t.Errorf("validate %s: status %d, stdout %q, stderr %q; want status 1 and %q", c.file, status, out, errOut, c.want)
+		}
 	}
 }
 

@@ -91,11 +91,8 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&shape.GPUsPerNode, "gpus-per-node", shape.GPUsPerNode, "")
 	fs.IntVar(&shape.NodesPerRack, "nodes-per-rack", shape.NodesPerRack, "")
 	fs.IntVar(&shape.RacksPerBlock, "racks-per-block", shape.RacksPerBlock, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		if err == nil {
-			fs.Usage()
-		}
-		return 2
+	if _, exit, done := parseFlags(fs, args, 0, 0); done {
+		return exit
 	}
 	if msg := checkSimulateFlags(*jobs, *load, shape, *depth, *mtbf, *repair, *termination); msg != "" {
 		fmt.Fprintln(stderr, "allot simulate:", msg)

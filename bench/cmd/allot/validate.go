@@ -7,12 +7,13 @@ import (
 	"github.com/allot-sched/allot/bench/scenario"
 )
 
-// validate loads each scenario and builds its snapshot, reporting ok or
-// the error for each file.
+// validate loads each scenario, builds its snapshot, replays its steps and
+// checks every request (scenario.Scenario.Validate), reporting ok or the
+// error, with its file and JSON path, for each file.
 func validate(args []string, stdout, stderr io.Writer) int {
-	paths, ok := parseArgs("validate", "FILE...", args, 1, -1, stderr)
-	if !ok {
-		return 2
+	paths, exit, done := parseArgs("validate", "FILE...", args, 1, -1, stderr)
+	if done {
+		return exit
 	}
 	status := 0
 	for _, t := range scenarioFiles(paths) {
@@ -28,14 +29,11 @@ func validate(args []string, stdout, stderr io.Writer) int {
 
 func validateFile(t target) error {
 	if t.err != nil {
-		return t.err
+		return fmt.Errorf("%s", pathError(t))
 	}
 	s, err := scenario.Load(t.file)
 	if err != nil {
 		return err
 	}
-	if _, err := s.Build(); err != nil {
-		return fmt.Errorf("%s: build: %w", t.file, err)
-	}
-	return nil
+	return s.Validate()
 }
