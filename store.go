@@ -338,6 +338,7 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 		return nil, conflict("%s", s.entryConflict(&e, &req))
 	}
 	q, qc := e.q, &s.quota.Queues[e.q]
+	req.Queue = e.queue // its local queue's, for a request that names only that
 	if qc.Hold {
 		return nil, conflict("queue %q is on hold", req.Queue)
 	}

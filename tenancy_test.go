@@ -1,6 +1,7 @@
 package allot_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -371,5 +372,33 @@ func TestEnterDoesNotAllocate(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { allot.DecideInto(s, r, &d) }); n != 0 {
 			t.Errorf("%+v: %v allocations", r, n)
 		}
+	}
+}
+
+// TestLocalQueueDecisionTravels: a decision on a request through a local
+// queue carries the queue it resolved to in its JSON, and the decoded
+// decision commits a workload in that queue, of that local queue and
+// class.
+func TestLocalQueueDecisionTravels(t *testing.T) {
+	s := tenancySnapshot(t)
+	d := allot.Decide(s, ask("r", "", "ml", "batch", "low", 10, 2))
+	if d.Verdict != allot.VerdictAdmit {
+		t.Fatalf("%v %s", d.Reason, d.Message)
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back allot.Decision
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	next, err := allot.NewStore(s).Commit(back)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	w, _ := next.Running("r")
+	if w.Queue != "leveled" || w.Tenant != "ml" || w.LocalQueue != "batch" || w.PriorityClass != "low" || w.Priority != 10 {
+		t.Fatalf("committed %+v", w)
 	}
 }
