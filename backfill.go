@@ -197,12 +197,7 @@ func (s *Snapshot) waitsForCapacity(w *Workload, work *workspace) bool {
 	if msg, _ := s.validate((*Request)(w)); msg != "" {
 		return false
 	}
-	q, ok := s.queueIdx[w.Queue]
-	if !ok {
-		return false
-	}
-	qc := &s.quota.Queues[q]
-	if !qc.Authorized(w.Tenant) || qc.Hold {
+	if e := s.enter((*Request)(w)); e.fault != entryOK || s.quota.Queues[e.q].Hold {
 		return false
 	}
 	// The decision's scratch assigner, placer and pod sets: this runs for

@@ -102,6 +102,16 @@ type Builder struct {
 	FairSharing FairSharing
 	// Version is the first version's number.
 	Version uint64
+
+	// Namespaces are the tenants, with their labels, that queues'
+	// namespace selectors judge (see Namespace).
+	Namespaces []Namespace
+	// LocalQueues are the namespaces' queues, each pointing at a queue of
+	// Queues (see LocalQueue).
+	LocalQueues []LocalQueue
+	// PriorityClasses are the named priority levels requests claim and
+	// queues allow (see PriorityClass).
+	PriorityClasses []PriorityClass
 }
 
 // Build validates the description and returns the snapshot.
@@ -120,7 +130,13 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := buildTopology(s, b.Levels, b.Nodes); err != nil {
 		return nil, err
 	}
+	if err := buildTenancy(s, b.Namespaces, b.PriorityClasses); err != nil {
+		return nil, err
+	}
 	if err := buildQueues(s, b.Cohorts, b.Queues); err != nil {
+		return nil, err
+	}
+	if err := buildLocalQueues(s, b.LocalQueues); err != nil {
 		return nil, err
 	}
 	s.initTrees()
@@ -390,6 +406,9 @@ func nodeCondition(n *Node, now int64) (cordoned, down bool, until int64, ok boo
 // addRunning validates an admitted workload and books it as r.
 func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
 	if err := checkID(w.ID, p, seen); err != nil {
+		return err
+	}
+	if err := resolveLocal(s, &w, p); err != nil {
 		return err
 	}
 	q, ok := s.queueIdx[w.Queue]

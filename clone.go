@@ -44,6 +44,8 @@ func cloneQueue(q Queue) Queue {
 		q.FairSharing = &fs
 	}
 	q.Tenants = slices.Clone(q.Tenants)
+	q.NamespaceSelector = q.NamespaceSelector.Clone()
+	q.PriorityClasses = slices.Clone(q.PriorityClasses)
 	q.UserCap = maps.Clone(q.UserCap)
 	q.NonPreemptibleCap = maps.Clone(q.NonPreemptibleCap)
 	q.Windows = slices.Clone(q.Windows)

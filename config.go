@@ -34,6 +34,7 @@ func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 	qc := make([]string, len(queues))
 	s.queueIdx = make(map[string]int32, len(queues))
 	s.limits = make([]queueLimits, len(queues))
+	s.admission = make([]queueAdmission, len(queues))
 	// The resource tree: queues first (node q is queue q), then cohorts.
 	nodes := make([]quota.NodeSpec, len(queues)+len(cohorts))
 	for i := range queues {
@@ -45,6 +46,9 @@ func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 		s.limits[i] = l
 		q, node, err := resolveQueue(s, queues[i], p, l.scale, l.maxScale)
 		if err != nil {
+			return err
+		}
+		if s.admission[i], err = resolveAdmission(s, &queues[i], p); err != nil {
 			return err
 		}
 		nodes[i] = quota.NodeSpec{Name: q.Name, Queue: true, Quotas: node}
@@ -90,7 +94,7 @@ func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 // tier in force, and for what can ever fit by maxScale, the largest scale of
 // the day.
 func resolveQueue(s *Snapshot, q Queue, p string, scale, maxScale float64) (quota.Queue, []quota.ResourceQuota, error) {
-	out := quota.Queue{Name: q.Name, Hold: q.Hold, Tenants: slices.Sorted(slices.Values(q.Tenants))}
+	out := quota.Queue{Name: q.Name, Hold: q.Hold}
 	if q.Name == "" {
 		return out, nil, buildErr(ErrInvalid, p+".name", "empty name")
 	}

@@ -141,26 +141,18 @@ func (dc *decider) run() {
 		return
 	}
 	dc.check(StageValidate, true, span{})
-	q, ok := s.queueIdx[r.Queue]
-	if !ok {
+	// The queue, and authorize: tenant and priority (enter).
+	e := s.enter(r)
+	if e.q >= 0 {
+		r.Queue, dc.d.Queue = e.queue, e.queue // a local queue's
+	}
+	if e.fault != entryOK {
 		m := dc.mark()
-		dc.w("queue ")
-		dc.wq(r.Queue)
-		dc.w(" does not exist")
-		dc.conclude(StageValidate, UnknownQueue, m)
+		dc.d.buf = s.appendEntryFault(dc.d.buf, &e, r)
+		dc.conclude(e.stage(), e.reason(), m)
 		return
 	}
-	dc.q, dc.qc = q, &s.quota.Queues[q]
-	// Authorize.
-	if !dc.qc.Authorized(r.Tenant) {
-		m := dc.mark()
-		dc.w("tenant ")
-		dc.wq(r.Tenant)
-		dc.w(" may not submit to queue ")
-		dc.wq(r.Queue)
-		dc.conclude(StageAuthorize, Unauthorized, m)
-		return
-	}
+	dc.q, dc.qc = e.q, &s.quota.Queues[e.q]
 	dc.check(StageAuthorize, true, span{})
 	// Hold.
 	if dc.qc.Hold {
@@ -445,6 +437,9 @@ func (dc *decider) higherPriorityPending() bool {
 		q, ok := s.queueIdx[w.Queue]
 		if !ok || q != dc.q && (dc.qc.Cohort < 0 || s.quota.Queues[q].Cohort != dc.qc.Cohort) {
 			return true
+		}
+		if e := s.enter((*Request)(w)); e.fault != entryOK {
+			return true // it may not claim that priority there: it holds nothing back
 		}
 		if found == nil || w.Priority > found.Priority {
 			found = w

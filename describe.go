@@ -42,6 +42,9 @@ func (s *Snapshot) Builder() Builder {
 		Options:          s.options,
 		FairSharing: FairSharing{Enabled: s.fairSharing.Enabled,
 			PreemptionStrategies: slices.Clone(s.fairSharing.PreemptionStrategies)},
+		Namespaces:      s.Namespaces(),
+		LocalQueues:     s.LocalQueues(),
+		PriorityClasses: s.PriorityClasses(),
 	}
 	b.Options.Backfill, b.Options.TopologyAware = clonePtr(s.options.Backfill), clonePtr(s.options.TopologyAware)
 	s.running.Scan(func(r *running) bool {

@@ -24,14 +24,17 @@
 // Everything that changes the cluster is an Event applied through
 // Store.Apply: Finish, Evict, Checkpoint, NodeDown, NodeUp, NodeCordon,
 // NodeCooldown, AdvanceTime, SetQueue, SetCohort, Submit, Withdraw,
-// Terminated for two-phase preemption, and the cluster's churn: AddNode, RemoveNode (its workloads evicted,
-// recorded with reason EvictedNodeRemoved), SetNode (a node's capacity,
-// labels, flavor or condition anew), RemoveQueue and RemoveCohort
-// (refused with an *InUseError while in use). Each is validated by the
-// code that validates a Builder's description, leaves the snapshot Build
-// would build from the description it edits, and changes nothing when it
-// refuses. Commit re-checks a decision with the
-// checks Decide runs (the request's validation, the caps, quota, and the
+// Terminated for two-phase preemption, the cluster's churn: AddNode,
+// RemoveNode (its workloads evicted, recorded with reason
+// EvictedNodeRemoved), SetNode (a node's capacity, labels, flavor or
+// condition anew), RemoveQueue and RemoveCohort (refused with an
+// *InUseError while in use), and who may submit where: SetNamespace,
+// RemoveNamespace, SetLocalQueue, RemoveLocalQueue, SetPriorityClass,
+// RemovePriorityClass. Each is validated by the code that validates a
+// Builder's description, leaves the snapshot Build would build from the
+// description it edits, and changes nothing when it refuses. Commit
+// re-checks a decision with the checks Decide runs (the request's
+// validation, its queue, tenant and priority, the caps, quota, and the
 // placement still free), and commits a Preempt decision made on an older
 // version, or decoded from JSON, only if Decide now evicts exactly its
 // victims. Each produces the next version by copy-on-write; readers of
@@ -65,6 +68,23 @@
 // that the snapshot does not track (ephemeral-storage) are listed in
 // Builder.IgnoredResources.
 //
+// # Tenants and priority
+//
+// A tenant is a Kubernetes namespace (Builder.Namespaces, with labels):
+// Request.Tenant names it, and Request.LocalQueue may name a local queue
+// of it (Builder.LocalQueues, Kueue's LocalQueue) in place of the queue.
+// Who may submit to a queue is one rule over the tenant: the queue's
+// Tenants by name and its NamespaceSelector (Kueue's namespaceSelector,
+// package labels) by the namespace's labels; a request it refuses is
+// Unauthorized, never admitted and never placed. Priority is authority
+// only as far as a priority class grants it: Builder.PriorityClasses
+// (Kueue's WorkloadPriorityClass) name the levels, Queue.PriorityClasses
+// those a queue allows, and a request claiming another, none where the
+// queue lists classes, or a priority above its class's value is
+// PriorityNotAllowed. Decide, Commit, backfill's planning and the soft
+// cap's look at what waits apply the same rule (entry.go); see Namespace
+// and PriorityClass.
+//
 // # Reading and saving a snapshot
 //
 // A snapshot reads out as a Builder takes it: Nodes and Node (with their
@@ -93,7 +113,10 @@
 //
 // Checks run in this order, and each may end the decision: validate (a
 // malformed request is Reject InvalidRequest, naming the field), the queue
-// exists (UnknownQueue), authorize (the tenant allow-list, Unauthorized),
+// exists, named or through a local queue (UnknownQueue), authorize (the
+// tenant by the queue's tenants and namespace selector, Unauthorized; the
+// priority by the queue's priority classes and the class's value,
+// PriorityNotAllowed),
 // hold (QueueHeld), caps (per-user and non-preemptible caps: Reject when
 // the request alone breaks one, else wait), flavor assignment against quota
 // (the queue's flavors in order; quota, borrowing and lending as Kueue's
@@ -131,7 +154,9 @@
 // a cycle's heads, the tournament and backfill's time rule; internal/view
 // what an admitted workload holds and the what-if view both searches use.
 // Package quantity owns Kubernetes' quantity rules and each resource's
-// base unit; gpuresource.go owns which resource is the GPU. Imports go
+// base unit, package labels Kubernetes' label selectors; gpuresource.go
+// owns which resource is the GPU, entry.go who may submit where at which
+// priority. Imports go
 // downward only, and a test enforces it.
 //
 // When the request is not admissible as things stand and the queue's

@@ -43,6 +43,14 @@ import (
 //     it.
 //   - AdvanceTime: the clock moves forward.
 //
+// Who may submit where, at which priority (events_tenancy.go):
+//   - SetNamespace, RemoveNamespace: a namespace is added or labelled
+//     anew, or goes once no local queue lives in it.
+//   - SetLocalQueue, RemoveLocalQueue: a local queue is added (never
+//     pointed elsewhere) or goes.
+//   - SetPriorityClass, RemovePriorityClass: a priority class is added or
+//     valued anew, or goes once no queue allows it.
+//
 // The cluster's churn (AddNode, RemoveNode, SetNode, RemoveQueue,
 // RemoveCohort) is in events_cluster.go.
 type Event interface {

@@ -223,7 +223,9 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 // (errors.Is ErrInUse) listing them; hold the queue (SetQueue with Hold)
 // and let them finish, or evict and withdraw them. Its pending workloads,
 // which no queue would admit any more, are withdrawn with it; so are its
-// fairness debt and historical usage. An unknown queue is
+// fairness debt and historical usage. A queue a local queue points at is
+// not removed either (ErrInUse, naming the local queue), as Build would
+// refuse the local queue: remove it first. An unknown queue is
 // ErrUnknownQueue.
 //
 // Cost: the queues' configuration is resolved anew, O(queues + cohorts ×
@@ -236,6 +238,9 @@ func (e RemoveQueue) apply(s *Snapshot) error {
 	q, ok := s.queueIdx[e.Queue]
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownQueue, e.Queue)
+	}
+	if err := s.pointedAt(e.Queue); err != nil {
+		return err
 	}
 	if s.runCount[q] > 0 {
 		in := &InUseError{Queue: e.Queue}

@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"@/internal/golden": 0,
 	// quantity reads and writes Kubernetes quantities for the API's edges.
 	"@/quantity":      0,
+	"@/labels":        0, // Kubernetes label selectors, for the queues' namespaces
 	"@/quota":         1,
 	"@/topology":      1,
 	"@/gang":          2,

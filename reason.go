@@ -63,6 +63,11 @@ const (
 	ReclaimQuota
 	// FairSharePreemption (Preempt): fair sharing makes room.
 	FairSharePreemption
+	// PriorityNotAllowed (Reject): the request claims a priority class the
+	// snapshot lacks or its queue does not allow, claims none where the
+	// queue allows only its classes, or carries a priority above its
+	// class's value.
+	PriorityNotAllowed
 )
 
 var reasonNames = [...]string{"",
@@ -71,6 +76,7 @@ var reasonNames = [...]string{"",
 	"InsufficientCapacity", "TopologyUnsatisfiable", "BackfillReservation", "Cooldown", "HigherPriorityPending",
 	"Fits", "Borrowing", "OverSoftCap",
 	"PriorityPreemption", "ReclaimQuota", "FairSharePreemption",
+	"PriorityNotAllowed",
 }
 
 // Reasons lists every reason code in declaration order.
@@ -100,6 +106,8 @@ func (r Reason) Verdict() Verdict {
 		return VerdictAdmit
 	case r >= PriorityPreemption && r <= FairSharePreemption:
 		return VerdictPreempt
+	case r == PriorityNotAllowed:
+		return VerdictReject
 	}
 	return 0
 }

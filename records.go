@@ -261,6 +261,9 @@ func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) erro
 	if err := checkID(w.ID, p, seen); err != nil {
 		return err
 	}
+	if err := resolveLocal(s, &w, p); err != nil {
+		return err
+	}
 	if _, ok := s.queueIdx[w.Queue]; !ok {
 		return buildErr(ErrUnknownQueue, p+".queue", "workload %q names queue %q", w.ID, w.Queue)
 	}

@@ -30,6 +30,9 @@ type Snapshot struct {
 	// or closes a quota window change it, each on a copy (ownConfig), so
 	// that versions share it.
 	*config
+	// ten is who may submit where: namespaces, local queues and priority
+	// classes, shared by versions until an event changes it.
+	ten   *tenancy
 	state *topology.State
 
 	// limitUsage is what the queues' limits (config.limits) bound; most
@@ -115,6 +118,10 @@ type config struct {
 	history     History
 	options     Options
 	fairSharing FairSharing
+
+	// admission is each queue's tenants, namespace selector and priority
+	// classes (Snapshot.enter).
+	admission []queueAdmission
 }
 
 // ownConfig gives s a configuration of its own to change: versions share
@@ -180,7 +187,14 @@ type admittedRest struct {
 	PodSets             []PodSet
 	Class               PreemptionClass
 	Borrowing           bool
+	// more is what few workloads carry, nil when they carry none of it.
+	more *admittedMore
 }
+
+// admittedMore is the local queue and priority class an admitted workload
+// was submitted with: apart, so that a record without them stays within
+// its size class.
+type admittedMore struct{ LocalQueue, PriorityClass string }
 
 // newRunning starts the record of workload w, admitted to queue q: its pod
 // sets and pods are the caller's to fill in.
@@ -191,15 +205,22 @@ func newRunning(r *running, w *Workload, q int32) {
 		w: admittedRest{Queue: w.Queue, Tenant: w.Tenant, User: w.User, ExpectedRuntime: w.ExpectedRuntime,
 			PodSets: w.PodSets, Class: w.Preemption.Class, Borrowing: w.Borrowing},
 	}
+	if w.LocalQueue != "" || w.PriorityClass != "" {
+		r.w.more = &admittedMore{LocalQueue: w.LocalQueue, PriorityClass: w.PriorityClass}
+	}
 }
 
 // admitted is the workload as admitted, sharing the record's pod sets;
 // their PerPod, Nodes and GPUIndices are empty.
 func (r *running) admitted() Workload {
-	return Workload{ID: r.ID, Queue: r.w.Queue, Tenant: r.w.Tenant, User: r.w.User, Priority: r.Priority,
+	w := Workload{ID: r.ID, Queue: r.w.Queue, Tenant: r.w.Tenant, User: r.w.User, Priority: r.Priority,
 		SubmittedAt: r.SubmittedAt, AdmittedAt: r.AdmittedAt, ExpectedRuntime: r.w.ExpectedRuntime,
 		Preemption: PreemptionSpec{Class: r.w.Class, LastCheckpointAt: r.LastCheckpoint},
 		PodSets:    r.w.PodSets, Borrowing: r.w.Borrowing}
+	if m := r.w.more; m != nil {
+		w.LocalQueue, w.PriorityClass = m.LocalQueue, m.PriorityClass
+	}
+	return w
 }
 
 // The parts of a snapshot that a fork shares with its parent

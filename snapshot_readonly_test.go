@@ -72,7 +72,7 @@ func behaviour(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
 	}
 	seen[t] = true
 	const module = "github.com/allot-sched/allot"
-	if p := t.PkgPath(); strings.HasPrefix(p, module+"/") && t.Name() != "" {
+	if p := t.PkgPath(); strings.HasPrefix(p, module+"/") && t.Name() != "" && !apiVocabulary[p] {
 		if t.NumMethod() > 0 || (t.Kind() != reflect.Interface && reflect.PointerTo(t).NumMethod() > 0) {
 			return t
 		}
@@ -105,6 +105,11 @@ func behaviour(t reflect.Type, seen map[reflect.Type]bool) reflect.Type {
 	}
 	return nil
 }
+
+// apiVocabulary are the subpackages whose types the API speaks in, as
+// netip's: package labels' selectors, whose methods only read (Clone
+// copies) and which Snapshot hands out as copies.
+var apiVocabulary = map[string]bool{"github.com/allot-sched/allot/labels": true}
 
 // TestSnapshotHandsOutNoMutator: what Snapshot's methods return is allot's
 // own types and plain values, never a type of the packages it is built

@@ -340,14 +340,12 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 	if _, ok := s.runningByID(req.ID); ok {
 		return nil, conflict("workload is already admitted")
 	}
-	q, ok := s.queueIdx[req.Queue]
-	if !ok {
-		return nil, conflict("queue %q no longer exists", req.Queue)
+	e := s.enter(&req)
+	if e.fault != entryOK {
+		return nil, conflict("%s", s.entryConflict(&e, &req))
 	}
-	qc := &s.quota.Queues[q]
-	if !qc.Authorized(req.Tenant) {
-		return nil, conflict("tenant %q may no longer submit to queue %q", req.Tenant, req.Queue)
-	}
+	q, qc := e.q, &s.quota.Queues[e.q]
+	req.Queue = e.queue // its local queue's, for a request that names only that
 	if qc.Hold {
 		return nil, conflict("queue %q is on hold", req.Queue)
 	}

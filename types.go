@@ -1,5 +1,7 @@
 package allot
 
+import "github.com/allot-sched/allot/labels"
+
 // Resources maps resource names to quantities in base units: GPUs as whole
 // devices, cpu in millicores, memory in bytes, tokens as tokens. Names must be
 // among the snapshot's declared resources (or its ignored ones, where a
@@ -27,6 +29,17 @@ type Workload struct {
 	// Borrowing records, for a running workload, that it was admitted on
 	// borrowed quota.
 	Borrowing bool `json:"borrowing,omitempty"`
+
+	// LocalQueue names a local queue of the Tenant's namespace (the
+	// tenant is the namespace a workload is submitted from: see
+	// Namespace), through which the workload is submitted (Kueue's
+	// queue-name); Queue may then be left empty: it is the queue the local
+	// queue points at.
+	LocalQueue string `json:"localQueue,omitempty"`
+	// PriorityClass names the priority class the workload claims (Kueue's
+	// WorkloadPriorityClass); Priority may not be above its value. See
+	// PriorityClass.
+	PriorityClass string `json:"priorityClass,omitempty"`
 }
 
 // Request is the workload a caller asks Decide about. It has the shape of a
@@ -160,8 +173,17 @@ type Queue struct {
 	FlavorFungibility FlavorFungibility `json:"flavorFungibility,omitzero"`
 	Preemption        QueuePreemption   `json:"preemption,omitzero"`
 	FairSharing       *QueueFairSharing `json:"fairSharing,omitempty"`
-	// Tenants is the allow-list; empty admits any tenant.
+	// Tenants is the allow-list of tenants by name; empty admits any
+	// tenant. With NamespaceSelector it is one rule, who may submit here:
+	// see Namespace.
 	Tenants []string `json:"tenants,omitempty"`
+	// NamespaceSelector admits the tenants whose namespace's labels it
+	// matches (Kueue's namespaceSelector); nil admits any. See Namespace.
+	NamespaceSelector *labels.Selector `json:"namespaceSelector,omitempty"`
+	// PriorityClasses are the priority classes requests to the queue may
+	// claim; a request must then claim one of them. Empty allows any class
+	// and none. See PriorityClass.
+	PriorityClasses []string `json:"priorityClasses,omitempty"`
 	// QueueingStrategy is BestEffortFIFO (the default: a workload that
 	// cannot be admitted steps aside for the ones behind it) or StrictFIFO
 	// (it holds back every workload behind it in the queue), as in Kueue.

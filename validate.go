@@ -24,8 +24,11 @@ func (s *fixed) validate(r *Request) (msg, field string) {
 	if r.ID == "" {
 		return "must not be empty", "id"
 	}
-	if r.Queue == "" {
+	if r.Queue == "" && r.LocalQueue == "" {
 		return "must not be empty", "queue"
+	}
+	if r.LocalQueue != "" && r.Tenant == "" {
+		return "must name the namespace of local queue " + strconv.Quote(r.LocalQueue), "tenant"
 	}
 	if r.SubmittedAt < 0 {
 		return "must not be negative", "submittedAt"

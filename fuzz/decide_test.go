@@ -20,6 +20,7 @@ func FuzzDecide(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w := gen(data)
 		checkWorld(t, w, nil)
+		checkWorld(t, tenanted(data, w), nil)
 	})
 }
 
@@ -115,6 +116,12 @@ func checkLoop(t *testing.T, store *allot.Store, rec *recorder) {
 	after := store.Load()
 	for k := range ds {
 		rec.decision(fmt.Sprintf("schedule decision %d", k+1), &ds[k])
+		if w, ok := before.Pending(ds[k].Workload); ok && ds[k].Verdict == allot.VerdictAdmit {
+			// The loop admits only what may enter where it waits.
+			if why, _ := naiveEntry(before, allot.Request(w)); why != 0 {
+				t.Fatalf("Schedule admitted %q, which the rule of entry refuses: %v", w.ID, why)
+			}
+		}
 	}
 	rec.state("schedule end", after)
 	for _, d := range ds {
@@ -256,9 +263,10 @@ func checkDecision(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.Re
 	if d.Reason == allot.InvalidRequest && d.Verdict != allot.VerdictReject {
 		fail("InvalidRequest with verdict %v", d.Verdict)
 	}
-	if d.Version != s.Version() || d.Workload != r.ID || d.Queue != r.Queue {
+	if d.Version != s.Version() || d.Workload != r.ID || d.Queue != r.Queue && r.LocalQueue == "" {
 		fail("decision names version %d, workload %q, queue %q", d.Version, d.Workload, d.Queue)
 	}
+	checkEntry(s, r, &d, fail)
 	if d.Message == "" || len(d.Trail) == 0 {
 		fail("no message or trail")
 	}
@@ -309,7 +317,7 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 		gpusOfNode[n.Name] = n.Capacity["gpu"]
 	}
 	topologyAware := b.Options.TopologyAware == nil || *b.Options.TopologyAware
-	q, _ := s.Queue(r.Queue)
+	q, _ := s.Queue(d.Queue)
 
 	// Which pod sets are placed, and how many GPUs each pod gets.
 	k := 0
@@ -325,7 +333,7 @@ func checkAdmission(t *testing.T, b *allot.Builder, s *allot.Snapshot, r allot.R
 			fail("pod set %q on flavor %q, allowed %v", ps.Name, pf.Flavor, ps.Flavors)
 		}
 		if !slices.ContainsFunc(q.Quota, func(fq allot.FlavorQuota) bool { return fq.Flavor == pf.Flavor }) {
-			fail("pod set %q on flavor %q, where queue %q has no quota", ps.Name, pf.Flavor, r.Queue)
+			fail("pod set %q on flavor %q, where queue %q has no quota", ps.Name, pf.Flavor, d.Queue)
 		}
 		hasNodes, hasGPUs := false, false
 		for _, n := range b.Nodes {

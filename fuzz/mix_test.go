@@ -22,8 +22,21 @@ func TestDecideGeneratedWorlds(t *testing.T) {
 	buildErrs := map[error]int{}
 	verdicts := map[allot.Verdict]int{}
 	reasons := map[allot.Reason]int{}
+	entry := map[allot.Reason]int{} // the tenanted worlds' reasons of entry
+	admittedThrough := 0            // tenanted admissions through a local queue, claiming a class
 	for range n {
 		data := randomInput(rng, 600)
+		tw := tenanted(data, gen(data))
+		checkWorld(t, tw, nil)
+		if s, err := tw.B.Build(); err == nil {
+			for _, r := range tw.Requests {
+				d := allot.Decide(s, r)
+				entry[d.Reason]++
+				if d.Verdict == allot.VerdictAdmit && r.LocalQueue != "" && r.PriorityClass != "" {
+					admittedThrough++
+				}
+			}
+		}
 		w := gen(data)
 		// A panic is checkWorld's to report.
 		if s, err, panicked := build(&w.B); err != nil {
@@ -45,6 +58,15 @@ func TestDecideGeneratedWorlds(t *testing.T) {
 		}
 	}
 	t.Logf("%d worlds, %d built; build errors %v; verdicts %v; reasons %v", n, built, buildErrs, verdicts, reasons)
+	t.Logf("with tenancy: reasons %v; %d admitted through a local queue claiming a class", entry, admittedThrough)
+	for _, r := range []allot.Reason{allot.Unauthorized, allot.PriorityNotAllowed, allot.UnknownQueue} {
+		if entry[r] == 0 && !testing.Short() {
+			t.Errorf("no %v among the decisions of %d worlds with tenancy", r, n)
+		}
+	}
+	if admittedThrough == 0 && !testing.Short() {
+		t.Errorf("no admission through a local queue claiming a class in %d worlds", n)
+	}
 	if built < n/3 {
 		t.Errorf("only %d of %d snapshots build", built, n)
 	}

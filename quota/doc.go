@@ -9,8 +9,9 @@
 // (Parents turns the cohorts' names into its links). A Tree keeps beside
 // it each queue's configuration: per flavor and resource its nominal quota
 // and allot's hard and soft caps (FlavorQuota), scaled; the flavors it
-// tries, in order, and its flavor fungibility; a tenant allow-list; and
-// hold.
+// tries, in order, and its flavor fungibility; and hold. Who may submit
+// to a queue is the root's rule (its tenants, namespaces and priority
+// classes).
 //
 // # The fit
 //

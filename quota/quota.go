@@ -3,7 +3,6 @@ package quota
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/allot-sched/allot/internal/res"
 )
@@ -39,8 +38,6 @@ type Queue struct {
 	Cohort int32
 	// Flavors in the order the queue tries them.
 	Flavors []FlavorQuota
-	// Tenants is the sorted allow-list; empty admits anyone.
-	Tenants []string
 	Hold    bool
 	// TryNextWhenBorrowing is Kueue's whenCanBorrow: TryNextFlavor. A
 	// flavor that fits only by borrowing is kept as a fallback while later
@@ -128,15 +125,6 @@ func Parents(cohorts []CohortSpec, queues []Queue, queueCohorts []string) ([]int
 		}
 	}
 	return parents, nil
-}
-
-// Authorized reports whether tenant may submit to queue q.
-func (q *Queue) Authorized(tenant string) bool {
-	if len(q.Tenants) == 0 {
-		return true
-	}
-	_, ok := slices.BinarySearch(q.Tenants, tenant)
-	return ok
 }
 
 // Quota returns the queue's quota on flavor f.

@@ -61,11 +61,3 @@ func TestNewTree(t *testing.T) {
 		t.Errorf("names %q %q", tr.CohortName(0), tr.CohortName(1))
 	}
 }
-
-func TestAuthorized(t *testing.T) {
-	open := Queue{}
-	closed := Queue{Tenants: []string{"team-a", "team-c"}}
-	if !open.Authorized("anyone") || !closed.Authorized("team-c") || closed.Authorized("team-b") || closed.Authorized("") {
-		t.Fatal("allow-list")
-	}
-}

@@ -255,7 +255,8 @@ func (p *parser) queueList(n node) []allot.Queue {
 	var out []allot.Queue
 	for _, e := range p.array(n) {
 		o := p.object(e, "name", "cohort", "quota", "flavorOrder", "flavorFungibility", "preemption",
-			"fairSharing", "tenants", "hold", "userCap", "nonPreemptibleCap", "windows", "slaTier", "queueingStrategy")
+			"fairSharing", "tenants", "hold", "userCap", "nonPreemptibleCap", "windows", "slaTier", "queueingStrategy",
+			"namespaceSelector", "priorityClasses")
 		q := allot.Queue{
 			Name:              p.name(p.need(o, "name")),
 			Cohort:            p.str(o.get("cohort")),
@@ -266,6 +267,8 @@ func (p *parser) queueList(n node) []allot.Queue {
 			QueueingStrategy:  p.str(o.get("queueingStrategy")),
 			UserCap:           p.resourceMap(o.get("userCap")),
 			NonPreemptibleCap: p.resourceMap(o.get("nonPreemptibleCap")),
+			NamespaceSelector: p.selector(o.get("namespaceSelector")),
+			PriorityClasses:   p.queueClasses(o.get("priorityClasses")),
 		}
 		if p.err == nil && slices.Contains(p.queues, q.Name) {
 			p.failf(o.field("name"), "duplicate queue %q", q.Name)

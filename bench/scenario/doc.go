@@ -23,11 +23,31 @@
 // (ignoredResources, e.g. ["ephemeral-storage"]), as allot.Builder's
 // GPUResource and IgnoredResources.
 //
+// Who may submit where, at which priority (allot.Namespace,
+// allot.PriorityClass):
+//
+//	"namespaces": [{"name": "ml", "labels": {"team": "ml"}}],
+//	"localQueues": [{"namespace": "ml", "name": "train", "clusterQueue": "gpu-pool"}],
+//	"priorityClasses": [{"name": "standard", "value": 100}],
+//	"queues": [{"name": "gpu-pool", "priorityClasses": ["standard"],
+//	            "namespaceSelector": {"matchLabels": {"team": "ml"},
+//	                "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["free"]}]}}]
+//
+// A local queue's namespace and queue, and a queue's priority classes,
+// must be the file's; an absent namespaceSelector is none, {} the one that
+// matches every namespace; operator is In, NotIn, Exists or DoesNotExist
+// (the syntax of keys and values is Build's to check). A workload may
+// name localQueue (in the namespace its tenant names) and priorityClass;
+// a pending or running one that names a localQueue may leave queue out.
+//
 // Steps run in order on an allot.Store: decide (with an optional expect,
 // and commit to keep an admission), finish, checkpoint, advance, nodeDown,
-// nodeUp, submit, drain and expectState; and the cluster's churn: addNode
+// nodeUp, submit, drain and expectState; the cluster's churn: addNode
 // and setNode (a node as in nodes), removeNode, removeQueue and
-// removeCohort (a name).
+// removeCohort (a name); and the events of who may submit where:
+// setNamespace (a namespace), removeNamespace (its name), setLocalQueue
+// (a local queue), removeLocalQueue ({"namespace", "name"}),
+// setPriorityClass (a class), removePriorityClass (its name).
 //
 // Marshal writes a snapshot's description (allot.Snapshot.Builder) as a
 // scenario file, which Parse reads back to the same snapshot: a production

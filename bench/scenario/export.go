@@ -14,6 +14,7 @@ import (
 	"github.com/allot-sched/allot/quantity"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/labels"
 )
 
 // Marshal writes the description b (a Builder, as allot.Snapshot.Builder
@@ -48,6 +49,7 @@ func Marshal(name string, b allot.Builder, req *allot.Request) ([]byte, error) {
 	for _, c := range b.Cohorts {
 		f.Cohorts = append(f.Cohorts, cohortOut{Name: c.Name, Parent: c.Parent, Quota: w.quota(c.Quota), FairSharing: weight(c.FairSharing)})
 	}
+	f.Namespaces, f.PriorityClasses, f.LocalQueues = b.Namespaces, b.PriorityClasses, b.LocalQueues
 	for _, q := range b.Queues {
 		f.Queues = append(f.Queues, w.queue(q))
 	}
@@ -98,6 +100,11 @@ type (
 		Options     *optionsOut     `json:"options,omitempty"`
 		FairSharing *fairSharingOut `json:"fairSharing,omitempty"`
 		Request     *workloadOut    `json:"request,omitempty"`
+
+		// Who may submit where, at which priority.
+		Namespaces      []allot.Namespace     `json:"namespaces,omitempty"`
+		LocalQueues     []allot.LocalQueue    `json:"localQueues,omitempty"`
+		PriorityClasses []allot.PriorityClass `json:"priorityClasses,omitempty"`
 	}
 	topologyLevels struct {
 		Levels []string `json:"levels"`
@@ -146,6 +153,10 @@ type (
 		NonPreemptibleCap quantities      `json:"nonPreemptibleCap,omitzero"`
 		Windows           []allot.Window  `json:"windows,omitempty"`
 		SLATier           *allot.SLATier  `json:"slaTier,omitempty"`
+		// NamespaceSelector and PriorityClasses: see allot.Namespace and
+		// allot.PriorityClass.
+		NamespaceSelector *labels.Selector `json:"namespaceSelector,omitempty"`
+		PriorityClasses   []string         `json:"priorityClasses,omitempty"`
 	}
 	fungibilityOut struct {
 		WhenCanBorrow  string `json:"whenCanBorrow,omitempty"`
@@ -172,6 +183,8 @@ type (
 		Preemption      *preemptionSet `json:"preemption,omitempty"`
 		PodSets         []podSetOut    `json:"podSets"`
 		Borrowing       bool           `json:"borrowing,omitempty"`
+		LocalQueue      string         `json:"localQueue,omitempty"`
+		PriorityClass   string         `json:"priorityClass,omitempty"`
 	}
 	preemptionSet struct {
 		Class            allot.PreemptionClass `json:"class,omitzero"`
@@ -305,7 +318,7 @@ func (w *writer) queue(q allot.Queue) queueOut {
 	out := queueOut{Name: q.Name, Cohort: q.Cohort, Quota: w.quota(q.Quota), FlavorOrder: q.FlavorOrder, FairSharing: weight(q.FairSharing),
 		Tenants: q.Tenants, QueueingStrategy: q.QueueingStrategy, Hold: q.Hold,
 		UserCap: w.quantities(q.UserCap, "queue "+q.Name+" userCap"), NonPreemptibleCap: w.quantities(q.NonPreemptibleCap, "queue "+q.Name+" nonPreemptibleCap"),
-		Windows: q.Windows, SLATier: q.SLATier}
+		Windows: q.Windows, SLATier: q.SLATier, NamespaceSelector: q.NamespaceSelector, PriorityClasses: q.PriorityClasses}
 	if ff := q.FlavorFungibility; ff != (allot.FlavorFungibility{}) {
 		f := fungibilityOut(ff)
 		if f.WhenCanBorrow == mayStop {
@@ -327,7 +340,8 @@ func (w *writer) queue(q allot.Queue) queueOut {
 
 func (w *writer) workload(x allot.Workload, kind workloadKind) workloadOut {
 	out := workloadOut{ID: x.ID, Queue: x.Queue, Tenant: x.Tenant, User: x.User, Priority: x.Priority, SubmittedAt: x.SubmittedAt,
-		AdmittedAt: x.AdmittedAt, ExpectedRuntime: x.ExpectedRuntime, Borrowing: x.Borrowing, PodSets: []podSetOut{}}
+		AdmittedAt: x.AdmittedAt, ExpectedRuntime: x.ExpectedRuntime, Borrowing: x.Borrowing, PodSets: []podSetOut{},
+		LocalQueue: x.LocalQueue, PriorityClass: x.PriorityClass}
 	if x.Preemption != (allot.PreemptionSpec{}) {
 		p := preemptionSet(x.Preemption)
 		out.Preemption = &p

@@ -126,6 +126,9 @@ type parser struct {
 	nodes     []string
 	queues    []string
 	pending   []string
+	// namespaces and classes are the file's namespaces and priority
+	// classes, which local queues and queues name.
+	namespaces, classes []string
 	// domains lists, per topology level (and "node"), the domain names the
 	// nodes carry.
 	domains map[string]map[string]bool
@@ -136,7 +139,7 @@ type parser struct {
 func (p *parser) scenario(root node) *Scenario {
 	o := p.object(root, "name", "description", "now", "version", "resources", "gpuResource", "ignoredResources", "topology", "flavors", "nodes",
 		"nodeSets", "cohorts", "queues", "running", "pending", "history", "options", "fairSharing",
-		"expectOrder", "request", "expect", "steps")
+		"expectOrder", "request", "expect", "steps", "namespaces", "localQueues", "priorityClasses")
 	s := &Scenario{
 		Name:        p.str(o.get("name")),
 		Description: p.str(o.get("description")),
@@ -164,7 +167,10 @@ func (p *parser) scenario(root node) *Scenario {
 	b.Flavors = p.flavorList(o.get("flavors"))
 	b.Nodes = p.nodeList(o.get("nodes"), o.get("nodeSets"))
 	b.Cohorts = p.cohorts(o.get("cohorts"))
+	b.Namespaces = p.namespaceList(o.get("namespaces"))
+	b.PriorityClasses = p.priorityClassList(o.get("priorityClasses"))
 	b.Queues = p.queueList(o.get("queues"))
+	b.LocalQueues = p.localQueueList(o.get("localQueues"))
 	for _, n := range p.array(o.get("running")) {
 		b.Running = append(b.Running, p.workload(n, running, p.now))
 	}

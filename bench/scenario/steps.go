@@ -41,13 +41,23 @@ const (
 	StepRemoveQueue
 	// StepRemoveCohort removes the cohort Target.
 	StepRemoveCohort
+	// StepSetNamespace, StepRemoveNamespace, StepSetLocalQueue,
+	// StepRemoveLocalQueue, StepSetPriorityClass and
+	// StepRemovePriorityClass apply Change, the allot event of their name.
+	StepSetNamespace
+	StepRemoveNamespace
+	StepSetLocalQueue
+	StepRemoveLocalQueue
+	StepSetPriorityClass
+	StepRemovePriorityClass
 )
 
 // lastStepKind is the last of the step kinds.
-const lastStepKind = StepRemoveCohort
+const lastStepKind = StepRemovePriorityClass
 
 var stepKindNames = [...]string{"", "decide", "finish", "checkpoint", "advance", "nodeDown", "nodeUp", "submit", "drain", "expectState",
-	"addNode", "removeNode", "setNode", "removeQueue", "removeCohort"}
+	"addNode", "removeNode", "setNode", "removeQueue", "removeCohort",
+	"setNamespace", "removeNamespace", "setLocalQueue", "removeLocalQueue", "setPriorityClass", "removePriorityClass"}
 
 func (k StepKind) String() string {
 	if int(k) < len(stepKindNames) {
@@ -79,6 +89,9 @@ type Step struct {
 	Workload allot.Workload
 	// State is what an expectState step checks.
 	State *State
+	// Change is the event of a step that changes namespaces, local queues
+	// or priority classes.
+	Change allot.Event
 }
 
 // Event returns the store event a step applies; ok is false for the steps
@@ -107,6 +120,8 @@ func (st Step) Event() (ev allot.Event, ok bool) {
 		return allot.RemoveQueue{Queue: st.Target}, true
 	case StepRemoveCohort:
 		return allot.RemoveCohort{Cohort: st.Target}, true
+	case StepSetNamespace, StepRemoveNamespace, StepSetLocalQueue, StepRemoveLocalQueue, StepSetPriorityClass, StepRemovePriorityClass:
+		return st.Change, true
 	}
 	return nil, false
 }
@@ -125,6 +140,8 @@ func (st Step) String() string {
 		return fmt.Sprintf("advance %d", st.Seconds)
 	case StepSubmit:
 		return fmt.Sprintf("submit %q", st.Workload.ID)
+	case StepSetNamespace, StepRemoveNamespace, StepSetLocalQueue, StepRemoveLocalQueue, StepSetPriorityClass, StepRemovePriorityClass:
+		return fmt.Sprintf("%s %q", st.Kind, tenancyTarget(st.Change))
 	}
 	return st.Kind.String()
 }
@@ -212,6 +229,8 @@ func (p *parser) step(n node, now int64) Step {
 		}
 	case StepExpectState:
 		st.State = p.state(v)
+	default:
+		st.Change = p.tenancyStep(st.Kind, v)
 	}
 	return st
 }

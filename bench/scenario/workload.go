@@ -24,14 +24,17 @@ const placementOnly = "only running workloads have a placement"
 // workload reads a workload; its times must not be later than now.
 func (p *parser) workload(n node, kind workloadKind, now int64) allot.Workload {
 	o := p.object(n, "id", "queue", "tenant", "user", "priority", "submittedAt", "admittedAt",
-		"expectedRuntime", "preemption", "podSets", "borrowing")
+		"expectedRuntime", "preemption", "podSets", "borrowing", "localQueue", "priorityClass")
 	if kind != running {
 		p.forbid(o, placementOnly, "admittedAt", "borrowing")
 	}
 	id, queue, podSets := o.get("id"), o.get("queue"), o.get("podSets")
 	name := p.str
 	if kind != request {
-		id, queue, podSets = p.need(o, "id"), p.need(o, "queue"), p.need(o, "podSets")
+		id, podSets = p.need(o, "id"), p.need(o, "podSets")
+		if !o.has("localQueue") {
+			queue = p.need(o, "queue") // else the local queue's
+		}
 		name = p.name
 	}
 	w := allot.Workload{
@@ -44,6 +47,8 @@ func (p *parser) workload(n node, kind workloadKind, now int64) allot.Workload {
 		AdmittedAt:      p.instant(o.get("admittedAt"), now),
 		ExpectedRuntime: p.seconds(o.get("expectedRuntime")),
 		Borrowing:       p.boolean(o.get("borrowing")),
+		LocalQueue:      p.str(o.get("localQueue")),
+		PriorityClass:   p.str(o.get("priorityClass")),
 	}
 	if o.has("preemption") {
 		po := p.object(o.get("preemption"), "class", "lastCheckpointAt")
