@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -31,9 +32,16 @@ type Result struct {
 	// window.
 	Utilization       float64 `json:"utilization"`
 	UsefulUtilization float64 `json:"usefulUtilization"`
+	// Config names the configuration of the run (Options.Config), empty
+	// without one.
+	Config string `json:"config,omitempty"`
 	// Waits are queue waits (submission to first start), per priority
 	// class, in seconds.
 	Waits []ClassWaits `json:"waits"`
+	// Queues are the figures of each queue of the run (the
+	// configuration's that received jobs, or the trace's own), in name
+	// order.
+	Queues []QueueStats `json:"queues"`
 	// GPUHours is all the GPU-time run, lost work included.
 	GPUHours float64 `json:"gpuHours"`
 	// Admissions counts every start, restarts after eviction included.
@@ -70,6 +78,20 @@ type Result struct {
 	Series []Sample `json:"series"`
 }
 
+// Label names the run in a report: its policy, after its configuration
+// when it has one ("teams allot").
+func (r *Result) Label() string { return label(r.Config, r.Policy) }
+
+// Label names the replay as Result.Label does.
+func (r *PackResult) Label() string { return label(r.Config, r.Policy) }
+
+func label(config, policy string) string {
+	if config == "" {
+		return policy
+	}
+	return config + " " + policy
+}
+
 // ClassWaits are the queue waits of one priority class.
 type ClassWaits struct {
 	Class  string  `json:"class"`
@@ -77,6 +99,23 @@ type ClassWaits struct {
 	Median float64 `json:"median"`
 	P90    float64 `json:"p90"`
 	P99    float64 `json:"p99"`
+}
+
+// QueueStats are one queue's figures: its jobs, their queue waits in
+// seconds, the GPU-hours of the jobs it completed and the most GPUs its
+// running jobs held at once (beyond its nominal quota: it borrowed). A
+// preemption's victim no longer counts once it starts terminating: its
+// quota has passed to its preemptor.
+type QueueStats struct {
+	Queue     string  `json:"queue"`
+	Jobs      int     `json:"jobs"`
+	Completed int     `json:"completed"`
+	Rejected  int     `json:"rejected"`
+	Median    float64 `json:"median"`
+	P90       float64 `json:"p90"`
+	P99       float64 `json:"p99"`
+	GPUHours  float64 `json:"gpuHours"`
+	PeakGPUs  int64   `json:"peakGpus"`
 }
 
 // Sample is the cluster at one instant.
@@ -88,6 +127,19 @@ type Sample struct {
 	// zero when nothing waits.
 	NodeShare     float64 `json:"nodeShare"`
 	StrandedShare float64 `json:"strandedShare"`
+}
+
+// queueTally gathers one queue's figures.
+type queueTally struct {
+	QueueStats
+	waits []float64
+}
+
+func (r *run) configName() string {
+	if r.o.Config == nil {
+		return ""
+	}
+	return r.o.Config.Name
 }
 
 type fragStats struct {
@@ -107,7 +159,7 @@ func (r *run) sample() {
 	r.frag.mix += r.mixFragmentation(r.mix).StrandedShare
 	if smp.Waiting > 0 {
 		var f gang.Fragmentation
-		if r.p.TopologyAware {
+		if r.topo {
 			f = s.Fragmentation()
 		} else {
 			f = r.bindingFragmentation(s)
@@ -140,24 +192,35 @@ func (r *run) bindingFragmentation(s *allot.Snapshot) gang.Fragmentation {
 }
 
 func (r *run) result() *Result {
-	res := &Result{Policy: r.p.Name, GPUs: r.gpus, Jobs: len(r.jobs), Admissions: r.admissions, Decisions: r.decisions, Series: r.series}
+	res := &Result{Policy: r.p.Name, Config: r.configName(), GPUs: r.gpus, Jobs: len(r.jobs), Admissions: r.admissions, Decisions: r.decisions, Series: r.series}
 	first := int64(math.MaxInt64)
 	waits := map[string][]float64{}
+	queues := map[string]*queueTally{}
 	var jct []float64
 	for i := range r.jobs {
 		js := &r.jobs[i]
 		first = min(first, js.j.Submit)
 		res.Evictions += js.evictions
+		q := queues[js.queue]
+		if q == nil {
+			q = &queueTally{QueueStats: QueueStats{Queue: js.queue}}
+			queues[js.queue] = q
+		}
+		q.Jobs++
 		switch js.state {
 		case done:
 			res.Completed++
+			q.Completed++
+			q.GPUHours += float64(js.j.Duration) * float64(js.j.GPUs) / 3600
 			jct = append(jct, float64(js.end-js.j.Submit))
 		case rejected:
 			res.Rejected++
+			q.Rejected++
 		default:
 			res.Unfinished++
 		}
 		if js.firstRun >= 0 {
+			q.waits = append(q.waits, float64(js.firstRun-js.j.Submit))
 			c := js.j.PriorityClass
 			if c == "" {
 				c = "default"
@@ -206,6 +269,13 @@ func (r *run) result() *Result {
 		w := waits[c]
 		slices.Sort(w)
 		res.Waits = append(res.Waits, ClassWaits{Class: c, Jobs: len(w), Median: trace.Percentile(w, 0.5), P90: trace.Percentile(w, 0.9), P99: trace.Percentile(w, 0.99)})
+	}
+	for _, name := range slices.Sorted(maps.Keys(queues)) {
+		q := queues[name]
+		slices.Sort(q.waits)
+		q.Median, q.P90, q.P99 = trace.Percentile(q.waits, 0.5), trace.Percentile(q.waits, 0.9), trace.Percentile(q.waits, 0.99)
+		q.PeakGPUs = r.queueBusy[name].peak
+		res.Queues = append(res.Queues, q.QueueStats)
 	}
 	if len(jct) > 0 {
 		slices.Sort(jct)

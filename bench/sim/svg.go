@@ -39,7 +39,7 @@ func lineChart(w io.Writer, title, yLabel string, rs []*Result, y func(Sample) f
 	var ss []series
 	xMax := 0.0
 	for _, r := range rs {
-		s := series{name: r.Policy}
+		s := series{name: r.Label()}
 		if len(r.Series) == 0 {
 			ss = append(ss, s)
 			continue
@@ -136,7 +136,7 @@ func WaitsSVG(w io.Writer, rs []*Result) error {
 		}
 	}
 	for i, r := range rs {
-		legend(&b, i, r.Policy, palette[i%len(palette)])
+		legend(&b, i, r.Label(), palette[i%len(palette)])
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="#555">bars reach p90; ticks mark p50 and p99</text>`+"\n", padL, chartH-8)
 	b.WriteString("</svg>\n")
