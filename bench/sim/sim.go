@@ -233,7 +233,12 @@ type run struct {
 	admissions                                   int
 	decisions                                    int
 	series                                       []Sample
-	frag                                         fragStats
+	// activeEnd is the last start or rejection of a job; activeBusy and
+	// activeLost the GPU-seconds run and lost until then (see activity).
+	activeEnd, activeBusy, activeLost int64
+	// scratch, scratch2 and blockSeen are shapeBlocked's buffers.
+	scratch, scratch2 []room
+	blockSeen         map[blockKey]bool
 
 	// delay is the victims' termination delay (0: one phase); audit the
 	// store's records of an instant.
@@ -617,6 +622,7 @@ func (r *run) account(ds []outcome) error {
 			}
 			js.state = rejected
 			r.open--
+			r.activity()
 		}
 	}
 	clear(r.audit)
@@ -695,6 +701,7 @@ func (r *run) start(js *jobState) {
 	if js.firstRun < 0 {
 		js.firstRun = r.now
 	}
+	r.activity()
 	r.busyGPUs += int64(js.j.GPUs)
 	r.queueRuns(js, 1)
 	heap.Push(&r.ev, event{at: r.now + js.remaining, kind: evFinish, job: r.byID[js.j.ID], gen: js.gen})

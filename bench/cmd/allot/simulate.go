@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,8 +66,11 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    GPUs booked and idle until it is gone and its
                    preemptor holding its room; 0 commits them in one
                    phase, the victims gone at once
-  -out DIR         also write report.json, results.csv, series.csv and the
-                   charts utilization.svg, waits.svg, fragmentation.svg
+  -out DIR         also write report.json, results.csv (a row per run, a
+                   column per figure, wait columns per class), series.csv
+                   (the samples) and the charts utilization.svg,
+                   backlog.svg, fragmentation.svg, blocked.svg (over the
+                   active window) and waits.svg
   -pack            the packing replay of FGD's experiment instead of the
                    replay in time: every job arrives in order and never
                    leaves, and the table reports the GPUs left unallocated
@@ -90,7 +90,7 @@ more than two seconds.
 func simulate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("allot simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage+"\n"+simulateLegend) }
 	shape := sim.DefaultShape()
 	spec := fs.String("trace", "synthetic", "")
 	policies := fs.String("policies", "fifo,kueue,slurm,allot", "")
@@ -223,7 +223,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 			results = append(results, r)
 		}
 	}
-	printTable(stdout, results, walls)
+	printTable(stdout, results)
 	if configs[0] != nil {
 		printQueues(stdout, results)
 	}
@@ -234,6 +234,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "\nreport written to %s\n", *out)
 	}
+	printTiming(stdout, results, walls)
 	return 0
 }
 
@@ -370,113 +371,6 @@ func writePackReport(dir string, tr *trace.Trace, rs []*sim.PackResult) error {
 	return os.WriteFile(filepath.Join(dir, "pack.json"), append(b, '\n'), 0o644)
 }
 
-// printTable prints one row per policy: the four health numbers first.
-func printTable(w io.Writer, rs []*sim.Result, walls []time.Duration) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tutil\tuseful\twait p50/p90/p99 (s)\tpreempt/100\tlost GPU-h\tfrag nodes\tfrag GPUs\tfrag>10%\tfrag mix\tjobs/h\tJCT mean (s)\tJCT p99 (s)\tdone\trejected\tdecisions\tdecisions/s\t")
-	for i, r := range rs {
-		all := allWaits(r)
-		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%s\t%.2f\t%.1f\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t%.2f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t\n",
-			r.Label(), 100*r.Utilization, 100*r.UsefulUtilization, all, r.PreemptionRate, r.LostGPUHours,
-			100*r.FragNodeShare, 100*r.FragStrandedShare, 100*r.FragAbove10, 100*r.FragMix, r.Throughput, r.JCTMean, r.JCTP99,
-			r.Completed, r.Rejected, r.Decisions, float64(r.Decisions)/walls[i].Seconds())
-	}
-	tw.Flush()
-	for _, r := range rs {
-		if r.NodeFailures > 0 {
-			fmt.Fprintf(w, "%s: %d node failures stopped %d jobs, losing %.1f GPU-hours\n", r.Label(), r.NodeFailures, r.Interruptions, r.FailureLostGPUHours)
-		}
-	}
-	fmt.Fprintln(w, "\nqueue wait by priority class, seconds (p50 / p90 / p99):")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t", r.Label())
-		for _, c := range r.Waits {
-			fmt.Fprintf(tw, "%s: %.0f / %.0f / %.0f\t", c.Class, c.Median, c.P90, c.P99)
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-}
-
-// allWaits renders the waits of the most-populated class.
-func allWaits(r *sim.Result) string {
-	best := -1
-	for i, c := range r.Waits {
-		if best < 0 || c.Jobs > r.Waits[best].Jobs {
-			best = i
-		}
-	}
-	if best < 0 {
-		return "-"
-	}
-	c := r.Waits[best]
-	return fmt.Sprintf("%s %.0f/%.0f/%.0f", c.Class, c.Median, c.P90, c.P99)
-}
-
-// writeReport writes the results as JSON, a CSV row per policy and a CSV
-// of the sampled series.
-func writeReport(dir string, tr *trace.Trace, rs []*sim.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(struct {
-		Trace   string        `json:"trace"`
-		Jobs    int           `json:"jobs"`
-		Results []*sim.Result `json:"results"`
-	}{tr.Name, len(tr.Jobs), rs}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-	rows := [][]string{{"policy", "config", "utilization", "useful_utilization", "preemption_rate", "lost_gpu_hours", "frag_node_share", "frag_stranded_share", "frag_above_10", "frag_mix", "throughput", "jct_mean", "jct_p99", "completed", "rejected", "decisions"}}
-	for _, r := range rs {
-		rows = append(rows, []string{r.Policy, r.Config, f(r.Utilization), f(r.UsefulUtilization), f(r.PreemptionRate), f(r.LostGPUHours),
-			f(r.FragNodeShare), f(r.FragStrandedShare), f(r.FragAbove10), f(r.FragMix), f(r.Throughput), f(r.JCTMean), f(r.JCTP99),
-			strconv.Itoa(r.Completed), strconv.Itoa(r.Rejected), strconv.Itoa(r.Decisions)})
-	}
-	if err := writeCSV(filepath.Join(dir, "results.csv"), rows); err != nil {
-		return err
-	}
-	rows = [][]string{{"policy", "config", "at", "utilization", "waiting", "frag_node_share", "frag_stranded_share"}}
-	for _, r := range rs {
-		for _, s := range r.Series {
-			rows = append(rows, []string{r.Policy, r.Config, strconv.FormatInt(s.At, 10), f(s.Utilization), strconv.Itoa(s.Waiting), f(s.NodeShare), f(s.StrandedShare)})
-		}
-	}
-	if err := writeCSV(filepath.Join(dir, "series.csv"), rows); err != nil {
-		return err
-	}
-	for name, chart := range map[string]func(io.Writer, []*sim.Result) error{
-		"utilization.svg": sim.UtilizationSVG, "waits.svg": sim.WaitsSVG, "fragmentation.svg": sim.FragmentationSVG,
-	} {
-		var buf bytes.Buffer
-		if err := chart(&buf, rs); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func writeCSV(path string, rows [][]string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	if err := w.WriteAll(rows); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // runLabel names a run of policy p on configuration c (nil: none) as its
 // result's Label does.
 func runLabel(c *sim.Config, p sim.Policy) string {
@@ -539,21 +433,6 @@ func configCluster(c *sim.Config, o sim.Options) string {
 		gpus, nodes = o.Shape.GPUs(), o.Shape.Nodes
 	}
 	return fmt.Sprintf("%d GPUs on %d nodes", gpus, nodes)
-}
-
-// printQueues prints each run's queues: their jobs, queue waits, the
-// GPU-hours of the jobs they completed and the most GPUs they ran on at
-// once.
-func printQueues(w io.Writer, rs []*sim.Result) {
-	fmt.Fprintln(w, "\nper queue:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "run\tqueue\tjobs\tdone\trejected\twait p50 (s)\tp90\tp99\tGPU-h done\tpeak GPUs\t")
-	for _, r := range rs {
-		for _, q := range r.Queues {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%d\t\n", r.Label(), q.Queue, q.Jobs, q.Completed, q.Rejected, q.Median, q.P90, q.P99, q.GPUHours, q.PeakGPUs)
-		}
-	}
-	tw.Flush()
 }
 
 // configGPUs is the GPUs of the nodes a configuration lists.
