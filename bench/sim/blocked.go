@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/allot-sched/allot"
+import (
+	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/bench/trace"
+)
 
 // The shape-blocked figure of fragmentation: at a sample, some waiting job
 // asks for no more GPUs than the usable nodes have free, yet its pods fit
@@ -26,40 +29,44 @@ func (r *run) shapeBlocked(s *allot.Snapshot) (blocked bool, free int64) {
 	if free == 0 {
 		return false, 0
 	}
-	clear(r.blockSeen)
-	if r.blockSeen == nil {
-		r.blockSeen = map[blockKey]bool{}
-	}
-	check := func(i int32) bool {
-		j := r.jobs[i].j
-		if int64(j.GPUs) > free {
-			return false
-		}
-		k := blockKey{gpus: j.GPUs, per: r.podGPUs(j)}
-		if r.cpu {
-			k.cpu = j.CPUMilli
-		}
-		if r.mem {
-			k.mem = j.MemoryMiB << 20
-		}
-		if _, seen := r.blockSeen[k]; seen {
-			return false
-		}
-		fits := r.fitsFree(k)
-		r.blockSeen[k] = !fits
-		return !fits
-	}
-	for _, i := range r.hold {
-		if check(i) {
-			return true, free
-		}
-	}
-	for _, id := range s.PendingIDs() {
-		if i, ok := r.byID[id]; ok && check(i) {
+	// Any waiting shape will do: the order of the look does not matter.
+	for k, n := range r.waitingShapes {
+		if n > 0 && int64(k.gpus) <= free && !r.fitsFree(k) {
 			return true, free
 		}
 	}
 	return false, free
+}
+
+// shapeOf is the shape of job j's pods.
+func (r *run) shapeOf(j *trace.Job) blockKey {
+	k := blockKey{gpus: j.GPUs, per: r.podGPUs(j)}
+	if r.cpu {
+		k.cpu = j.CPUMilli
+	}
+	if r.mem {
+		k.mem = j.MemoryMiB << 20
+	}
+	return k
+}
+
+// queue counts js among the waiting jobs, by shape, or no longer: the
+// arrived jobs that wait, pending or holding quota, and not preemptors
+// holding their room for their victims to go.
+func (r *run) queue(js *jobState, waits bool) {
+	if js.queued == waits {
+		return
+	}
+	js.queued = waits
+	if r.waitingShapes == nil {
+		r.waitingShapes = map[blockKey]int32{}
+	}
+	k := r.shapeOf(js.j)
+	if waits {
+		r.waitingShapes[k]++
+	} else if r.waitingShapes[k]--; r.waitingShapes[k] == 0 {
+		delete(r.waitingShapes, k)
+	}
 }
 
 // freeRooms appends the free room of every usable node: allot's placement

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -180,13 +181,21 @@ func (r *run) configName() string {
 
 // sample records the cluster now, measuring fragmentation against the
 // trace's mix and, when work waits, against what waits.
-func (r *run) sample() {
+func (r *run) sample() error {
 	s := r.st.Load()
 	smp := Sample{At: r.now, Utilization: float64(r.busyGPUs) / float64(r.gpus), Waiting: s.NumPending() + len(r.hold)}
 	if r.mix == nil {
 		r.mix = r.targetMix()
 	}
 	smp.MixShare = r.mixFragmentation(r.mix).StrandedShare
+	// The waiting jobs the simulator counts by shape are the store's.
+	n := 0
+	for _, c := range r.waitingShapes {
+		n += int(c)
+	}
+	if n != smp.Waiting {
+		return fmt.Errorf("at %d s the simulator counts %d jobs waiting, the store %d pending and %d holding", r.now, n, s.NumPending(), len(r.hold))
+	}
 	if smp.Waiting > 0 {
 		var f gang.Fragmentation
 		if r.topo {
@@ -200,6 +209,7 @@ func (r *run) sample() {
 		}
 	}
 	r.series = append(r.series, smp)
+	return nil
 }
 
 // bindingFragmentation measures the simulator's own node binding (quota-

@@ -176,8 +176,10 @@ type jobState struct {
 	// queue is the run's queue of the job (Config.Assign); flavors, for a
 	// job admitted on quota alone, the flavor of each pod set, which its
 	// pods are bound to.
-	queue     string
-	flavors   []int32
+	queue   string
+	flavors []int32
+	// queued: counted among the waiting jobs (see run.queue).
+	queued    bool
 	evictions int
 	// stopped is when a terminating job was preempted; busy, that its
 	// pods held GPUs then, which they hold until they terminate.
@@ -236,9 +238,10 @@ type run struct {
 	// activeEnd is the last start or rejection of a job; activeBusy and
 	// activeLost the GPU-seconds run and lost until then (see activity).
 	activeEnd, activeBusy, activeLost int64
-	// scratch, scratch2 and blockSeen are shapeBlocked's buffers.
+	// waitingShapes counts the waiting jobs by shape (see queue); scratch
+	// and scratch2 are shapeBlocked's buffers.
+	waitingShapes     map[blockKey]int32
 	scratch, scratch2 []room
-	blockSeen         map[blockKey]bool
 
 	// delay is the victims' termination delay (0: one phase); audit the
 	// store's records of an instant.
@@ -446,7 +449,9 @@ func (r *run) loop() error {
 			return err
 		}
 		if sample {
-			r.sample()
+			if err := r.sample(); err != nil {
+				return err
+			}
 		}
 		if r.o.Progress != nil {
 			r.o.Progress(len(r.jobs)-r.open, len(r.jobs))
@@ -472,6 +477,7 @@ func (r *run) apply(e event, sample *bool) error {
 	switch e.kind {
 	case evArrive:
 		r.arrived = append(r.arrived, e.job)
+		r.queue(js, true)
 		_, err := r.st.Apply(allot.Submit{Workload: r.workload(js)})
 		return err
 	case evTerminate:
@@ -609,6 +615,10 @@ func (r *run) account(ds []outcome) error {
 			r.admitted(jid)
 		case rec.Kind == allot.AuditEvicted && rec.Preemptor != "":
 			r.evicted(&r.jobs[jid])
+		case rec.Kind == allot.AuditHeld:
+			r.queue(&r.jobs[jid], false)
+		case rec.Kind == allot.AuditReleased && r.jobs[jid].state == waiting:
+			r.queue(&r.jobs[jid], true)
 		}
 	}
 	for _, d := range ds {
@@ -621,6 +631,7 @@ func (r *run) account(ds []outcome) error {
 				r.withdraw(js.j.ID)
 			}
 			js.state = rejected
+			r.queue(js, false)
 			r.open--
 			r.activity()
 		}
@@ -643,6 +654,7 @@ func (r *run) admitted(jid int32) {
 	}
 	js.state = holding
 	r.hold = append(r.hold, jid)
+	r.queue(js, true) // it waits for nodes, as one that was held waited for its victims
 	r.quotaFlavors(js)
 }
 
@@ -697,6 +709,7 @@ func (r *run) admitArrivals() error {
 
 func (r *run) start(js *jobState) {
 	js.state, js.start, js.saved = runningState, r.now, 0
+	r.queue(js, false)
 	js.gen++
 	if js.firstRun < 0 {
 		js.firstRun = r.now
@@ -717,6 +730,7 @@ func (r *run) evicted(js *jobState) {
 		// A preemptor evicted while it held its room never started: it
 		// waits on.
 		js.evictions++
+		r.queue(js, true)
 		return
 	case r.delay == 0:
 		r.interrupted(js, false)
@@ -728,6 +742,7 @@ func (r *run) evicted(js *jobState) {
 	}
 	r.stop(js, false)
 	js.state, js.stopped = terminating, r.now
+	r.queue(js, false)
 	heap.Push(&r.ev, event{at: r.now + r.delay, kind: evTerminate, job: r.byID[js.j.ID], gen: js.gen})
 }
 
@@ -743,6 +758,7 @@ func (r *run) terminated(js *jobState) {
 		r.release(js)
 	}
 	js.state, js.busy = waiting, false
+	r.queue(js, true)
 	js.gen++
 }
 
@@ -757,6 +773,7 @@ func (r *run) interrupted(js *jobState, failure bool) {
 		r.queueRuns(js, -1)
 	}
 	js.state = waiting
+	r.queue(js, true)
 }
 
 // stop accounts for the work a stopped job loses: a running one keeps the
