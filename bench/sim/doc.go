@@ -19,8 +19,12 @@
 //     arrived demand reaches the capacity and at the end, and the
 //     fragmentation then against the trace's own pod mix.
 //
-// The cluster is a uniform Shape, or a trace's own node list
-// (Options.Nodes). A node list that declares CPU and memory has them
+// The cluster and queues are a team's own configuration (Options.Config, a
+// scenario file, the trace's queues mapped onto its queues), or else one
+// queue per queue of the trace with the GPUs split evenly among them; a
+// policy overlays a configuration (see Config). The
+// nodes are the configuration's, or a uniform Shape, or a trace's own
+// node list (Options.Nodes). A node list that declares CPU and memory has them
 // booked beside the GPUs. A policy without topology awareness admits on
 // quota alone and the simulator binds the pods to nodes first fit, as
 // Kueue does without topology-aware scheduling.

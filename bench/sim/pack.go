@@ -13,6 +13,8 @@ import (
 // PackResult is one policy's packing replay (see Pack).
 type PackResult struct {
 	Policy string `json:"policy"`
+	// Config names the configuration (Options.Config), empty without one.
+	Config string `json:"config,omitempty"`
 	// GPUs is the cluster's capacity.
 	GPUs int64 `json:"gpus"`
 	// Pods counts the arrivals, one per job of the trace (a pod of openb;
@@ -104,7 +106,7 @@ func newPacker(tr *trace.Trace, p Policy, o Options) (*packer, error) {
 	if err != nil {
 		return nil, err
 	}
-	pk := &packer{run: r, out: &PackResult{Policy: p.Name, GPUs: r.gpus, Pods: len(r.jobs)}}
+	pk := &packer{run: r, out: &PackResult{Policy: p.Name, Config: r.configName(), GPUs: r.gpus, Pods: len(r.jobs)}}
 	pk.mix = pk.targetMix()
 	pk.order = make([]int32, len(r.jobs))
 	for i := range pk.order {
@@ -180,7 +182,10 @@ func (pk *packer) arrive(js *jobState) error {
 		// One writer and no clock: a refused commit is a simulator bug.
 		return err
 	}
-	if !pk.p.TopologyAware && !pk.bind(js) {
+	if !pk.topo {
+		pk.quotaFlavors(js)
+	}
+	if !pk.topo && !pk.bind(js) {
 		// Admitted on quota, but no node holds its pods: it fails and
 		// its quota goes back.
 		_, err := pk.st.Apply(allot.Finish{ID: j.ID})

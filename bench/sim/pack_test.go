@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/allot-sched/allot/bench/trace"
@@ -208,9 +209,9 @@ func TestPackAgreesWithTheStore(t *testing.T) {
 		t.Fatalf("resources %v: CPU and memory not booked", s.Resources())
 	}
 	for i := range pk.free {
-		v, ok := s.NodeFree(nodeName(i))
+		v, ok := s.NodeFree("n" + strconv.Itoa(i))
 		if !ok {
-			t.Fatalf("no node %s", nodeName(i))
+			t.Fatalf("no node %s", "n"+strconv.Itoa(i))
 		}
 		pk.free[i] = room{gpus: int32(v["gpu"]), cpu: v["cpu"], mem: v["memory"]}
 	}

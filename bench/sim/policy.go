@@ -30,9 +30,18 @@ type Policy struct {
 	// FairSharing orders admissions and preemptions by dominant share.
 	FairSharing bool `json:"fairSharing,omitempty"`
 	// Topology asks multi-pod jobs to prefer one domain of this level
-	// (empty: no preference).
+	// (empty: no preference; a level the cluster lacks is none either).
 	Topology string `json:"topology,omitempty"`
+	// AsConfigured runs a configuration (Options.Config) as written, its
+	// options, fair sharing and queues' strategies and preemption
+	// included: the other switches, which otherwise overlay it, are not
+	// read.
+	AsConfigured bool `json:"asConfigured,omitempty"`
 }
+
+// ConfigPolicy is the built-in policy that runs a configuration as
+// written.
+var ConfigPolicy = Policy{Name: "config", AsConfigured: true}
 
 // Policies are the four built-in policies, in report order.
 func Policies() []Policy {
@@ -46,6 +55,9 @@ func Policies() []Policy {
 
 // PolicyByName finds a built-in policy.
 func PolicyByName(name string) (Policy, bool) {
+	if name == ConfigPolicy.Name {
+		return ConfigPolicy, true
+	}
 	for _, p := range Policies() {
 		if p.Name == name {
 			return p, true

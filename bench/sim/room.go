@@ -150,7 +150,7 @@ func (r *run) targetMix() []shapeCount {
 // (the trace's own, FGD's target workload): allot's placement state when
 // admission is topology-aware, the simulator's own binding otherwise.
 func (r *run) mixFragmentation(mix []shapeCount) gang.Fragmentation {
-	if !r.p.TopologyAware {
+	if !r.topo {
 		return r.measureBinding(mix)
 	}
 	s := r.st.Load()
@@ -161,15 +161,24 @@ func (r *run) mixFragmentation(mix []shapeCount) gang.Fragmentation {
 	demand := make([]gang.Demand, len(mix))
 	for k, m := range mix {
 		var v res.Vec
-		v[idx["gpu"]] = int64(m.pod.gpus)
+		v[idx[r.gpuName]] = int64(m.pod.gpus)
 		if r.cpu {
 			v[idx["cpu"]] = m.pod.cpu
 		}
 		if r.mem {
 			v[idx["memory"]] = m.pod.mem
 		}
-		// Every node is of the one flavor, index 0.
-		demand[k] = gang.Demand{Count: m.count, GPUs: int(m.pod.gpus), Res: v, Flavors: 1}
+		// A pod of the mix may land on any flavor.
+		demand[k] = gang.Demand{Count: m.count, GPUs: int(m.pod.gpus), Res: v, Flavors: allFlavors(len(r.flavors))}
 	}
 	return s.FragmentationOf(demand)
+}
+
+// allFlavors is the flavor mask of gang.Demand with the first n flavors
+// set (at most 64).
+func allFlavors(n int) uint64 {
+	if n >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<n - 1
 }

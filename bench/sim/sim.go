@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/bench/trace"
@@ -78,6 +77,10 @@ type Options struct {
 	NodeMTBF    int64
 	RepairTime  int64
 	FailureSeed uint64
+	// Config, when set, is the team's own cluster and queues in place of
+	// the equal split among the trace's queues; its nodes, when it lists
+	// them, replace Shape and Nodes. See Config.
+	Config *Config
 	// TerminationDelay is how long, in simulated seconds, a preemption's
 	// victim takes to terminate. The store commits preemptions in two
 	// phases (allot.Options.TwoPhasePreemption): until the victim has
@@ -170,6 +173,13 @@ type jobState struct {
 	end       int64   // completion
 	boundTo   []int32 // the node of every bound pod
 	boundGPUs []int32 // and its GPUs
+	// queue is the run's queue of the job (Config.Assign); flavors, for a
+	// job admitted on quota alone, the flavor of each pod set, which its
+	// pods are bound to.
+	queue   string
+	flavors []int32
+	// queued: counted among the waiting jobs (see run.queue).
+	queued    bool
 	evictions int
 	// stopped is when a terminating job was preempted; busy, that its
 	// pods held GPUs then, which they hold until they terminate.
@@ -186,13 +196,30 @@ type run struct {
 	ev     events
 	now    int64
 	gpus   int64
-	cpu    bool    // CPU is booked on nodes (see Options.Nodes)
-	mem    bool    // and memory
-	nodes  []room  // capacity per node
-	widest int32   // GPUs of the largest node
-	free   []room  // free room per node, for binding without topology awareness
-	hold   []int32 // jobs holding quota in admission order
-	open   int     // jobs not yet done or rejected
+	cpu    bool   // CPU is booked on nodes (see Options.Nodes)
+	mem    bool   // and memory
+	nodes  []room // capacity per node
+	widest int32  // GPUs of the largest node
+	free   []room // free room per node, for binding without topology awareness
+	total  room   // the CPU and memory of the nodes that are up
+	// names and nodeFlavor are each node's name and flavor (an index into
+	// flavors); unusable marks the nodes the configuration has down or
+	// cordoned, which never fail nor come up.
+	names      []string
+	nodeFlavor []int32
+	flavors    []string
+	unusable   []bool
+	// gpuName is the GPU resource's name; topo that admission is
+	// topology-aware; level the topology level multi-pod jobs prefer
+	// ("": none); queueOf maps the trace's queues to the configuration's.
+	gpuName string
+	topo    bool
+	level   string
+	queueOf map[string]string
+	// queueBusy is each queue's GPUs running now and at most.
+	queueBusy map[string]struct{ now, peak int64 }
+	hold      []int32 // jobs holding quota in admission order
+	open      int     // jobs not yet done or rejected
 	// freed and arrived describe the current instant: whether room came
 	// free (a completion) and which jobs arrived.
 	freed   bool
@@ -208,7 +235,13 @@ type run struct {
 	admissions                                   int
 	decisions                                    int
 	series                                       []Sample
-	frag                                         fragStats
+	// activeEnd is the last start or rejection of a job; activeBusy and
+	// activeLost the GPU-seconds run and lost until then (see activity).
+	activeEnd, activeBusy, activeLost int64
+	// waitingShapes counts the waiting jobs by shape (see queue); scratch
+	// and scratch2 are shapeBlocked's buffers.
+	waitingShapes     map[blockKey]int32
+	scratch, scratch2 []room
 
 	// delay is the victims' termination delay (0: one phase); audit the
 	// store's records of an instant.
@@ -250,7 +283,9 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 		if o.NodeMTBF > 0 {
 			r.rng = rand.New(rand.NewPCG(o.FailureSeed, 0x6661696c))
 			for n := range r.nodes {
-				r.nextFailure(int32(n))
+				if r.unusable == nil || !r.unusable[n] {
+					r.nextFailure(int32(n))
+				}
 			}
 		}
 	}
@@ -267,7 +302,10 @@ func Run(tr *trace.Trace, p Policy, o Options) (*Result, error) {
 // newRun builds the policy's cluster and store and takes in the trace's
 // jobs: what Run and Pack share.
 func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
-	r := &run{p: p, o: o, byID: make(map[string]int32, len(tr.Jobs)), delay: o.TerminationDelay}
+	if p.AsConfigured && o.Config == nil {
+		return nil, fmt.Errorf("policy %s runs a configuration as written: it needs one", p.Name)
+	}
+	r := &run{p: p, o: o, byID: make(map[string]int32, len(tr.Jobs)), delay: o.TerminationDelay, queueBusy: map[string]struct{ now, peak int64 }{}}
 	if r.delay == 0 {
 		r.delay = DefaultTerminationDelay
 	}
@@ -277,6 +315,7 @@ func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
 		return nil, err
 	}
 	b.Options.TwoPhasePreemption = r.delay > 0
+	r.topo = b.Options.TopologyAware == nil || *b.Options.TopologyAware
 	snap, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", p.Name, err)
@@ -284,7 +323,6 @@ func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
 	if r.st, err = allot.NewStoreWith(snap, allot.StoreOptions{AuditCapacity: auditCapacity}); err != nil {
 		return nil, err
 	}
-	r.down = make([]bool, len(r.nodes))
 	if err := r.addJobs(tr); err != nil {
 		return nil, err
 	}
@@ -307,141 +345,20 @@ func (r *run) addJobs(tr *trace.Trace) error {
 			return fmt.Errorf("job %q: CPU %d milli or memory %d MiB out of range", j.ID, j.CPUMilli, j.MemoryMiB)
 		}
 		r.byID[j.ID] = int32(i)
-		r.jobs[i] = jobState{j: j, remaining: j.Duration, firstRun: -1}
+		r.jobs[i] = jobState{j: j, remaining: j.Duration, firstRun: -1, queue: j.Queue}
+		if q, ok := r.queueOf[j.Queue]; ok {
+			r.jobs[i].queue = q
+		}
 	}
 	return nil
 }
-
-// cluster describes the nodes and one queue per team of the trace, the
-// cluster's GPUs (and CPU and memory, when the run books them) split
-// evenly among them as nominal quota.
-func (r *run) cluster(tr *trace.Trace) (*allot.Builder, error) {
-	b := &allot.Builder{Resources: []string{"gpu"}, Levels: []string{"block", "rack"}, Flavors: []allot.Flavor{{Name: "gpu"}}}
-	caps := make([]room, 0)
-	if len(r.o.Nodes) > 0 {
-		count := 0
-		for _, n := range r.o.Nodes {
-			if n.GPUs > 0 {
-				count++
-				r.cpu = r.cpu || n.CPUMilli > 0
-				r.mem = r.mem || n.MemoryMiB > 0
-			}
-		}
-		if count > MaxNodes {
-			return nil, fmt.Errorf("the node list has %d nodes with GPUs, more than the limit of %d", count, MaxNodes)
-		}
-		for _, n := range r.o.Nodes {
-			if n.GPUs <= 0 {
-				continue
-			}
-			c, err := r.nodeRoom(n)
-			if err != nil {
-				return nil, err
-			}
-			caps = append(caps, c)
-		}
-	} else {
-		if err := r.o.Shape.check(); err != nil {
-			return nil, err
-		}
-		for range r.o.Shape.Nodes {
-			caps = append(caps, room{gpus: int32(r.o.Shape.GPUsPerNode)})
-		}
-	}
-	if len(caps) == 0 {
-		return nil, fmt.Errorf("the cluster has no GPUs")
-	}
-	if r.cpu {
-		b.Resources = append(b.Resources, "cpu")
-	}
-	if r.mem {
-		b.Resources = append(b.Resources, "memory")
-	}
-	perRack, racks := max(r.o.Shape.NodesPerRack, 1), max(r.o.Shape.RacksPerBlock, 1)
-	if len(r.o.Nodes) > 0 {
-		perRack, racks = 16, 8
-	}
-	r.nodes, r.free = caps, slices.Clone(caps)
-	var total room
-	for i, c := range caps {
-		rack := i / perRack
-		capacity := allot.Resources{"gpu": int64(c.gpus)}
-		if r.cpu {
-			capacity["cpu"] = c.cpu
-		}
-		if r.mem {
-			capacity["memory"] = c.mem
-		}
-		b.Nodes = append(b.Nodes, allot.Node{
-			Name: nodeName(i), Flavor: "gpu",
-			Labels:   map[string]string{"block": "b" + strconv.Itoa(rack/racks), "rack": "r" + strconv.Itoa(rack)},
-			Capacity: capacity,
-		})
-		r.gpus += int64(c.gpus)
-		r.widest = max(r.widest, c.gpus)
-		if c.cpu > maxAmount-total.cpu || c.mem > maxAmount-total.mem {
-			return nil, fmt.Errorf("the cluster's CPU or memory is beyond %d, the largest quota allot takes", maxAmount)
-		}
-		total = total.plus(room{cpu: c.cpu, mem: c.mem})
-	}
-	var queues []string
-	for _, j := range tr.Jobs {
-		queues = append(queues, j.Queue)
-	}
-	slices.Sort(queues)
-	queues = slices.Compact(queues)
-	if len(queues) == 0 {
-		queues = []string{"default"}
-	}
-	if r.p.Borrowing {
-		b.Cohorts = []allot.Cohort{{Name: "all"}}
-	}
-	// split is queue i's share of a total: equal parts, the remainder one
-	// each to the first queues.
-	split := func(total int64, i int) int64 {
-		k := int64(len(queues))
-		if int64(i) < total%k {
-			return total/k + 1
-		}
-		return total / k
-	}
-	for i, q := range queues {
-		quota := []allot.ResourceQuota{{Name: "gpu", Nominal: split(r.gpus, i)}}
-		if r.cpu {
-			quota = append(quota, allot.ResourceQuota{Name: "cpu", Nominal: split(total.cpu, i)})
-		}
-		if r.mem {
-			quota = append(quota, allot.ResourceQuota{Name: "memory", Nominal: split(total.mem, i)})
-		}
-		aq := allot.Queue{Name: q, Quota: []allot.FlavorQuota{{Flavor: "gpu", Resources: quota}}}
-		if r.p.Borrowing {
-			aq.Cohort = "all"
-		}
-		if r.p.Strict {
-			aq.QueueingStrategy = allot.StrictFIFO
-		}
-		if r.p.Preemption {
-			aq.Preemption.WithinQueue = "LowerPriority"
-			if r.p.Borrowing {
-				aq.Preemption.ReclaimWithinCohort = "Any"
-			}
-		}
-		b.Queues = append(b.Queues, aq)
-	}
-	backfill, topo := r.p.Backfill, r.p.TopologyAware
-	b.Options = allot.Options{Backfill: &backfill, TopologyAware: &topo, QueueDepth: r.o.QueueDepth}
-	b.FairSharing.Enabled = r.p.FairSharing
-	return b, nil
-}
-
-func nodeName(i int) string { return "n" + strconv.Itoa(i) }
 
 // workload is the allot form of a job: pods of GPUsPerPod GPUs (8 by
 // default), the remainder in a second, smaller pod set.
 func (r *run) workload(js *jobState) allot.Workload {
 	j := js.j
 	per := r.podGPUs(j)
-	w := allot.Workload{ID: j.ID, Queue: j.Queue, Priority: j.Priority, SubmittedAt: j.Submit, ExpectedRuntime: js.remaining}
+	w := allot.Workload{ID: j.ID, Queue: js.queue, Priority: j.Priority, SubmittedAt: j.Submit, ExpectedRuntime: js.remaining}
 	switch {
 	case !j.Preemptible:
 		w.Preemption.Class = allot.Never
@@ -452,8 +369,8 @@ func (r *run) workload(js *jobState) allot.Workload {
 	}
 	full, rest := j.GPUs/per, j.GPUs%per
 	topo := allot.TopologyRequest{}
-	if r.p.Topology != "" && j.GPUs > per {
-		topo.Preferred = r.p.Topology
+	if r.level != "" && j.GPUs > per {
+		topo.Preferred = r.level
 		topo.Group = "job"
 	}
 	w.PodSets = append(w.PodSets, allot.PodSet{Name: "main", Count: full, PerPod: r.perPod(j, per), Topology: topo})
@@ -466,7 +383,7 @@ func (r *run) workload(js *jobState) allot.Workload {
 // perPod is what one pod of j with gpus GPUs asks for, in allot's terms.
 func (r *run) perPod(j *trace.Job, gpus int32) allot.Resources {
 	p := r.podRoom(j, gpus)
-	out := allot.Resources{"gpu": int64(gpus)}
+	out := allot.Resources{r.gpuName: int64(gpus)}
 	if p.cpu > 0 {
 		out["cpu"] = p.cpu
 	}
@@ -532,7 +449,9 @@ func (r *run) loop() error {
 			return err
 		}
 		if sample {
-			r.sample()
+			if err := r.sample(); err != nil {
+				return err
+			}
 		}
 		if r.o.Progress != nil {
 			r.o.Progress(len(r.jobs)-r.open, len(r.jobs))
@@ -558,6 +477,7 @@ func (r *run) apply(e event, sample *bool) error {
 	switch e.kind {
 	case evArrive:
 		r.arrived = append(r.arrived, e.job)
+		r.queue(js, true)
 		_, err := r.st.Apply(allot.Submit{Workload: r.workload(js)})
 		return err
 	case evTerminate:
@@ -580,6 +500,7 @@ func (r *run) apply(e event, sample *bool) error {
 		js.state, js.remaining = done, 0
 		js.gen++
 		r.busyGPUs -= int64(js.j.GPUs)
+		r.queueRuns(js, -1)
 		r.open--
 		r.freed = true
 		js.end = r.now
@@ -599,7 +520,7 @@ func (r *run) apply(e event, sample *bool) error {
 // repair brings node n back up and draws its next failure.
 func (r *run) repair(n int32) error {
 	r.down[n] = false
-	if _, err := r.st.Apply(allot.NodeUp{Node: nodeName(int(n))}); err != nil {
+	if _, err := r.st.Apply(allot.NodeUp{Node: r.names[n]}); err != nil {
 		return err
 	}
 	r.freed = true
@@ -621,14 +542,14 @@ func (r *run) nextFailure(n int32) {
 // (allot placed them, or, under quota-only admission, the simulator bound
 // them there) and wait again.
 func (r *run) fail(n int32) error {
-	name := nodeName(int(n))
+	name := r.names[n]
 	r.failures++
 	r.down[n] = true
 	if _, err := r.st.Apply(allot.NodeDown{Node: name}); err != nil {
 		return err
 	}
 	var hit []int32
-	if r.p.TopologyAware {
+	if r.topo {
 		for _, id := range r.st.Load().RunningOn(name) {
 			if i, ok := r.byID[id]; ok {
 				hit = append(hit, i)
@@ -694,6 +615,10 @@ func (r *run) account(ds []outcome) error {
 			r.admitted(jid)
 		case rec.Kind == allot.AuditEvicted && rec.Preemptor != "":
 			r.evicted(&r.jobs[jid])
+		case rec.Kind == allot.AuditHeld:
+			r.queue(&r.jobs[jid], false)
+		case rec.Kind == allot.AuditReleased && r.jobs[jid].state == waiting:
+			r.queue(&r.jobs[jid], true)
 		}
 	}
 	for _, d := range ds {
@@ -706,11 +631,13 @@ func (r *run) account(ds []outcome) error {
 				r.withdraw(js.j.ID)
 			}
 			js.state = rejected
+			r.queue(js, false)
 			r.open--
+			r.activity()
 		}
 	}
 	clear(r.audit)
-	if !r.p.TopologyAware {
+	if !r.topo {
 		r.bindHolding()
 	}
 	return nil
@@ -721,11 +648,25 @@ func (r *run) account(ds []outcome) error {
 func (r *run) admitted(jid int32) {
 	js := &r.jobs[jid]
 	r.admissions++
-	if r.p.TopologyAware {
+	if r.topo {
 		r.start(js)
-	} else {
-		js.state = holding
-		r.hold = append(r.hold, jid)
+		return
+	}
+	js.state = holding
+	r.hold = append(r.hold, jid)
+	r.queue(js, true) // it waits for nodes, as one that was held waited for its victims
+	r.quotaFlavors(js)
+}
+
+// quotaFlavors notes the flavor of each pod set of js, admitted on quota
+// alone, which its pods are bound to.
+func (r *run) quotaFlavors(js *jobState) {
+	js.flavors = js.flavors[:0]
+	if len(r.flavors) > 1 {
+		w, _ := r.st.Load().Running(js.j.ID)
+		for _, ps := range w.PodSets {
+			js.flavors = append(js.flavors, int32(slices.Index(r.flavors, ps.Flavor)))
+		}
 	}
 }
 
@@ -768,11 +709,14 @@ func (r *run) admitArrivals() error {
 
 func (r *run) start(js *jobState) {
 	js.state, js.start, js.saved = runningState, r.now, 0
+	r.queue(js, false)
 	js.gen++
 	if js.firstRun < 0 {
 		js.firstRun = r.now
 	}
+	r.activity()
 	r.busyGPUs += int64(js.j.GPUs)
+	r.queueRuns(js, 1)
 	heap.Push(&r.ev, event{at: r.now + js.remaining, kind: evFinish, job: r.byID[js.j.ID], gen: js.gen})
 	r.checkpointAfter(js)
 }
@@ -786,14 +730,19 @@ func (r *run) evicted(js *jobState) {
 		// A preemptor evicted while it held its room never started: it
 		// waits on.
 		js.evictions++
+		r.queue(js, true)
 		return
 	case r.delay == 0:
 		r.interrupted(js, false)
 		return
 	}
 	js.busy = js.state == runningState
+	if js.busy {
+		r.queueRuns(js, -1)
+	}
 	r.stop(js, false)
 	js.state, js.stopped = terminating, r.now
+	r.queue(js, false)
 	heap.Push(&r.ev, event{at: r.now + r.delay, kind: evTerminate, job: r.byID[js.j.ID], gen: js.gen})
 }
 
@@ -809,6 +758,7 @@ func (r *run) terminated(js *jobState) {
 		r.release(js)
 	}
 	js.state, js.busy = waiting, false
+	r.queue(js, true)
 	js.gen++
 }
 
@@ -820,8 +770,10 @@ func (r *run) interrupted(js *jobState, failure bool) {
 	r.stop(js, failure)
 	if wasRunning {
 		r.release(js)
+		r.queueRuns(js, -1)
 	}
 	js.state = waiting
+	r.queue(js, true)
 }
 
 // stop accounts for the work a stopped job loses: a running one keeps the
@@ -861,6 +813,17 @@ func (r *run) release(js *jobState) {
 	r.unbind(js)
 }
 
+// queueRuns counts the GPUs of js running in its queue (sign 1) or no
+// longer (-1), and keeps the queue's peak. A victim no longer runs once
+// it starts terminating: its quota has gone to its preemptor.
+func (r *run) queueRuns(js *jobState, sign int64) {
+	g := sign * int64(js.j.GPUs)
+	q := r.queueBusy[js.queue]
+	q.now += g
+	q.peak = max(q.peak, q.now)
+	r.queueBusy[js.queue] = q
+}
+
 func (r *run) unbind(js *jobState) {
 	for k, n := range js.boundTo {
 		r.free[n] = r.free[n].plus(r.podRoom(js.j, js.boundGPUs[k]))
@@ -889,25 +852,31 @@ func (r *run) bindHolding() {
 	r.hold = kept
 }
 
-// bind places every pod of js first fit, or none.
+// bind places every pod of js first fit, or none: the nodes in order,
+// as many pods on each as it holds before the next, and the pods of each
+// pod set (workload's main and rest) on nodes of the flavor its quota was
+// taken from.
 func (r *run) bind(js *jobState) bool {
 	per := r.podGPUs(js.j)
 	left := js.j.GPUs
 	got, gpus := js.boundTo[:0], js.boundGPUs[:0]
-	for n := 0; n < len(r.free) && left > 0; n++ {
-		if r.down[n] {
-			continue
+	n, flavor := 0, int32(-1)
+	for left > 0 {
+		want := min(per, left)
+		if f := r.podFlavor(js, want == per); f != flavor {
+			// Another flavor: its nodes are looked at from the first.
+			n, flavor = 0, f
 		}
-		for left > 0 {
-			want := min(per, left)
-			pod := r.podRoom(js.j, want)
-			if !r.free[n].holds(pod) {
-				break
-			}
-			r.free[n] = r.free[n].minus(pod)
-			left -= want
-			got, gpus = append(got, int32(n)), append(gpus, want)
+		pod := r.podRoom(js.j, want)
+		for n < len(r.free) && (r.down[n] || flavor >= 0 && r.nodeFlavor[n] != flavor || !r.free[n].holds(pod)) {
+			n++
 		}
+		if n == len(r.free) {
+			break
+		}
+		r.free[n] = r.free[n].minus(pod)
+		left -= want
+		got, gpus = append(got, int32(n)), append(gpus, want)
 	}
 	js.boundTo, js.boundGPUs = got, gpus
 	if left > 0 {
@@ -915,4 +884,17 @@ func (r *run) bind(js *jobState) bool {
 		return false
 	}
 	return true
+}
+
+// podFlavor is the flavor a pod of js is bound to (-1: any): its main pod
+// set's when full, else its rest's.
+func (r *run) podFlavor(js *jobState, full bool) int32 {
+	k := 0
+	if !full {
+		k = len(js.flavors) - 1
+	}
+	if k < 0 || k >= len(js.flavors) {
+		return -1
+	}
+	return js.flavors[k]
 }

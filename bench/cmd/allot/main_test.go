@@ -242,7 +242,7 @@ func TestSimulate(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errOut)
 	}
-	for _, want := range []string{"300 jobs on 128 GPUs", "fifo", "allot", "queue wait by priority class"} {
+	for _, want := range []string{"300 jobs on 128 GPUs", "fifo", "allot", "wait normal"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,8 +25,23 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
 
   -trace SPEC      synthetic (default), philly:PATH, openb:PODS,NODES, or a
                    trace in allot's own format (PATH.json or PATH.csv)
-  -policies LIST   comma-separated: fifo, kueue, slurm, allot, or a policy
-                   JSON file (default: all four)
+  -config FILE     the team's own cluster and queues, a scenario file:
+                   flavors, nodes or node sets (none: the cluster shape
+                   below), cohorts, queues with their quotas, borrowing
+                   and lending limits, preemption and flavor fungibility,
+                   fair sharing and options; its "simulate" field maps the
+                   trace's queues onto its own ({"queueMap": {"vc1":
+                   "team-a", "*": "team-b"}}: a trace queue goes to the
+                   queue the map names, else to the queue of its name,
+                   else to the map's "*", else round robin). Give -config
+                   twice or more to compare configurations side by side
+  -policies LIST   comma-separated: fifo, kueue, slurm, allot, config (the
+                   configuration as written), or a policy JSON file
+                   (default: all four, after config with -config); a
+                   policy overlays a configuration: without borrowing its
+                   queues leave their cohorts, without preemption they
+                   preempt nothing, and its backfill, topology awareness
+                   and fair sharing replace the file's
   -seed N          seed of the synthetic workload (default 1)
   -jobs N          jobs of the synthetic workload, 1 to 1000000 (default 3000)
   -load F          the synthetic workload's offered load: the work inside
@@ -52,8 +66,11 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    GPUs booked and idle until it is gone and its
                    preemptor holding its room; 0 commits them in one
                    phase, the victims gone at once
-  -out DIR         also write report.json, results.csv, series.csv and the
-                   charts utilization.svg, waits.svg, fragmentation.svg
+  -out DIR         also write report.json, results.csv (a row per run, a
+                   column per figure, wait columns per class), series.csv
+                   (the samples) and the charts utilization.svg,
+                   backlog.svg, fragmentation.svg, blocked.svg (over the
+                   active window) and waits.svg
   -pack            the packing replay of FGD's experiment instead of the
                    replay in time: every job arrives in order and never
                    leaves, and the table reports the GPUs left unallocated
@@ -73,7 +90,7 @@ more than two seconds.
 func simulate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("allot simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage) }
+	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage+"\n"+simulateLegend) }
 	shape := sim.DefaultShape()
 	spec := fs.String("trace", "synthetic", "")
 	policies := fs.String("policies", "fifo,kueue,slurm,allot", "")
@@ -87,6 +104,11 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	failureSeed := fs.Uint64("failure-seed", 1, "")
 	termination := fs.Int64("termination-delay", sim.DefaultTerminationDelay, "")
 	pack := fs.Bool("pack", false, "")
+	var configFiles []string
+	fs.Func("config", "", func(path string) error {
+		configFiles = append(configFiles, path)
+		return nil
+	})
 	fs.IntVar(&shape.Nodes, "nodes", shape.Nodes, "")
 	fs.IntVar(&shape.GPUsPerNode, "gpus-per-node", shape.GPUsPerNode, "")
 	fs.IntVar(&shape.NodesPerRack, "nodes-per-rack", shape.NodesPerRack, "")
@@ -98,8 +120,12 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "allot simulate:", msg)
 		return 2
 	}
+	policyList := *policies
+	if len(configFiles) > 0 && !flagSet(fs, "policies") {
+		policyList = "config," + policyList
+	}
 	var ps []sim.Policy
-	for _, name := range strings.Split(*policies, ",") {
+	for _, name := range strings.Split(policyList, ",") {
 		name = strings.TrimSpace(name)
 		if p, ok := sim.PolicyByName(name); ok {
 			ps = append(ps, p)
@@ -107,12 +133,36 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		p, err := sim.LoadPolicy(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "allot simulate: policy %q is not fifo, kueue, slurm or allot, nor a readable policy file: %v\n", name, err)
+			fmt.Fprintf(stderr, "allot simulate: policy %q is not fifo, kueue, slurm, allot or config, nor a readable policy file: %v\n", name, err)
 			return 2
 		}
 		ps = append(ps, p)
 	}
-	tr, err := loadTrace(*spec, *seed, *jobs, *load, shape, *pack)
+	configs := []*sim.Config{nil}
+	if len(configFiles) > 0 {
+		configs = configs[:0]
+		for _, path := range configFiles {
+			c, err := sim.LoadConfig(path)
+			if err != nil {
+				fmt.Fprintln(stderr, "allot simulate:", err)
+				return 1
+			}
+			configs = append(configs, c)
+		}
+	}
+	for _, p := range ps {
+		if p.AsConfigured && configs[0] == nil {
+			fmt.Fprintf(stderr, "allot simulate: policy %s runs a configuration as written: give one with -config\n", p.Name)
+			return 2
+		}
+	}
+	// The synthetic workload is made for the cluster it runs on: the first
+	// configuration's nodes, when it lists them.
+	clusterGPUs := shape.GPUs()
+	if c := configs[0]; c != nil && len(c.Cluster.Nodes) > 0 {
+		clusterGPUs = configGPUs(c)
+	}
+	tr, err := loadTrace(*spec, *seed, *jobs, *load, clusterGPUs, *pack)
 	if err != nil {
 		fmt.Fprintln(stderr, "allot simulate:", err)
 		return 1
@@ -129,32 +179,51 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 			gpus += int64(n.GPUs)
 		}
 	}
+	if configs[0] != nil {
+		gpus = 0 // each configuration says its own
+	}
 	if *pack {
-		fmt.Fprintf(stdout, "packing trace %s: %d pods arrive in order on %d GPUs and never leave\n\n", tr.Name, len(tr.Jobs), gpus)
-		return simulatePack(tr, ps, opts, *out, stdout, stderr)
+		if gpus > 0 {
+			fmt.Fprintf(stdout, "packing trace %s: %d pods arrive in order on %d GPUs and never leave\n\n", tr.Name, len(tr.Jobs), gpus)
+		} else {
+			fmt.Fprintf(stdout, "packing trace %s: %d pods arrive in order and never leave\n", tr.Name, len(tr.Jobs))
+			printConfigs(stdout, tr, configs, opts)
+		}
+		return simulatePack(tr, ps, configs, opts, *out, stdout, stderr)
 	}
-	fmt.Fprintf(stdout, "trace %s: %d jobs on %d GPUs\n\n", tr.Name, len(tr.Jobs), gpus)
+	if gpus > 0 {
+		fmt.Fprintf(stdout, "trace %s: %d jobs on %d GPUs\n\n", tr.Name, len(tr.Jobs), gpus)
+	} else {
+		fmt.Fprintf(stdout, "trace %s: %d jobs\n", tr.Name, len(tr.Jobs))
+		printConfigs(stdout, tr, configs, opts)
+	}
 	var results []*sim.Result
-	walls := make([]time.Duration, 0, len(ps))
+	walls := make([]time.Duration, 0, len(ps)*len(configs))
 	for _, p := range ps {
-		t0 := time.Now()
-		o := opts
-		bar := newProgress(stderr, p.Name)
-		if bar != nil {
-			o.Progress = bar.update
+		for _, c := range configs {
+			t0 := time.Now()
+			o := opts
+			o.Config = c
+			bar := newProgress(stderr, runLabel(c, p))
+			if bar != nil {
+				o.Progress = bar.update
+			}
+			r, err := sim.Run(tr, p, o)
+			if bar != nil {
+				bar.finish()
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, "allot simulate:", err)
+				return 1
+			}
+			walls = append(walls, time.Since(t0))
+			results = append(results, r)
 		}
-		r, err := sim.Run(tr, p, o)
-		if bar != nil {
-			bar.finish()
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "allot simulate:", err)
-			return 1
-		}
-		walls = append(walls, time.Since(t0))
-		results = append(results, r)
 	}
-	printTable(stdout, results, walls)
+	printTable(stdout, results)
+	if configs[0] != nil {
+		printQueues(stdout, results)
+	}
 	if *out != "" {
 		if err := writeReport(*out, tr, results); err != nil {
 			fmt.Fprintln(stderr, "allot simulate:", err)
@@ -162,6 +231,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "\nreport written to %s\n", *out)
 	}
+	printTiming(stdout, results, walls)
 	return 0
 }
 
@@ -207,12 +277,12 @@ func checkSimulateFlags(jobs int, load float64, shape sim.Shape, depth int, mtbf
 
 // loadTrace reads the trace spec names. A packing replay keeps openb's
 // never-scheduled pods: they are part of the demand it places.
-func loadTrace(spec string, seed uint64, jobs int, load float64, shape sim.Shape, pack bool) (*trace.Trace, error) {
+func loadTrace(spec string, seed uint64, jobs int, load float64, clusterGPUs int64, pack bool) (*trace.Trace, error) {
 	kind, arg, _ := strings.Cut(spec, ":")
 	switch kind {
 	case "synthetic":
 		cfg := trace.DefaultSynthetic()
-		cfg.Seed, cfg.Jobs, cfg.ClusterGPUs, cfg.Load = seed, jobs, int(shape.GPUs()), load
+		cfg.Seed, cfg.Jobs, cfg.ClusterGPUs, cfg.Load = seed, jobs, int(clusterGPUs), load
 		return trace.Synthetic(cfg), nil
 	case "philly":
 		return trace.LoadPhilly(arg)
@@ -227,25 +297,29 @@ func loadTrace(spec string, seed uint64, jobs int, load float64, shape sim.Shape
 	}
 }
 
-// simulatePack runs the packing replay under each policy, prints its table
-// and FGD's published figure beside it, and writes pack.json under out.
-func simulatePack(tr *trace.Trace, ps []sim.Policy, opts sim.Options, out string, stdout, stderr io.Writer) int {
+// simulatePack runs the packing replay under each policy (and
+// configuration), prints its table and FGD's published figure beside it,
+// and writes pack.json under out.
+func simulatePack(tr *trace.Trace, ps []sim.Policy, configs []*sim.Config, opts sim.Options, out string, stdout, stderr io.Writer) int {
 	var results []*sim.PackResult
 	for _, p := range ps {
-		o := opts
-		bar := newProgress(stderr, p.Name)
-		if bar != nil {
-			o.Progress = bar.update
+		for _, c := range configs {
+			o := opts
+			o.Config = c
+			bar := newProgress(stderr, runLabel(c, p))
+			if bar != nil {
+				o.Progress = bar.update
+			}
+			r, err := sim.Pack(tr, p, o)
+			if bar != nil {
+				bar.finish()
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, "allot simulate:", err)
+				return 1
+			}
+			results = append(results, r)
 		}
-		r, err := sim.Pack(tr, p, o)
-		if bar != nil {
-			bar.finish()
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "allot simulate:", err)
-			return 1
-		}
-		results = append(results, r)
 	}
 	printPackTable(stdout, results)
 	if out != "" {
@@ -269,7 +343,7 @@ func printPackTable(w io.Writer, rs []*sim.PackResult) {
 			full = fmt.Sprintf("%d (%.1f%%)", r.Full.UnallocatedGPUs, 100*float64(r.Full.UnallocatedGPUs)/float64(r.GPUs))
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%d (%.1f%%)\t%.1f%%\t%.1f%%\t\n",
-			r.Policy, r.Pods, r.Placed, r.Failed, r.RequestedGPUs, r.AllocatedGPUs, full,
+			r.Label(), r.Pods, r.Placed, r.Failed, r.RequestedGPUs, r.AllocatedGPUs, full,
 			r.UnallocatedGPUs, 100*float64(r.UnallocatedGPUs)/float64(r.GPUs),
 			100*r.Fragmentation.NodeShare, 100*r.Fragmentation.StrandedShare)
 	}
@@ -294,109 +368,79 @@ func writePackReport(dir string, tr *trace.Trace, rs []*sim.PackResult) error {
 	return os.WriteFile(filepath.Join(dir, "pack.json"), append(b, '\n'), 0o644)
 }
 
-// printTable prints one row per policy: the four health numbers first.
-func printTable(w io.Writer, rs []*sim.Result, walls []time.Duration) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\tutil\tuseful\twait p50/p90/p99 (s)\tpreempt/100\tlost GPU-h\tfrag nodes\tfrag GPUs\tfrag>10%\tfrag mix\tjobs/h\tJCT mean (s)\tJCT p99 (s)\tdone\trejected\tdecisions\tdecisions/s\t")
-	for i, r := range rs {
-		all := allWaits(r)
-		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%s\t%.2f\t%.1f\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t%.2f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t\n",
-			r.Policy, 100*r.Utilization, 100*r.UsefulUtilization, all, r.PreemptionRate, r.LostGPUHours,
-			100*r.FragNodeShare, 100*r.FragStrandedShare, 100*r.FragAbove10, 100*r.FragMix, r.Throughput, r.JCTMean, r.JCTP99,
-			r.Completed, r.Rejected, r.Decisions, float64(r.Decisions)/walls[i].Seconds())
+// runLabel names a run of policy p on configuration c (nil: none) as its
+// result's Label does.
+func runLabel(c *sim.Config, p sim.Policy) string {
+	if c == nil {
+		return p.Name
 	}
-	tw.Flush()
-	for _, r := range rs {
-		if r.NodeFailures > 0 {
-			fmt.Fprintf(w, "%s: %d node failures stopped %d jobs, losing %.1f GPU-hours\n", r.Policy, r.NodeFailures, r.Interruptions, r.FailureLostGPUHours)
-		}
-	}
-	fmt.Fprintln(w, "\nqueue wait by priority class, seconds (p50 / p90 / p99):")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t", r.Policy)
-		for _, c := range r.Waits {
-			fmt.Fprintf(tw, "%s: %.0f / %.0f / %.0f\t", c.Class, c.Median, c.P90, c.P99)
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
+	return c.Name + " " + p.Name
 }
 
-// allWaits renders the waits of the most-populated class.
-func allWaits(r *sim.Result) string {
-	best := -1
-	for i, c := range r.Waits {
-		if best < 0 || c.Jobs > r.Waits[best].Jobs {
-			best = i
-		}
-	}
-	if best < 0 {
-		return "-"
-	}
-	c := r.Waits[best]
-	return fmt.Sprintf("%s %.0f/%.0f/%.0f", c.Class, c.Median, c.P90, c.P99)
+// flagSet reports whether the command line set the flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
-// writeReport writes the results as JSON, a CSV row per policy and a CSV
-// of the sampled series.
-func writeReport(dir string, tr *trace.Trace, rs []*sim.Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// printConfigs says, for each configuration, its cluster, which trace
+// queues go to which of its queues, and what of the file a run does not
+// replay.
+func printConfigs(w io.Writer, tr *trace.Trace, configs []*sim.Config, o sim.Options) {
+	var teams []string
+	for _, j := range tr.Jobs {
+		teams = append(teams, j.Queue)
 	}
-	b, err := json.MarshalIndent(struct {
-		Trace   string        `json:"trace"`
-		Jobs    int           `json:"jobs"`
-		Results []*sim.Result `json:"results"`
-	}{tr.Name, len(tr.Jobs), rs}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-	rows := [][]string{{"policy", "utilization", "useful_utilization", "preemption_rate", "lost_gpu_hours", "frag_node_share", "frag_stranded_share", "frag_above_10", "frag_mix", "throughput", "jct_mean", "jct_p99", "completed", "rejected", "decisions"}}
-	for _, r := range rs {
-		rows = append(rows, []string{r.Policy, f(r.Utilization), f(r.UsefulUtilization), f(r.PreemptionRate), f(r.LostGPUHours),
-			f(r.FragNodeShare), f(r.FragStrandedShare), f(r.FragAbove10), f(r.FragMix), f(r.Throughput), f(r.JCTMean), f(r.JCTP99),
-			strconv.Itoa(r.Completed), strconv.Itoa(r.Rejected), strconv.Itoa(r.Decisions)})
-	}
-	if err := writeCSV(filepath.Join(dir, "results.csv"), rows); err != nil {
-		return err
-	}
-	rows = [][]string{{"policy", "at", "utilization", "waiting", "frag_node_share", "frag_stranded_share"}}
-	for _, r := range rs {
-		for _, s := range r.Series {
-			rows = append(rows, []string{r.Policy, strconv.FormatInt(s.At, 10), f(s.Utilization), strconv.Itoa(s.Waiting), f(s.NodeShare), f(s.StrandedShare)})
+	for _, c := range configs {
+		fmt.Fprintf(w, "config %s: %s, %d queues", c.Name, configCluster(c, o), len(c.Cluster.Queues))
+		if len(c.Ignored) > 0 {
+			fmt.Fprintf(w, " (not replayed: %s)", strings.Join(c.Ignored, ", "))
+		}
+		fmt.Fprintln(w)
+		from := map[string][]string{}
+		m := c.Assign(teams)
+		for _, tq := range slices.Sorted(maps.Keys(m)) {
+			from[m[tq]] = append(from[m[tq]], tq)
+		}
+		for _, q := range c.Cluster.Queues {
+			if tqs := from[q.Name]; len(tqs) > 0 {
+				fmt.Fprintf(w, "  %s <- %s\n", q.Name, strings.Join(tqs, ", "))
+			}
 		}
 	}
-	if err := writeCSV(filepath.Join(dir, "series.csv"), rows); err != nil {
-		return err
-	}
-	for name, chart := range map[string]func(io.Writer, []*sim.Result) error{
-		"utilization.svg": sim.UtilizationSVG, "waits.svg": sim.WaitsSVG, "fragmentation.svg": sim.FragmentationSVG,
-	} {
-		var buf bytes.Buffer
-		if err := chart(&buf, rs); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	fmt.Fprintln(w)
 }
 
-func writeCSV(path string, rows [][]string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// configCluster describes the cluster of a run on c: its own nodes, or
+// the trace's, or the shape.
+func configCluster(c *sim.Config, o sim.Options) string {
+	gpus, nodes := int64(0), 0
+	switch {
+	case len(c.Cluster.Nodes) > 0:
+		gpus, nodes = configGPUs(c), len(c.Cluster.Nodes)
+	case len(o.Nodes) > 0:
+		for _, n := range o.Nodes {
+			if n.GPUs > 0 {
+				gpus += int64(n.GPUs)
+				nodes++
+			}
+		}
+	default:
+		gpus, nodes = o.Shape.GPUs(), o.Shape.Nodes
 	}
-	w := csv.NewWriter(f)
-	if err := w.WriteAll(rows); err != nil {
-		f.Close()
-		return err
+	return fmt.Sprintf("%d GPUs on %d nodes", gpus, nodes)
+}
+
+// configGPUs is the GPUs of the nodes a configuration lists.
+func configGPUs(c *sim.Config) int64 {
+	name := c.Cluster.GPUResource
+	if name == "" {
+		name = "gpu"
 	}
-	return f.Close()
+	gpus := int64(0)
+	for _, n := range c.Cluster.Nodes {
+		gpus += n.Capacity[name]
+	}
+	return gpus
 }
