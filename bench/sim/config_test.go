@@ -166,3 +166,33 @@ func TestConfigBindsByFlavor(t *testing.T) {
 		t.Fatalf("%+v on %d GPUs: want the second job to wait 100 s for flavor b's node", q, r.GPUs)
 	}
 }
+
+// TestPolicyKnobsReachTheStore: a policy's backfill depth, order keys and
+// reclaim setting are the store's options and queues', with and without
+// a configuration.
+func TestPolicyKnobsReachTheStore(t *testing.T) {
+	p := Policy{Name: "knobs", Borrowing: true, Preemption: true, Reclaim: "LowerPriority", Backfill: true, BackfillDepth: 3, OrderByDebt: true, OrderByUsage: true, TopologyAware: true}
+	tr := &trace.Trace{Jobs: []trace.Job{job("a", "q1", 0, 10, 1, 0), job("b", "q2", 0, 10, 1, 0)}}
+	cfg, err := ParseConfig("c.json", []byte(`{"resources": ["gpu"], "flavors": [{"name": "f"}], "cohorts": [{"name": "c"}],
+		"queues": [{"name": "q1", "cohort": "c", "quota": {"f": {"gpu": {"nominal": 8}}}}, {"name": "q2", "cohort": "c", "quota": {"f": {"gpu": {"nominal": 8}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Config{nil, cfg} {
+		o := tiny(2)
+		o.Config = c
+		r, err := newRun(tr, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := r.st.Load().Builder()
+		if opt := b.Options; opt.BackfillDepth != 3 || !opt.OrderByDebt || !opt.OrderByUsage || opt.Backfill == nil || !*opt.Backfill {
+			t.Fatalf("config %v: options %+v", c != nil, opt)
+		}
+		for _, q := range b.Queues {
+			if q.Preemption.ReclaimWithinCohort != "LowerPriority" || q.Preemption.WithinQueue != "LowerPriority" || q.Cohort == "" {
+				t.Fatalf("config %v: queue %s: %+v in cohort %q", c != nil, q.Name, q.Preemption, q.Cohort)
+			}
+		}
+	}
+}
