@@ -35,6 +35,12 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    queue the map names, else to the queue of its name,
                    else to the map's "*", else round robin). Give -config
                    twice or more to compare configurations side by side
+  -state FILE      instead of a replay, the rollback what-if: a state as
+                   allot export writes it (nodes, running and pending
+                   workloads) under each -config's cohorts, queues and
+                   options; prints the pending workloads one scheduling
+                   loop would admit, the running ones it would preempt for
+                   them, and why the rest would wait, committing nothing
   -policies LIST   comma-separated: fifo, kueue, slurm, allot, config (the
                    configuration as written), or a policy JSON file
                    (default: all four, after config with -config); a
@@ -104,6 +110,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	failureSeed := fs.Uint64("failure-seed", 1, "")
 	termination := fs.Int64("termination-delay", sim.DefaultTerminationDelay, "")
 	pack := fs.Bool("pack", false, "")
+	statePath := fs.String("state", "", "")
 	var configFiles []string
 	fs.Func("config", "", func(path string) error {
 		configFiles = append(configFiles, path)
@@ -152,6 +159,13 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 			}
 			configs = append(configs, c)
 		}
+	}
+	if *statePath != "" {
+		if configs[0] == nil {
+			fmt.Fprintln(stderr, "allot simulate: -state asks what a configuration would do: give one with -config")
+			return 2
+		}
+		return simulateWhatIf(*statePath, configs, stdout, stderr)
 	}
 	for _, p := range ps {
 		if p.AsConfigured && configs[0] == nil {
