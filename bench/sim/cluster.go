@@ -235,8 +235,12 @@ func (r *run) splitQueues(b *allot.Builder, queues []string) {
 	b.FairSharing.Enabled = r.p.FairSharing
 }
 
-// overlayOptions sets the policy's backfill depth and loop order keys.
+// overlayOptions sets the policy's backfill depth, loop order keys and
+// semantics.
 func (r *run) overlayOptions(o *allot.Options) {
+	if r.p.Semantics != "" {
+		o.Semantics = r.p.Semantics
+	}
 	if r.p.BackfillDepth > 0 {
 		o.BackfillDepth = r.p.BackfillDepth
 	}

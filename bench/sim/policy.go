@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/allot-sched/allot"
 )
 
 // Policy is one configuration of allot's machinery; the simulator compares
@@ -46,11 +48,22 @@ type Policy struct {
 	// included: the other switches, which otherwise overlay it, are not
 	// read.
 	AsConfigured bool `json:"asConfigured,omitempty"`
+	// Semantics is allot.Options.Semantics: "kueue" gives Kueue's answer
+	// where allot's additions would change it (victims most recently
+	// admitted first within a priority, no reservations unless Backfill).
+	Semantics string `json:"semantics,omitempty"`
 }
 
 // ConfigPolicy is the built-in policy that runs a configuration as
 // written.
 var ConfigPolicy = Policy{Name: "config", AsConfigured: true}
+
+// KueueTAS is Kueue with topology-aware scheduling as its documentation
+// configures it: pods placed on nodes at admission, a multi-pod job
+// preferring one rack (the tightest domain that holds it, best fit), and
+// Kueue's answers elsewhere. It is a built-in policy by name, not one of
+// the default four.
+var KueueTAS = Policy{Name: "kueue-tas", Borrowing: true, Preemption: true, TopologyAware: true, Topology: "rack", Semantics: allot.SemanticsKueue}
 
 // Policies are the four built-in policies, in report order.
 //
@@ -74,8 +87,10 @@ func Policies() []Policy {
 
 // PolicyByName finds a built-in policy.
 func PolicyByName(name string) (Policy, bool) {
-	if name == ConfigPolicy.Name {
-		return ConfigPolicy, true
+	for _, p := range []Policy{ConfigPolicy, KueueTAS} {
+		if name == p.Name {
+			return p, true
+		}
 	}
 	for _, p := range Policies() {
 		if p.Name == name {

@@ -41,8 +41,11 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    options; prints the pending workloads one scheduling
                    loop would admit, the running ones it would preempt for
                    them, and why the rest would wait, committing nothing
-  -policies LIST   comma-separated: fifo, kueue, slurm, allot, config (the
-                   configuration as written), or a policy JSON file
+  -policies LIST   comma-separated: fifo, kueue, slurm, allot, kueue-tas
+                   (Kueue with topology-aware scheduling: pods placed at
+                   admission, gangs preferring one rack, Kueue's answers
+                   elsewhere), config (the configuration as written), or a
+                   policy JSON file
                    (default: all four, after config with -config); a
                    policy overlays a configuration: without borrowing its
                    queues leave their cohorts, without preemption they
@@ -143,7 +146,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		p, err := sim.LoadPolicy(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "allot simulate: policy %q is not fifo, kueue, slurm, allot or config, nor a readable policy file: %v\n", name, err)
+			fmt.Fprintf(stderr, "allot simulate: policy %q is not fifo, kueue, slurm, allot, kueue-tas or config, nor a readable policy file: %v\n", name, err)
 			return 2
 		}
 		ps = append(ps, p)
