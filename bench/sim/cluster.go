@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -230,7 +231,21 @@ func (r *run) splitQueues(b *allot.Builder, queues []string) {
 	}
 	backfill, topo := r.p.Backfill, r.p.TopologyAware
 	b.Options = allot.Options{Backfill: &backfill, TopologyAware: &topo, QueueDepth: r.o.QueueDepth}
+	r.overlayOptions(&b.Options)
 	b.FairSharing.Enabled = r.p.FairSharing
+}
+
+// overlayOptions sets the policy's backfill depth, loop order keys and
+// semantics.
+func (r *run) overlayOptions(o *allot.Options) {
+	if r.p.Semantics != "" {
+		o.Semantics = r.p.Semantics
+	}
+	if r.p.BackfillDepth > 0 {
+		o.BackfillDepth = r.p.BackfillDepth
+	}
+	o.OrderByDebt = o.OrderByDebt || r.p.OrderByDebt
+	o.OrderByUsage = o.OrderByUsage || r.p.OrderByUsage
 }
 
 // overlay sets a queue's strategy and preemption by the policy's
@@ -248,7 +263,7 @@ func (r *run) overlay(q *allot.Queue) {
 	case q.Preemption == allot.QueuePreemption{}:
 		q.Preemption.WithinQueue = "LowerPriority"
 		if q.Cohort != "" {
-			q.Preemption.ReclaimWithinCohort = "Any"
+			q.Preemption.ReclaimWithinCohort = cmp.Or(r.p.Reclaim, "Any")
 		}
 	}
 }
@@ -292,5 +307,6 @@ func (r *run) configQueues(b *allot.Builder, c *allot.Builder) {
 	}
 	backfill, topo := r.p.Backfill, r.p.TopologyAware
 	b.Options.Backfill, b.Options.TopologyAware = &backfill, &topo
+	r.overlayOptions(&b.Options)
 	b.FairSharing.Enabled = r.p.FairSharing
 }

@@ -166,3 +166,55 @@ func TestConfigBindsByFlavor(t *testing.T) {
 		t.Fatalf("%+v on %d GPUs: want the second job to wait 100 s for flavor b's node", q, r.GPUs)
 	}
 }
+
+// TestPolicyKnobsReachTheStore: a policy's backfill depth, order keys and
+// reclaim setting are the store's options and queues', with and without
+// a configuration.
+func TestPolicyKnobsReachTheStore(t *testing.T) {
+	p := Policy{Name: "knobs", Borrowing: true, Preemption: true, Reclaim: "LowerPriority", Backfill: true, BackfillDepth: 3, OrderByDebt: true, OrderByUsage: true,
+		TopologyAware: true, Semantics: "kueue"}
+	tr := &trace.Trace{Jobs: []trace.Job{job("a", "q1", 0, 10, 1, 0), job("b", "q2", 0, 10, 1, 0)}}
+	cfg, err := ParseConfig("c.json", []byte(`{"resources": ["gpu"], "flavors": [{"name": "f"}], "cohorts": [{"name": "c"}],
+		"queues": [{"name": "q1", "cohort": "c", "quota": {"f": {"gpu": {"nominal": 8}}}}, {"name": "q2", "cohort": "c", "quota": {"f": {"gpu": {"nominal": 8}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Config{nil, cfg} {
+		o := tiny(2)
+		o.Config = c
+		r, err := newRun(tr, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := r.st.Load().Builder()
+		if opt := b.Options; opt.BackfillDepth != 3 || !opt.OrderByDebt || !opt.OrderByUsage || opt.Backfill == nil || !*opt.Backfill || opt.Semantics != "kueue" {
+			t.Fatalf("config %v: options %+v", c != nil, opt)
+		}
+		for _, q := range b.Queues {
+			if q.Preemption.ReclaimWithinCohort != "LowerPriority" || q.Preemption.WithinQueue != "LowerPriority" || q.Cohort == "" {
+				t.Fatalf("config %v: queue %s: %+v in cohort %q", c != nil, q.Name, q.Preemption, q.Cohort)
+			}
+		}
+	}
+}
+
+// TestKueueTAS: the kueue-tas baseline is Kueue's semantics with pods
+// placed at admission.
+func TestKueueTAS(t *testing.T) {
+	p, ok := PolicyByName("kueue-tas")
+	if !ok {
+		t.Fatal("no kueue-tas policy")
+	}
+	tr := &trace.Trace{Jobs: []trace.Job{job("a", "q", 0, 10, 16, 0)}}
+	r, err := newRun(tr, p, tiny(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.st.Load().Builder().Options
+	if o.Semantics != "kueue" || o.TopologyAware == nil || !*o.TopologyAware || !r.topo || r.level != "rack" {
+		t.Fatalf("options %+v, topology-aware %v, level %q", o, r.topo, r.level)
+	}
+	if w := r.workload(&r.jobs[0]); w.PodSets[0].Topology.Preferred != "rack" {
+		t.Fatalf("a gang's topology %+v", w.PodSets[0].Topology)
+	}
+}

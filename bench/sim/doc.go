@@ -7,8 +7,10 @@
 //
 //   - Run replays the trace in time: jobs arrive at their submit times,
 //     run for their durations, finish or are preempted, and the report
-//     holds utilization, queue waits, preemption and fragmentation sampled
-//     while work waits. Preemptions are committed in two phases, as Kueue
+//     holds utilization and throughput while jobs arrive, queue waits per
+//     priority class and per queue, preemption, and fragmentation sampled
+//     from the first arrival until the backlog clears for good (see
+//     Result for each figure's definition). Preemptions are committed in two phases, as Kueue
 //     does them: a victim takes Options.TerminationDelay (30 s by default)
 //     to terminate, its GPUs booked and idle meanwhile (counted as lost
 //     work), and its preemptor starts when its last victim is gone. The

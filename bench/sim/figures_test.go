@@ -88,3 +88,19 @@ func TestShapeBlockedIgnoresTheQueueLength(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplingStopsOnceDrained: once the arrivals are over and nothing
+// waits, nothing can wait again; the weeks a long job runs on alone are
+// not sampled (the charts leave them out anyway).
+func TestSamplingStopsOnceDrained(t *testing.T) {
+	// One GPU; b waits for a until 100 s; c runs a million seconds.
+	tr := &trace.Trace{Jobs: []trace.Job{job("a", "q", 0, 100, 8, 0), job("b", "q", 10, 100, 8, 0), job("c", "q", 300, 1_000_000, 1, 0)}}
+	r := runTwice(t, tr, Policies()[0], tiny(1))
+	if r.ActiveWindow != 300 || r.Span != 1_000_300 {
+		t.Fatalf("active %d, span %d", r.ActiveWindow, r.Span)
+	}
+	// Every 60 s from 0: the sample at 300 s finds nothing waiting.
+	if n := len(r.Series); n != 6 || r.Series[n-1].At != 300 || r.Series[n-1].Waiting != 0 {
+		t.Fatalf("%d samples, the last %+v", n, r.Series[n-1])
+	}
+}

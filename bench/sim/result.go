@@ -103,7 +103,8 @@ type Result struct {
 	JCTP99  float64 `json:"jctP99"`
 	// Decisions counts every decision of the scheduling loop.
 	Decisions int `json:"decisions"`
-	// Series samples the run over time.
+	// Series samples the run every Options.SampleEvery from the first
+	// arrival until, the arrivals over, nothing waits any more.
 	Series []Sample `json:"series"`
 }
 

@@ -452,6 +452,9 @@ func (r *run) loop() error {
 			if err := r.sample(); err != nil {
 				return err
 			}
+			if r.open > 0 && !r.drained() {
+				heap.Push(&r.ev, event{at: r.now + r.o.SampleEvery, kind: evSample})
+			}
 		}
 		if r.o.Progress != nil {
 			r.o.Progress(len(r.jobs)-r.open, len(r.jobs))
@@ -460,13 +463,22 @@ func (r *run) loop() error {
 	return nil
 }
 
+// drained reports whether the backlog has cleared for good: the arrivals
+// are over, nothing waits, and no victim is terminating nor preemptor
+// holding (a victim waits again once gone). Nothing can wait again then,
+// so sampling stops: the rest is the longest jobs running out.
+func (r *run) drained() bool {
+	if r.now < r.lastArrival || len(r.series) == 0 || r.series[len(r.series)-1].Waiting > 0 {
+		return false
+	}
+	s := r.st.Load()
+	return len(s.EvictingIDs()) == 0 && len(s.HeldIDs()) == 0
+}
+
 func (r *run) apply(e event, sample *bool) error {
 	switch e.kind {
 	case evSample:
 		*sample = true
-		if r.open > 0 {
-			heap.Push(&r.ev, event{at: r.now + r.o.SampleEvery, kind: evSample})
-		}
 		return nil
 	case evFail:
 		return r.fail(e.node)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -283,20 +284,19 @@ func axes(b *strings.Builder, xMax, yTop float64, xLabel, yText string, f format
 		yy := padT + (1-v)*plotH
 		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`+"\n",
 			padL, yy, chartW-padR, yy, padL-6, yy+4, f(v*yTop))
-		xx := padL + v*plotW
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>`+"\n", xx, chartH-padB+16, hours(v*xMax))
+	}
+	// Round hours on the x-axis, at most six steps.
+	step := niceTop(xMax / 6)
+	for k := 0.0; k*step <= xMax*(1+1e-9); k++ {
+		x := k * step
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="11" text-anchor="middle">%s</text>`+"\n", padL+x/xMax*plotW, chartH-padB+16, hours(x))
 	}
 	fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="12" text-anchor="middle">%s</text>`+"\n", padL+plotW/2, chartH-14, esc(xLabel))
 	yLabel(b, yText)
 }
 
 // hours labels an x tick.
-func hours(v float64) string {
-	if v < 10 {
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
+func hours(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
 func yLabel(b *strings.Builder, text string) {
 	plotH := float64(chartH - padT - padB)

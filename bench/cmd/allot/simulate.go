@@ -35,8 +35,17 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
                    queue the map names, else to the queue of its name,
                    else to the map's "*", else round robin). Give -config
                    twice or more to compare configurations side by side
-  -policies LIST   comma-separated: fifo, kueue, slurm, allot, config (the
-                   configuration as written), or a policy JSON file
+  -state FILE      instead of a replay, the rollback what-if: a state as
+                   allot export writes it (nodes, running and pending
+                   workloads) under each -config's cohorts, queues and
+                   options; prints the pending workloads one scheduling
+                   loop would admit, the running ones it would preempt for
+                   them, and why the rest would wait, committing nothing
+  -policies LIST   comma-separated: fifo, kueue, slurm, allot, kueue-tas
+                   (Kueue with topology-aware scheduling: pods placed at
+                   admission, gangs preferring one rack, Kueue's answers
+                   elsewhere), config (the configuration as written), or a
+                   policy JSON file
                    (default: all four, after config with -config); a
                    policy overlays a configuration: without borrowing its
                    queues leave their cohorts, without preemption they
@@ -104,6 +113,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	failureSeed := fs.Uint64("failure-seed", 1, "")
 	termination := fs.Int64("termination-delay", sim.DefaultTerminationDelay, "")
 	pack := fs.Bool("pack", false, "")
+	statePath := fs.String("state", "", "")
 	var configFiles []string
 	fs.Func("config", "", func(path string) error {
 		configFiles = append(configFiles, path)
@@ -133,7 +143,7 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 		}
 		p, err := sim.LoadPolicy(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "allot simulate: policy %q is not fifo, kueue, slurm, allot or config, nor a readable policy file: %v\n", name, err)
+			fmt.Fprintf(stderr, "allot simulate: policy %q is not fifo, kueue, slurm, allot, kueue-tas or config, nor a readable policy file: %v\n", name, err)
 			return 2
 		}
 		ps = append(ps, p)
@@ -149,6 +159,13 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 			}
 			configs = append(configs, c)
 		}
+	}
+	if *statePath != "" {
+		if configs[0] == nil {
+			fmt.Fprintln(stderr, "allot simulate: -state asks what a configuration would do: give one with -config")
+			return 2
+		}
+		return simulateWhatIf(*statePath, configs, stdout, stderr)
 	}
 	for _, p := range ps {
 		if p.AsConfigured && configs[0] == nil {

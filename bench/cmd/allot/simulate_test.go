@@ -154,3 +154,41 @@ func TestSimulateWaitColumns(t *testing.T) {
 		t.Fatalf("csv row %q", csv[2])
 	}
 }
+
+// TestSimulateWhatIf: on an exported state, the corrected configuration
+// (team-b reclaims its lent quota) would admit team-b's waiting job by
+// preempting team-a's borrowing one; the state's own configuration does
+// nothing. Nothing is committed: the second answer is on the same state.
+func TestSimulateWhatIf(t *testing.T) {
+	status, out, errOut := runCmd("simulate", "-state", "../../sim/testdata/whatif/state.json",
+		"-config", "../../sim/testdata/whatif/reclaim.json", "-config", "../../sim/testdata/whatif/state.json")
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	want := `state state under config reclaim: 2 running, 2 pending; nothing is committed
+
+would admit 1 pending:
+  b1 (team-b): once it has preempted a2
+
+would preempt 1 running:
+  a2 (team-a, priority 0): InCohortReclamation for b1, losing 24000 GPU-seconds
+
+would leave 1 pending:
+  1 Queue QuotaExhausted
+
+state state under config state: 2 running, 2 pending; nothing is committed
+
+would admit 0 pending:
+
+would preempt 0 running:
+
+would leave 2 pending:
+  2 Queue QuotaExhausted
+`
+	if out != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
+	}
+	if status, _, errOut := runCmd("simulate", "-state", "../../sim/testdata/whatif/state.json"); status != 2 || !strings.Contains(errOut, "give one with -config") {
+		t.Fatalf("-state without -config: status %d, %s", status, errOut)
+	}
+}
