@@ -7,6 +7,7 @@
 package allot
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -249,4 +250,37 @@ func (s *Snapshot) entryConflict(e *entry, r *Request) string {
 	b.WriteString("the request may no longer enter its queue: ")
 	b.Write(s.appendEntryFault(nil, e, r))
 	return b.String()
+}
+
+// WayIn is how a workload may be submitted to a queue by this rule: the
+// first of its local queues (by namespace, then name) in a namespace it
+// admits, else the first
+// declared namespace it admits, else, for a queue that names its tenants,
+// the first of them, else no tenant at all for a queue open to anyone.
+// ok is false when the queue does not exist or admits no one the snapshot
+// can name. A simulator submitting a trace's jobs to a configuration's
+// queues uses it to submit each as a member of a team would.
+func (s *Snapshot) WayIn(queue string) (tenant, localQueue string, ok bool) {
+	q, found := s.queueIdx[queue]
+	if !found {
+		return "", "", false
+	}
+	a := &s.admission[q]
+	for _, lq := range s.LocalQueues() {
+		if lq.ClusterQueue == queue && (a.open() || s.tenantFault(a, lq.Namespace) == entryOK) {
+			return lq.Namespace, lq.Name, true
+		}
+	}
+	if a.open() {
+		return "", "", true
+	}
+	for _, ns := range slices.Sorted(maps.Keys(s.ten.namespaces)) {
+		if s.tenantFault(a, ns) == entryOK {
+			return ns, "", true
+		}
+	}
+	if a.selector == nil {
+		return a.tenants[0], "", true
+	}
+	return "", "", false
 }

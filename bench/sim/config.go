@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -114,14 +115,45 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Name: strings.TrimSuffix(filepath.Base(name), ".json"), Cluster: s.Builder(), QueueMap: section.QueueMap}
+	c, err := newConfig(strings.TrimSuffix(filepath.Base(name), ".json"), s.Builder(), section.QueueMap)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(s.Steps) == 1 {
+		c.Ignored = append(c.Ignored, "1 step")
+	} else if len(s.Steps) > 1 {
+		c.Ignored = append(c.Ignored, fmt.Sprintf("%d steps", len(s.Steps)))
+	}
+	if s.Request != nil {
+		c.Ignored = append(c.Ignored, "a request")
+	}
+	return c, nil
+}
+
+// FromBuilder makes a configuration of a cluster and its queues described
+// by a Builder, as the Kubernetes bridge reads them from a Kueue
+// configuration; queueMap maps trace queues onto its queues as a file's
+// "simulate" field does (nil: by name, else round robin). Its running and
+// pending workloads and history are not replayed (Ignored lists them).
+func FromBuilder(name string, b allot.Builder, queueMap map[string]string) (*Config, error) {
+	c, err := newConfig(name, b, queueMap)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
+}
+
+// newConfig is a configuration of b, without its workloads and history,
+// checked as every configuration is.
+func newConfig(name string, cluster allot.Builder, queueMap map[string]string) (*Config, error) {
+	c := &Config{Name: name, Cluster: cluster, QueueMap: queueMap}
 	b := &c.Cluster
 	for _, part := range []struct {
 		n         int
 		one, many string
 	}{
 		{len(b.Running), "running workload", "running workloads"}, {len(b.Pending), "pending workload", "pending workloads"},
-		{len(s.Steps), "step", "steps"}, {len(b.History.Usage) + len(b.History.Preemptions), "history entry", "history entries"},
+		{len(b.History.Usage) + len(b.History.Preemptions), "history entry", "history entries"},
 	} {
 		switch {
 		case part.n == 1:
@@ -130,18 +162,15 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			c.Ignored = append(c.Ignored, fmt.Sprintf("%d %s", part.n, part.many))
 		}
 	}
-	if s.Request != nil {
-		c.Ignored = append(c.Ignored, "a request")
-	}
 	b.Running, b.Pending, b.History, b.Now = nil, nil, allot.History{}, 0
 	if len(b.Queues) == 0 {
-		return nil, fmt.Errorf("%s: the configuration has no queues", name)
+		return nil, errors.New("the configuration has no queues")
 	}
 	if len(b.Flavors) == 0 {
-		return nil, fmt.Errorf("%s: the configuration has no flavors", name)
+		return nil, errors.New("the configuration has no flavors")
 	}
 	if len(b.Nodes) == 0 && len(b.Flavors) > 1 {
-		return nil, fmt.Errorf("%s: %d flavors and no nodes: a configuration of several flavors lists its nodes", name, len(b.Flavors))
+		return nil, fmt.Errorf("%d flavors and no nodes: a configuration of several flavors lists its nodes", len(b.Flavors))
 	}
 	keys := make([]string, 0, len(c.QueueMap))
 	for k := range c.QueueMap {
@@ -150,7 +179,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if q := c.QueueMap[k]; !slices.ContainsFunc(b.Queues, func(aq allot.Queue) bool { return aq.Name == q }) {
-			return nil, fmt.Errorf("%s: $.simulate.queueMap[%q]: %q is not a queue of the configuration", name, k, q)
+			return nil, fmt.Errorf("queueMap[%q]: %q is not a queue of the configuration", k, q)
 		}
 	}
 	return c, nil

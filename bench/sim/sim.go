@@ -216,6 +216,10 @@ type run struct {
 	topo    bool
 	level   string
 	queueOf map[string]string
+	// wayIn is how a job is submitted to each queue of a configuration
+	// whose queues admit only some namespaces: from a namespace it admits,
+	// through a local queue of its where it has one (Snapshot.WayIn).
+	wayIn map[string]way
 	// queueBusy is each queue's GPUs running now and at most.
 	queueBusy map[string]struct{ now, peak int64 }
 	hold      []int32 // jobs holding quota in admission order
@@ -323,6 +327,14 @@ func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
 	if r.st, err = allot.NewStoreWith(snap, allot.StoreOptions{AuditCapacity: auditCapacity}); err != nil {
 		return nil, err
 	}
+	for _, q := range snap.Queues() {
+		if tenant, lq, ok := snap.WayIn(q.Name); ok && (tenant != "" || lq != "") {
+			if r.wayIn == nil {
+				r.wayIn = map[string]way{}
+			}
+			r.wayIn[q.Name] = way{tenant, lq}
+		}
+	}
 	if err := r.addJobs(tr); err != nil {
 		return nil, err
 	}
@@ -353,12 +365,18 @@ func (r *run) addJobs(tr *trace.Trace) error {
 	return nil
 }
 
+// way is a namespace and, if any, a local queue of its to submit from.
+type way struct{ tenant, localQueue string }
+
 // workload is the allot form of a job: pods of GPUsPerPod GPUs (8 by
 // default), the remainder in a second, smaller pod set.
 func (r *run) workload(js *jobState) allot.Workload {
 	j := js.j
 	per := r.podGPUs(j)
 	w := allot.Workload{ID: j.ID, Queue: js.queue, Priority: j.Priority, SubmittedAt: j.Submit, ExpectedRuntime: js.remaining}
+	if in, ok := r.wayIn[js.queue]; ok {
+		w.Tenant, w.LocalQueue = in.tenant, in.localQueue
+	}
 	switch {
 	case !j.Preemptible:
 		w.Preemption.Class = allot.Never

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/bench/internal/cli"
 	"github.com/allot-sched/allot/bench/scenario"
 )
 
@@ -26,7 +27,7 @@ func decide(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, decideUsage); fs.PrintDefaults() }
 	step := fs.Int("step", 0, "decide the `N`-th step (from 1) instead of the first decide step")
-	files, exit, done := parseFlags(fs, args, 1, 1)
+	files, exit, done := cli.ParseFlags(fs, args, 1, 1)
 	if done {
 		return exit
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/bench"
+	"github.com/allot-sched/allot/bench/internal/cli"
 	"github.com/allot-sched/allot/gang"
 )
 
@@ -22,7 +23,7 @@ func demo(args []string, stdout, stderr io.Writer) int {
 	nodes := fs.Int("nodes", 1024, "nodes in the cluster (8 GPUs each, 16 a rack, 8 racks a block)")
 	fresh := fs.Bool("empty", false, "start from an empty cluster instead of the fragmented one")
 	fs.Usage = func() { fmt.Fprintln(stderr, "usage: allot demo [-nodes N] [-empty]"); fs.PrintDefaults() }
-	if _, exit, done := parseFlags(fs, args, 0, 0); done {
+	if _, exit, done := cli.ParseFlags(fs, args, 0, 0); done {
 		return exit
 	}
 	if *nodes < 1 {

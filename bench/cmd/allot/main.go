@@ -22,11 +22,13 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/allot-sched/allot/bench/internal/cli"
+	"github.com/allot-sched/allot/bench/simcmd"
 )
 
 const usageText = `usage:
@@ -65,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "demo":
 		return demo(rest, stdout, stderr)
 	case "simulate":
-		return simulate(rest, stdout, stderr)
+		return simcmd.Run(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0
@@ -83,22 +85,5 @@ func parseArgs(name, operands string, args []string, min, max int, stderr io.Wri
 	fs := flag.NewFlagSet("allot "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintf(stderr, "usage: allot %s %s\n", name, operands) }
-	return parseFlags(fs, args, min, max)
-}
-
-// parseFlags parses args with fs and checks the number of operands, as
-// parseArgs does: -h (or -help) prints the usage and exits 0, as the go
-// command's own flags do; a bad flag or operand count is status 2.
-func parseFlags(fs *flag.FlagSet, args []string, min, max int) (rest []string, exit int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0, true
-		}
-		return nil, 2, true
-	}
-	if n := fs.NArg(); n < min || max >= 0 && n > max {
-		fs.Usage()
-		return nil, 2, true
-	}
-	return fs.Args(), 0, false
+	return cli.ParseFlags(fs, args, min, max)
 }

@@ -4,6 +4,7 @@
 //
 //	allot import kueue [-fair-sharing] FILE|DIR...
 //	allot decide --kueue DIR --cluster FILE|DIR --job FILE [-json] [-fair-sharing]
+//	allot simulate --kueue DIR [--cluster FILE|DIR] [flags]
 //
 // Files are YAML or JSON: `kubectl get -o yaml` Lists or multi-document
 // YAML of Kueue's objects (v1beta1 or v1beta2) and core/v1 Nodes,
@@ -26,6 +27,8 @@ const usage = `usage:
   allot decide --kueue DIR --cluster FILE|DIR --job FILE [-json] [-fair-sharing]
       print what Kueue would decide for the job (a Job, JobSet, RayJob,
       Workload, or the pods of a pod group) on that cluster
+  allot simulate --kueue DIR [--cluster FILE|DIR] [flags]
+      replay a workload on the Kueue configuration (allot simulate -h)
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -42,6 +45,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return importKueue(args[2:], stdout, stderr)
 	case "decide":
 		return decide(args[1:], stdout, stderr)
+	case "simulate":
+		return simulate(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

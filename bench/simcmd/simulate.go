@@ -1,4 +1,4 @@
-package main
+package simcmd
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/allot-sched/allot/bench/internal/cli"
 	"github.com/allot-sched/allot/bench/sim"
 	"github.com/allot-sched/allot/bench/trace"
 )
@@ -95,11 +96,37 @@ A progress bar goes to stderr when it is a terminal and a policy runs for
 more than two seconds.
 `
 
-// simulate replays a workload under each policy and prints the comparison.
-func simulate(args []string, stdout, stderr io.Writer) int {
+// Source is one more way to give a configuration than -config FILE, a
+// flag of its own: the Kubernetes bridge's command reads a Kueue
+// configuration with -kueue DIR.
+type Source struct {
+	// Flag is the flag's name, without the dash.
+	Flag string
+	// Usage is the flag's entry in the usage text, its first line
+	// "  -NAME ARG  ..." as -config's is.
+	Usage string
+	// Load reads the configuration the flag's argument names, after the
+	// flags are parsed.
+	Load func(arg string) (*sim.Config, error)
+	// Define, when set, defines flags of the source's own on fs (their
+	// usage is the source's Usage too).
+	Define func(fs *flag.FlagSet)
+}
+
+// Run is allot simulate with its arguments (without "simulate"): it
+// replays a workload under each policy, prints the comparison and returns
+// the exit status (1 when something failed, 2 on a usage error).
+// Configurations come from -config files and from the sources' flags, in
+// the order the flags are given.
+func Run(args []string, stdout, stderr io.Writer, sources ...Source) int {
 	fs := flag.NewFlagSet("allot simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage+"\n"+simulateLegend) }
+	usage := simulateUsage
+	for _, src := range sources {
+		at := strings.Index(usage, "  -state FILE")
+		usage = usage[:at] + strings.TrimRight(src.Usage, "\n") + "\n" + usage[at:]
+	}
+	fs.Usage = func() { fmt.Fprint(stderr, usage+"\n"+simulateLegend) }
 	shape := sim.DefaultShape()
 	spec := fs.String("trace", "synthetic", "")
 	policies := fs.String("policies", "fifo,kueue,slurm,allot", "")
@@ -114,16 +141,25 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	termination := fs.Int64("termination-delay", sim.DefaultTerminationDelay, "")
 	pack := fs.Bool("pack", false, "")
 	statePath := fs.String("state", "", "")
-	var configFiles []string
+	var configFiles []func() (*sim.Config, error)
 	fs.Func("config", "", func(path string) error {
-		configFiles = append(configFiles, path)
+		configFiles = append(configFiles, func() (*sim.Config, error) { return sim.LoadConfig(path) })
 		return nil
 	})
+	for _, src := range sources {
+		if src.Define != nil {
+			src.Define(fs)
+		}
+		fs.Func(src.Flag, "", func(arg string) error {
+			configFiles = append(configFiles, func() (*sim.Config, error) { return src.Load(arg) })
+			return nil
+		})
+	}
 	fs.IntVar(&shape.Nodes, "nodes", shape.Nodes, "")
 	fs.IntVar(&shape.GPUsPerNode, "gpus-per-node", shape.GPUsPerNode, "")
 	fs.IntVar(&shape.NodesPerRack, "nodes-per-rack", shape.NodesPerRack, "")
 	fs.IntVar(&shape.RacksPerBlock, "racks-per-block", shape.RacksPerBlock, "")
-	if _, exit, done := parseFlags(fs, args, 0, 0); done {
+	if _, exit, done := cli.ParseFlags(fs, args, 0, 0); done {
 		return exit
 	}
 	if msg := checkSimulateFlags(*jobs, *load, shape, *depth, *mtbf, *repair, *termination); msg != "" {
@@ -151,8 +187,8 @@ func simulate(args []string, stdout, stderr io.Writer) int {
 	configs := []*sim.Config{nil}
 	if len(configFiles) > 0 {
 		configs = configs[:0]
-		for _, path := range configFiles {
-			c, err := sim.LoadConfig(path)
+		for _, load := range configFiles {
+			c, err := load()
 			if err != nil {
 				fmt.Fprintln(stderr, "allot simulate:", err)
 				return 1

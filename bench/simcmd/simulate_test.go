@@ -1,6 +1,7 @@
-package main
+package simcmd
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,8 +15,8 @@ import (
 // team-a capped at its nominal 128 and then 96 GPUs, team-b borrowing
 // beyond 128 only in the second.
 func TestSimulateConfigs(t *testing.T) {
-	status, out, errOut := runCmd("simulate", "-jobs", "300", "-policies", "config",
-		"-config", "../../sim/testdata/teams.json", "-config", "../../sim/testdata/teams-borrow.json")
+	status, out, errOut := runSim("-jobs", "300", "-policies", "config",
+		"-config", "../sim/testdata/teams.json", "-config", "../sim/testdata/teams-borrow.json")
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errOut)
 	}
@@ -43,10 +44,10 @@ func TestSimulateConfigs(t *testing.T) {
 	if a, b := peak("teams-borrow config", "team-a"), peak("teams-borrow config", "team-b"); a != 96 || b <= 128 || b > 192 {
 		t.Fatalf("teams-borrow: peaks %d and %d GPUs, want team-a at its nominal 96 and team-b borrowing:\n%s", a, b, out)
 	}
-	if status, _, errOut := runCmd("simulate", "-jobs", "10", "-policies", "config"); status != 2 || !strings.Contains(errOut, "give one with -config") {
+	if status, _, errOut := runSim("-jobs", "10", "-policies", "config"); status != 2 || !strings.Contains(errOut, "give one with -config") {
 		t.Fatalf("the config policy without -config: status %d, %s", status, errOut)
 	}
-	if status, _, errOut := runCmd("simulate", "-jobs", "10", "-config", "missing.json"); status != 1 || !strings.Contains(errOut, "missing.json") {
+	if status, _, errOut := runSim("-jobs", "10", "-config", "missing.json"); status != 1 || !strings.Contains(errOut, "missing.json") {
 		t.Fatalf("a missing configuration: status %d, %s", status, errOut)
 	}
 }
@@ -56,7 +57,7 @@ func TestSimulateConfigs(t *testing.T) {
 func TestSimulateIsDeterministic(t *testing.T) {
 	var outs [2]string
 	for k := range outs {
-		status, out, errOut := runCmd("simulate", "-jobs", "200", "-nodes", "16")
+		status, out, errOut := runSim("-jobs", "200", "-nodes", "16")
 		if status != 0 {
 			t.Fatalf("status %d: %s", status, errOut)
 		}
@@ -93,11 +94,11 @@ func tableHeads(out string) []string {
 // TestSimulateLegend: every column of the tables is explained under them
 // and in -h, and the tables fit in 130 characters.
 func TestSimulateLegend(t *testing.T) {
-	status, out, errOut := runCmd("simulate", "-jobs", "200", "-nodes", "16", "-policies", "fifo,allot")
+	status, out, errOut := runSim("-jobs", "200", "-nodes", "16", "-policies", "fifo,allot")
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errOut)
 	}
-	_, _, help := runCmd("simulate", "-h")
+	_, _, help := runSim("-h")
 	heads := tableHeads(out)
 	if len(heads) < 20 {
 		t.Fatalf("%d columns: %q", len(heads), heads)
@@ -160,8 +161,8 @@ func TestSimulateWaitColumns(t *testing.T) {
 // preempting team-a's borrowing one; the state's own configuration does
 // nothing. Nothing is committed: the second answer is on the same state.
 func TestSimulateWhatIf(t *testing.T) {
-	status, out, errOut := runCmd("simulate", "-state", "../../sim/testdata/whatif/state.json",
-		"-config", "../../sim/testdata/whatif/reclaim.json", "-config", "../../sim/testdata/whatif/state.json")
+	status, out, errOut := runSim("-state", "../sim/testdata/whatif/state.json",
+		"-config", "../sim/testdata/whatif/reclaim.json", "-config", "../sim/testdata/whatif/state.json")
 	if status != 0 {
 		t.Fatalf("status %d: %s", status, errOut)
 	}
@@ -188,7 +189,14 @@ would leave 2 pending:
 	if out != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
 	}
-	if status, _, errOut := runCmd("simulate", "-state", "../../sim/testdata/whatif/state.json"); status != 2 || !strings.Contains(errOut, "give one with -config") {
+	if status, _, errOut := runSim("-state", "../sim/testdata/whatif/state.json"); status != 2 || !strings.Contains(errOut, "give one with -config") {
 		t.Fatalf("-state without -config: status %d, %s", status, errOut)
 	}
+}
+
+// runSim runs allot simulate with args and returns its exit status and output.
+func runSim(args ...string) (status int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	status = Run(args, &out, &errOut)
+	return status, out.String(), errOut.String()
 }
