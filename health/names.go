@@ -1,0 +1,56 @@
+package health
+
+// The metric names, Prometheus-style: one owner for the bridge's
+// collectors and the simulator's report.
+const (
+	// Decisions counts the admission decisions, by Verdict and Reason
+	// labels (LabelVerdict, LabelReason) and whether the guard denied.
+	Decisions = "allot_decisions_total"
+	// WebhookDuration is the admission webhook's latency histogram, in
+	// seconds, by LabelKind.
+	WebhookDuration = "allot_webhook_duration_seconds"
+	// DryRunDenials counts what a dry-run guard would have denied.
+	DryRunDenials = "allot_webhook_dry_run_denials_total"
+
+	// GPUUtilization is the share of the cluster's GPUs in use (0..1).
+	GPUUtilization = "allot_gpu_utilization"
+	// GPUs and FreeGPUs count the cluster's GPUs by LabelFlavor.
+	GPUs     = "allot_gpus"
+	FreeGPUs = "allot_free_gpus"
+	// QueueWait is the wait of the pending workloads so far, in seconds,
+	// by LabelPriorityClass and LabelQuantile (0.5, 0.9, 0.99: the
+	// simulator's median, p90 and p99).
+	QueueWait = "allot_queue_wait_seconds"
+	// Evictions counts the workloads the store evicted, Preemptions those
+	// it evicted to make room for another (the preemption rate is its
+	// rate).
+	Evictions   = "allot_evictions_total"
+	Preemptions = "allot_preemptions_total"
+	// FragmentationNodeShare is the share of usable nodes with free GPUs
+	// on which no pending pod fits; FragmentationStrandedShare FGD's
+	// share of free GPUs the pending mix cannot use.
+	FragmentationNodeShare     = "allot_fragmentation_node_share"
+	FragmentationStrandedShare = "allot_fragmentation_stranded_share"
+	// The per-queue figures, by LabelQueue: running (admitted) and
+	// pending workloads, running workloads admitted on borrowed quota,
+	// and evictions.
+	QueueAdmitted  = "allot_queue_admitted_workloads"
+	QueuePending   = "allot_queue_pending_workloads"
+	QueueBorrowing = "allot_queue_borrowing_workloads"
+	QueueEvictions = "allot_queue_evictions_total"
+)
+
+// The label names.
+const (
+	LabelVerdict       = "verdict"
+	LabelReason        = "reason"
+	LabelDenied        = "denied"
+	LabelKind          = "kind"
+	LabelFlavor        = "flavor"
+	LabelPriorityClass = "priority_class"
+	LabelQuantile      = "quantile"
+	LabelQueue         = "queue"
+)
+
+// Quantiles are the quantiles QueueWait reports, the simulator's.
+var Quantiles = [...]float64{0.5, 0.9, 0.99}
