@@ -322,4 +322,3 @@ func TestOptionsValidate(t *testing.T) {
 		t.Error("New without a source accepted")
 	}
 }
-
