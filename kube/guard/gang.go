@@ -1,19 +1,16 @@
 package guard
 
 import (
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
-	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/allot-sched/allot/kube/kueueconfig"
 	"github.com/allot-sched/allot/kube/kueuejob"
 )
 
-// gangOf names the gang an object belongs to and gives the job that
-// stands for it (what kueuejob.Request takes). owned says the object is
+// gangOf names the gang an object of a kind belongs to, from its
+// metadata alone, so that the rest of a gang's pods are answered from the
+// cache before their whole object is decoded. owned says the object is
 // made by a controller for a job the guard judges at its own CREATE (a
 // Job's pods, a JobSet's Jobs): it is not judged again, since the guard
 // cannot see its siblings. known is false for a kind the guard does not
@@ -22,32 +19,38 @@ import (
 // A pod of a pod group is its group, decided at the group's total count;
 // a Workload made for a job is keyed by its job, so that it shares the
 // job's cached answer.
-func gangOf(v any) (key string, job any, owned, known bool) {
-	switch o := v.(type) {
-	case *corev1.Pod:
-		if g := o.Labels[kueueconfig.PodGroupNameLabel]; g != "" {
-			return o.Namespace + "/PodGroup/" + g, kueuejob.PodGroup{o}, false, true
+func gangOf(kind string, m *metav1.ObjectMeta) (key string, owned, known bool) {
+	ref := metav1.GetControllerOfNoCopy(m)
+	switch kind {
+	case "Pod":
+		if g := m.Labels[kueueconfig.PodGroupNameLabel]; g != "" {
+			return m.Namespace + "/PodGroup/" + g, false, true
 		}
-		if metav1.GetControllerOf(o) != nil {
-			return "", nil, true, true
+		if ref != nil {
+			return "", true, true
 		}
-		return o.Namespace + "/Pod/" + o.Name, kueuejob.PodGroup{o}, false, true
-	case *batchv1.Job:
-		if ref := metav1.GetControllerOf(o); ref != nil && judgedKind(ref.Kind) {
-			return "", nil, true, true
+	case "Job":
+		if ref != nil && judgedKind(ref.Kind) {
+			return "", true, true
 		}
-		return o.Namespace + "/Job/" + o.Name, o, false, true
-	case *jobset.JobSet:
-		return o.Namespace + "/JobSet/" + o.Name, o, false, true
-	case *rayv1.RayJob:
-		return o.Namespace + "/RayJob/" + o.Name, o, false, true
-	case *kueue.Workload:
-		if ref := metav1.GetControllerOf(o); ref != nil {
-			return o.Namespace + "/" + ref.Kind + "/" + ref.Name, o, false, true
+	case "JobSet", "RayJob":
+	case "Workload":
+		if ref != nil {
+			return m.Namespace + "/" + ref.Kind + "/" + ref.Name, false, true
 		}
-		return o.Namespace + "/Workload/" + o.Name, o, false, true
+	default:
+		return "", false, false
 	}
-	return "", nil, false, false
+	return m.Namespace + "/" + kind + "/" + m.Name, false, true
+}
+
+// jobOf is what kueuejob.Request takes for a decoded object: a pod stands
+// for its group.
+func jobOf(v any) any {
+	if p, ok := v.(*corev1.Pod); ok {
+		return kueuejob.PodGroup{p}
+	}
+	return v
 }
 
 // judgedKind is a kind whose CREATE the guard judges as a whole gang.

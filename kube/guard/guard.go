@@ -149,18 +149,11 @@ func (g *Guard) review(req *admissionv1.AdmissionRequest) (answer, bool) {
 	if !g.src.Ready() {
 		return g.failure(ReasonNotReady, "allot: the guard's view of the cluster is not ready yet"), false
 	}
-	objs, err := kueueconfig.Decode(req.Kind.Kind, req.Object.Raw)
-	if err == nil && len(objs) != 1 {
-		err = fmt.Errorf("%d objects", len(objs))
+	var meta metav1.PartialObjectMetadata
+	if err := json.Unmarshal(req.Object.Raw, &meta); err != nil {
+		return g.undecodable(req.Kind.Kind, err), false
 	}
-	if err != nil {
-		msg := fmt.Sprintf("allot: cannot decode the %s: %v", req.Kind.Kind, err)
-		if g.opts.DenyUndecodable {
-			return answer{message: msg, verdict: VerdictNone, reason: ReasonUndecodable}, false
-		}
-		return answer{allowed: true, warnings: []string{msg}, verdict: VerdictNone, reason: ReasonUndecodable}, false
-	}
-	key, job, owned, known := gangOf(objs[0].Value)
+	key, owned, known := gangOf(req.Kind.Kind, &meta.ObjectMeta)
 	switch {
 	case !known:
 		return answer{allowed: true, verdict: VerdictNone, reason: ReasonUnmanaged}, false
@@ -172,11 +165,29 @@ func (g *Guard) review(req *admissionv1.AdmissionRequest) (answer, bool) {
 	if a, ok := g.cache.get(ck); ok {
 		return a, true
 	}
+	objs, err := kueueconfig.DecodeJSON(req.Kind.Kind, req.Object.Raw)
+	if err == nil && len(objs) != 1 {
+		err = fmt.Errorf("%d objects", len(objs))
+	}
+	if err != nil {
+		return g.undecodable(req.Kind.Kind, err), false
+	}
+	job := jobOf(objs[0].Value)
 	a, keep := g.decide(snap, cfg, job)
 	if keep {
 		g.cache.put(ck, a)
 	}
 	return a, false
+}
+
+// undecodable is the answer to an object the guard cannot decode: allowed
+// with a warning, or denied with DenyUndecodable.
+func (g *Guard) undecodable(kind string, err error) answer {
+	msg := fmt.Sprintf("allot: cannot decode the %s: %v", kind, err)
+	if g.opts.DenyUndecodable {
+		return answer{message: msg, verdict: VerdictNone, reason: ReasonUndecodable}
+	}
+	return answer{allowed: true, warnings: []string{msg}, verdict: VerdictNone, reason: ReasonUndecodable}
 }
 
 // failure is the answer when the guard cannot judge: allowed with a

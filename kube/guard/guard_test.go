@@ -130,7 +130,11 @@ func post(t testing.TB, h http.Handler, body []byte) (*admissionv1.AdmissionResp
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
 		t.Fatalf("%v: %s", err, rec.Body)
 	}
-	if out.Response == nil || out.Response.UID != "uid-1" || out.APIVersion != "admission.k8s.io/v1" || out.Kind != "AdmissionReview" {
+	var sent admissionv1.AdmissionReview
+	if err := json.Unmarshal(body, &sent); err != nil || sent.Request == nil {
+		t.Fatalf("HTTP 200 for a malformed review: %s", rec.Body)
+	}
+	if out.Response == nil || out.Response.UID != sent.Request.UID || out.APIVersion != "admission.k8s.io/v1" || out.Kind != "AdmissionReview" {
 		t.Fatalf("answer %s: want the request's uid in an admission.k8s.io/v1 AdmissionReview", rec.Body)
 	}
 	return out.Response, rec.Code, ""
