@@ -3,13 +3,14 @@ package health
 // The metric names, Prometheus-style: one owner for the bridge's
 // collectors and the simulator's report.
 const (
-	// Decisions counts the admission decisions, by Verdict and Reason
-	// labels (LabelVerdict, LabelReason) and whether the guard denied.
+	// Decisions counts the admission webhook's answers, by LabelKind,
+	// LabelVerdict, LabelReason and LabelDenied.
 	Decisions = "allot_decisions_total"
-	// WebhookDuration is the admission webhook's latency histogram, in
-	// seconds, by LabelKind.
+	// WebhookDuration is the webhook server's latency histogram, in
+	// seconds, by LabelHandler (validate, simulate).
 	WebhookDuration = "allot_webhook_duration_seconds"
-	// DryRunDenials counts what a dry-run guard would have denied.
+	// DryRunDenials counts what a dry-run guard would have denied, by
+	// LabelKind and LabelReason.
 	DryRunDenials = "allot_webhook_dry_run_denials_total"
 
 	// GPUUtilization is the share of the cluster's GPUs in use (0..1).
@@ -21,9 +22,9 @@ const (
 	// by LabelPriorityClass and LabelQuantile (0.5, 0.9, 0.99: the
 	// simulator's median, p90 and p99).
 	QueueWait = "allot_queue_wait_seconds"
-	// Evictions counts the workloads the store evicted, Preemptions those
-	// it evicted to make room for another (the preemption rate is its
-	// rate).
+	// Evictions counts the workloads the store evicted; Preemptions
+	// counts those, among the evictions the snapshot holds, made to make
+	// room for another (the preemption rate is rate() of Evictions).
 	Evictions   = "allot_evictions_total"
 	Preemptions = "allot_preemptions_total"
 	// FragmentationNodeShare is the share of usable nodes with free GPUs
@@ -33,11 +34,12 @@ const (
 	FragmentationStrandedShare = "allot_fragmentation_stranded_share"
 	// The per-queue figures, by LabelQueue: running (admitted) and
 	// pending workloads, running workloads admitted on borrowed quota,
-	// and evictions.
+	// and the evictions among the last ones the snapshot holds (a
+	// window: StoreOptions' AuditCapacity).
 	QueueAdmitted  = "allot_queue_admitted_workloads"
 	QueuePending   = "allot_queue_pending_workloads"
 	QueueBorrowing = "allot_queue_borrowing_workloads"
-	QueueEvictions = "allot_queue_evictions_total"
+	QueueEvictions = "allot_queue_recent_evictions"
 )
 
 // The label names.
@@ -46,6 +48,7 @@ const (
 	LabelReason        = "reason"
 	LabelDenied        = "denied"
 	LabelKind          = "kind"
+	LabelHandler       = "handler"
 	LabelFlavor        = "flavor"
 	LabelPriorityClass = "priority_class"
 	LabelQuantile      = "quantile"

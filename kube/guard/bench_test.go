@@ -54,7 +54,7 @@ func benchCluster(tb testing.TB, n int) *guard.Static {
 			Spec: kueue.LocalQueueSpec{ClusterQueue: "train"}}},
 	}
 	for _, nd := range b.Nodes {
-		objs = append(objs, kueueconfig.Object{Version: "v1", Value: &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, 
+		objs = append(objs, kueueconfig.Object{Version: "v1", Value: &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
 			ObjectMeta: metav1.ObjectMeta{Name: nd.Name, Labels: map[string]string{"gpu": "h100", "block": nd.Labels["block"], "rack": nd.Labels["rack"], corev1.LabelHostname: nd.Name}},
 			Status: corev1.NodeStatus{
 				Allocatable: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8"), corev1.ResourceCPU: resource.MustParse("192"), corev1.ResourceMemory: resource.MustParse("2Ti"), corev1.ResourcePods: resource.MustParse("110")},
@@ -64,7 +64,7 @@ func benchCluster(tb testing.TB, n int) *guard.Static {
 	}
 	for _, w := range b.Running {
 		ps := w.PodSets[0]
-		objs = append(objs, kueueconfig.Object{Version: "v1", Value: &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, 
+		objs = append(objs, kueueconfig.Object{Version: "v1", Value: &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{Name: w.ID, Namespace: "ml", Labels: map[string]string{kueueconfig.QueueLabel: "q"}},
 			Spec: corev1.PodSpec{NodeName: ps.Nodes[0], Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 				"nvidia.com/gpu": *resource.NewQuantity(ps.PerPod["gpu"], resource.DecimalSI), corev1.ResourceCPU: resource.MustParse("4")}}}}},
