@@ -8,6 +8,20 @@ import (
 	"github.com/allot-sched/allot/kube/kueuejob"
 )
 
+// gangMeta is the part of an object's metadata that names its gang,
+// decoded alone: its annotations and managed fields are left for the full
+// decode, which a cached answer spares.
+type gangMeta struct {
+	Metadata metaForGang `json:"metadata"`
+}
+
+type metaForGang struct {
+	Name            string                  `json:"name"`
+	Namespace       string                  `json:"namespace"`
+	Labels          map[string]string       `json:"labels"`
+	OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
+}
+
 // gangOf names the gang an object of a kind belongs to, from its
 // metadata alone, so that the rest of a gang's pods are answered from the
 // cache before their whole object is decoded. owned says the object is
@@ -19,8 +33,8 @@ import (
 // A pod of a pod group is its group, decided at the group's total count;
 // a Workload made for a job is keyed by its job, so that it shares the
 // job's cached answer.
-func gangOf(kind string, m *metav1.ObjectMeta) (key string, owned, known bool) {
-	ref := metav1.GetControllerOfNoCopy(m)
+func gangOf(kind string, m *metaForGang) (key string, owned, known bool) {
+	ref := controllerOf(m.OwnerReferences)
 	switch kind {
 	case "Pod":
 		if g := m.Labels[kueueconfig.PodGroupNameLabel]; g != "" {
@@ -42,6 +56,17 @@ func gangOf(kind string, m *metav1.ObjectMeta) (key string, owned, known bool) {
 		return "", false, false
 	}
 	return m.Namespace + "/" + kind + "/" + m.Name, false, true
+}
+
+// controllerOf is the owner that controls the object, as
+// metav1.GetControllerOf finds it.
+func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
+	for i := range refs {
+		if r := &refs[i]; r.Controller != nil && *r.Controller {
+			return r
+		}
+	}
+	return nil
 }
 
 // jobOf is what kueuejob.Request takes for a decoded object: a pod stands

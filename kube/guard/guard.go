@@ -149,11 +149,11 @@ func (g *Guard) review(req *admissionv1.AdmissionRequest) (answer, bool) {
 	if !g.src.Ready() {
 		return g.failure(ReasonNotReady, "allot: the guard's view of the cluster is not ready yet"), false
 	}
-	var meta metav1.PartialObjectMetadata
+	var meta gangMeta
 	if err := json.Unmarshal(req.Object.Raw, &meta); err != nil {
 		return g.undecodable(req.Kind.Kind, err), false
 	}
-	key, owned, known := gangOf(req.Kind.Kind, &meta.ObjectMeta)
+	key, owned, known := gangOf(req.Kind.Kind, &meta.Metadata)
 	switch {
 	case !known:
 		return answer{allowed: true, verdict: VerdictNone, reason: ReasonUnmanaged}, false
