@@ -97,11 +97,8 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "guard: AdmissionReview without a request and its uid", http.StatusBadRequest)
 		return
 	}
-	a, out := g.Review(review.Request)
-	if g.opts.Observer != nil {
-		g.opts.Observer.Observe(out)
-	}
-	resp := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: response(review.Request.UID, a)}
+	r2, _ := g.Review(review.Request)
+	resp := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: r2}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(&resp)
 }
@@ -125,9 +122,19 @@ func response(uid types.UID, a answer) *admissionv1.AdmissionResponse {
 	return resp
 }
 
-// Review answers one admission request: allowed or denied with a message,
-// and the outcome an Observer hears.
-func (g *Guard) Review(req *admissionv1.AdmissionRequest) (answer, Outcome) {
+// Review answers one admission request, allowed or denied with a message
+// (an HTTP 403 status), and tells the Observer; the Outcome is what it
+// hears.
+func (g *Guard) Review(req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, Outcome) {
+	a, out := g.answer(req)
+	if g.opts.Observer != nil {
+		g.opts.Observer.Observe(out)
+	}
+	return response(req.UID, a), out
+}
+
+// answer is Review's answer before it is a response.
+func (g *Guard) answer(req *admissionv1.AdmissionRequest) (answer, Outcome) {
 	kind := req.Kind.Kind
 	a, cached := g.review(req)
 	out := Outcome{Kind: kind, Verdict: a.verdict, Reason: a.reason, Denied: !a.allowed, Cached: cached}
