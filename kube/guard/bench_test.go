@@ -174,7 +174,7 @@ func BenchmarkReview(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				body.Reset(reviews[i%len(reviews)])
-				req.Body = io.NopCloser(body)
+				req.Body, req.ContentLength = io.NopCloser(body), int64(body.Len())
 				w.body.Reset()
 				start := time.Now()
 				g.ServeHTTP(w, req)
