@@ -112,3 +112,19 @@ func TestMeasureEvictions(t *testing.T) {
 		t.Errorf("after an eviction: evictions %d, preemptions %d, team-a %+v", f.Evictions, f.Preemptions, f.Queues[0])
 	}
 }
+
+func TestSeries(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   string
+	}{
+		{health.GPUUtilization, nil, "allot_gpu_utilization"},
+		{health.QueueWait, []string{health.LabelPriorityClass, "high", health.LabelQuantile, "0.5"}, `allot_queue_wait_seconds{priority_class="high",quantile="0.5"}`},
+		{health.QueuePending, []string{health.LabelQueue, `a"b`}, `allot_queue_pending_workloads{queue="a\"b"}`},
+	} {
+		if got := health.Series(c.name, c.labels...); got != c.want {
+			t.Errorf("Series(%s, %q) = %s, want %s", c.name, c.labels, got, c.want)
+		}
+	}
+}

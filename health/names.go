@@ -1,5 +1,10 @@
 package health
 
+import (
+	"strconv"
+	"strings"
+)
+
 // The metric names, Prometheus-style: one owner for the bridge's
 // collectors and the simulator's report.
 const (
@@ -57,3 +62,27 @@ const (
 
 // Quantiles are the quantiles QueueWait reports, the simulator's.
 var Quantiles = [...]float64{0.5, 0.9, 0.99}
+
+// Series names one series as Prometheus' text format writes it (label
+// values quoted by strconv.Quote, which agrees with it on printable
+// ASCII): the
+// metric's name and its label pairs in the order given,
+// allot_queue_wait_seconds{priority_class="high",quantile="0.5"}.
+func Series(name string, labelPairs ...string) string {
+	if len(labelPairs) < 2 {
+		return name
+	}
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('{')
+	for i := 0; i+1 < len(labelPairs); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(labelPairs[i])
+		b.WriteByte('=')
+		b.WriteString(strconv.Quote(labelPairs[i+1]))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
