@@ -65,8 +65,7 @@ var Quantiles = [...]float64{0.5, 0.9, 0.99}
 
 // Series names one series as Prometheus' text format writes it (label
 // values quoted by strconv.Quote, which agrees with it on printable
-// ASCII): the
-// metric's name and its label pairs in the order given,
+// ASCII): the metric's name and its label pairs in the order given,
 // allot_queue_wait_seconds{priority_class="high",quantile="0.5"}.
 func Series(name string, labelPairs ...string) string {
 	if len(labelPairs) < 2 {
