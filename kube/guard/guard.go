@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -97,8 +98,8 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "guard: AdmissionReview without a request and its uid", http.StatusBadRequest)
 		return
 	}
-	r2, _ := g.Review(review.Request)
-	resp := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: r2}
+	answer, _ := g.Review(review.Request)
+	resp := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: answer}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(&resp)
 }
@@ -149,7 +150,8 @@ func (g *Guard) answer(req *admissionv1.AdmissionRequest) (answer, Outcome) {
 	out := Outcome{Kind: kind, Verdict: a.verdict, Reason: a.reason, Denied: !a.allowed, Cached: cached}
 	if !a.allowed && g.opts.DryRun {
 		g.opts.Log.Info("dry-run: would deny", "kind", kind, "namespace", req.Namespace, "name", req.Name, "reason", a.reason, "message", a.message)
-		a = answer{allowed: true, warnings: append(a.warnings, "dry-run: allot would deny: "+a.message), verdict: a.verdict, reason: a.reason}
+		// Clipped: a cached answer's warnings are shared.
+		a = answer{allowed: true, warnings: append(slices.Clip(a.warnings), "dry-run: allot would deny: "+a.message), verdict: a.verdict, reason: a.reason}
 		out.Denied, out.DryRun = false, true
 	}
 	return a, out
