@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/bench/trace"
 	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/health"
 )
 
 // Result is one policy's run: the four health numbers (utilization, queue
@@ -103,6 +105,10 @@ type Result struct {
 	JCTP99  float64 `json:"jctP99"`
 	// Decisions counts every decision of the scheduling loop.
 	Decisions int `json:"decisions"`
+	// Metrics are the run's figures under the bridge's metric names and
+	// labels (package health): a series name, labels and all, to its
+	// value.
+	Metrics map[string]float64 `json:"metrics"`
 	// Series samples the run every Options.SampleEvery from the first
 	// arrival until, the arrivals over, nothing waits any more.
 	Series []Sample `json:"series"`
@@ -349,7 +355,30 @@ func (r *run) result() *Result {
 		}
 		res.JCTMean, res.JCTP99 = sum/float64(len(jct)), trace.Percentile(jct, 0.99)
 	}
+	res.Metrics = res.metrics()
 	return res
+}
+
+// metrics are the run's figures under the names and labels the bridge's
+// Prometheus collectors export (package health), so that a dashboard
+// built on one reads the other: the run's utilization, its evictions,
+// the two fragmentation figures against what waits, and the queue waits
+// by priority class at the health package's quantiles.
+func (r *Result) metrics() map[string]float64 {
+	m := map[string]float64{
+		health.GPUUtilization:             r.Utilization,
+		health.Evictions:                  float64(r.Evictions),
+		health.FragmentationNodeShare:     r.FragNodeShare,
+		health.FragmentationStrandedShare: r.FragStrandedShare,
+	}
+	for _, w := range r.Waits {
+		hw := health.ClassWaits{Median: w.Median, P90: w.P90, P99: w.P99}
+		for _, q := range health.Quantiles {
+			v := hw.Quantile(q)
+			m[health.Series(health.QueueWait, health.LabelPriorityClass, w.Class, health.LabelQuantile, strconv.FormatFloat(q, 'g', -1, 64))] = v
+		}
+	}
+	return m
 }
 
 // fragmentation sums up the samples of the active window.

@@ -3,8 +3,9 @@ package trace
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
+
+	"github.com/allot-sched/allot/health"
 )
 
 // maxDuration bounds job durations and submit times read from files (about
@@ -174,9 +175,5 @@ func (t *Trace) Stats() Stats {
 // Percentile returns the nearest-rank q-quantile (0 < q <= 1) of sorted,
 // a slice in increasing order; it returns 0 for an empty slice.
 func Percentile[T int64 | float64](sorted []T, q float64) T {
-	if len(sorted) == 0 {
-		return 0
-	}
-	k := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[min(max(k, 0), len(sorted)-1)]
+	return health.Percentile(sorted, q)
 }

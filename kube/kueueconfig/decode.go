@@ -274,6 +274,16 @@ func Decode(name string, data []byte) ([]Object, error) {
 	return out, nil
 }
 
+// DecodeJSON reads one JSON object (or List) named name as Decode reads a
+// document, without Decode's YAML reader: for an object that arrives as
+// JSON, as an admission request's does.
+func DecodeJSON(name string, js []byte) ([]Object, error) {
+	if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return nil, nil
+	}
+	return decodeJSON(name, js)
+}
+
 // decodeDocument decodes one YAML or JSON document.
 func decodeDocument(src string, chunk []byte) ([]Object, error) {
 	js := bytes.TrimSpace(chunk)
