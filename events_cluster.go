@@ -181,6 +181,7 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 	})
 	fx := *s.fixed
 	fx.topo, fx.nodeRes = t, nodeRes
+	fx.marks = s.marks.reshape(len(t.Nodes), moved, desc, s.flavorKeys())
 	fx.capacity = s.capacity.ReshapeCapacity(t, moved, func(m int32) bool { return from[m] < 0 || desc[m] != nil })
 	next := *s
 	next.fixed, next.state = &fx, state

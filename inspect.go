@@ -5,6 +5,7 @@
 package allot
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -12,7 +13,14 @@ import (
 )
 
 // Flavors are the flavors, in the order the snapshot declares them.
-func (s *Snapshot) Flavors() []Flavor { return slices.Clone(s.flavors) }
+func (s *Snapshot) Flavors() []Flavor {
+	out := slices.Clone(s.flavors)
+	for i := range out {
+		f := &out[i]
+		f.NodeLabels, f.NodeTaints, f.Tolerations = maps.Clone(f.NodeLabels), slices.Clone(f.NodeTaints), slices.Clone(f.Tolerations)
+	}
+	return out
+}
 
 // Nodes describes every node as a Builder takes it, its condition
 // included, in the topology's order: by flavor, then domain by domain
@@ -43,7 +51,7 @@ func (s *Snapshot) Node(name string) (Node, bool) {
 func (s *Snapshot) node(n int32) Node {
 	tn := &s.topo.Nodes[n]
 	ns := s.state.Node(n)
-	out := Node{Name: s.topo.NodeName(n), Flavor: s.flavors[tn.Flavor].Name, Capacity: s.resourceMap(tn.Capacity, nonZero(tn.Capacity)),
+	out := Node{Name: s.topo.NodeName(n), Capacity: s.resourceMap(tn.Capacity, nonZero(tn.Capacity)),
 		GPUGroups: tn.GroupSizes(), MaxPods: tn.MaxPods, Unschedulable: ns.Cordoned, Down: ns.Down}
 	if ns.CooldownUntil > s.now {
 		out.CooldownUntil = ns.CooldownUntil
@@ -54,6 +62,10 @@ func (s *Snapshot) node(n int32) Node {
 			out.Labels[level] = s.topo.NodeLabel(n, l)
 		}
 	}
+	if fl := &s.flavors[tn.Flavor]; len(fl.NodeLabels) == 0 {
+		out.Flavor = fl.Name // one with NodeLabels follows from them
+	}
+	s.marks.describe(n, &out)
 	return out
 }
 
