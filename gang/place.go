@@ -55,6 +55,44 @@ type PodSet struct {
 	Slices []SliceSpec
 	// Group co-locates pod sets of one request that share a non-zero value.
 	Group int
+	// Exclude, when not nil, is the nodes of the flavor the pod set must
+	// not use (bit n%64 of word n/64 for node n): those with a taint it
+	// does not tolerate. The counters cannot see it, so a domain holding
+	// one is counted node by node.
+	Exclude []uint64
+}
+
+// excluded reports whether the current pod set must not use node n.
+func (p *Placer) excluded(n int32) bool {
+	ex := p.ps.Exclude
+	return ex != nil && int(n>>6) < len(ex) && ex[n>>6]&(1<<(n&63)) != 0
+}
+
+// excludes reports whether the current pod set must not use some node of
+// domain d, a word at a time.
+func (p *Placer) excludes(d int32) bool {
+	if p.ps.Exclude == nil {
+		return false
+	}
+	dom := &p.t.Domains[d]
+	return AnyIn(p.ps.Exclude, dom.First, dom.End)
+}
+
+// AnyIn reports whether node set b (bit n%64 of word n/64 for node n) has
+// a node in [lo, hi), a word at a time.
+func AnyIn(b []uint64, lo, hi int32) bool {
+	hi = min(hi, int32(len(b)*64))
+	for lo < hi {
+		w := b[lo>>6] >> (lo & 63)
+		if n := min(64-lo&63, hi-lo); n < 64 {
+			w &= 1<<n - 1
+		}
+		if w != 0 {
+			return true
+		}
+		lo = (lo | 63) + 1
+	}
+	return false
 }
 
 // Assignment places one pod: a node and a node-local GPU mask.
@@ -911,7 +949,7 @@ func (p *Placer) nodeCount(n int32) int64 { return p.nodeCountOf(n, p.st.Node(n)
 
 // nodeCountOf is nodeCount with the node's state already in hand.
 func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
-	if ns.Cordoned || ns.Down || (!p.IgnoreCooldown && ns.CooldownUntil > p.st.Now()) {
+	if ns.Cordoned || ns.Down || (!p.IgnoreCooldown && ns.CooldownUntil > p.st.Now()) || p.excluded(n) {
 		return 0
 	}
 	ps := p.ps
@@ -990,7 +1028,7 @@ func (p *Placer) count(d int32, l int) int64 {
 // fastCount reads a domain's count from the state's counters when they are
 // exact for the current pod shape.
 func (p *Placer) fastCount(d int32, l int) (int64, bool) {
-	if !p.fast || (len(p.ov) > 0 && p.ovTouches(d)) {
+	if !p.fast || (len(p.ov) > 0 && p.ovTouches(d)) || p.excludes(d) {
 		return 0, false
 	}
 	agg := p.st.Agg(d)
@@ -1035,7 +1073,7 @@ func (p *Placer) Feasible(sets []PodSet) bool {
 // false means "not proven", never "fits".
 func (p *Placer) Never(ps *PodSet) (Failure, bool) {
 	p.setPodSet(ps)
-	if !p.fast || len(ps.Slices) > 0 {
+	if !p.fast || len(ps.Slices) > 0 || ps.Exclude != nil {
 		return Failure{}, false
 	}
 	root := p.root(ps.Flavor)
