@@ -215,6 +215,15 @@ func (dc *decider) assign() bool {
 			dc.w(" has no quota on any flavor pod set ")
 			dc.wq(r.PodSets[i].Name)
 			dc.w(" may use")
+			for k := range dc.qc.Flavors {
+				f := dc.qc.Flavors[k].Flavor
+				if t := dc.s.untoleratedTaint(&r.PodSets[i], f); t != nil && r.PodSets[i].allows(dc.s.flavors[f].Name) {
+					dc.w(": it does not tolerate flavor ")
+					dc.wq(dc.s.flavors[f].Name)
+					dc.w("'s nodeTaint " + t.Key + "=" + t.Value + ":" + t.Effect)
+					break
+				}
+			}
 			dc.conclude(StageQuota, NeverFits, m)
 		}
 		return false

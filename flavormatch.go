@@ -86,15 +86,19 @@ func tolerated(t *Taint, pod, flavor []Toleration) bool {
 // every taint of the flavor's nodeTaints that repels is tolerated, as
 // Kueue's flavor assigner asks. The flavor's own nodes may carry others;
 // placement keeps the pod set off those (untolerated).
-func (s *fixed) tolerates(ps *PodSet, f int32) bool {
+func (s *fixed) tolerates(ps *PodSet, f int32) bool { return s.untoleratedTaint(ps, f) == nil }
+
+// untoleratedTaint is the first of flavor f's nodeTaints that repels and
+// that pod set ps does not tolerate, nil when there is none.
+func (s *fixed) untoleratedTaint(ps *PodSet, f int32) *Taint {
 	fl := &s.flavors[f]
 	for i := range fl.NodeTaints {
 		t := &fl.NodeTaints[i]
 		if t.repels() && !tolerated(t, ps.Tolerations, fl.Tolerations) {
-			return false
+			return t
 		}
 	}
-	return true
+	return nil
 }
 
 // serves reports whether pod set ps may use flavor f: it names the flavor
