@@ -62,10 +62,13 @@ func (s *Snapshot) node(n int32) Node {
 			out.Labels[level] = s.topo.NodeLabel(n, l)
 		}
 	}
-	if fl := &s.flavors[tn.Flavor]; len(fl.NodeLabels) == 0 {
-		out.Flavor = fl.Name // one with NodeLabels follows from them
-	}
 	s.marks.describe(n, &out)
+	// A flavor its labels select goes unnamed, so that a change of labels
+	// moves the node; a node that named another flavor its labels match
+	// names it still.
+	if f, err := s.nodeFlavor(&out, ""); err != nil || f != tn.Flavor {
+		out.Flavor = s.flavors[tn.Flavor].Name
+	}
 	return out
 }
 

@@ -141,9 +141,9 @@ type Flavor struct {
 type Node struct {
 	Name string `json:"name"`
 	// Flavor names the node's flavor; empty, the node serves the flavor
-	// whose NodeLabels its Labels match. A snapshot describes a node of a
-	// flavor with NodeLabels without it, so that a change of labels moves
-	// the node.
+	// whose NodeLabels its Labels match. A snapshot describes a node
+	// without it when its labels select its flavor, so that a change of
+	// labels moves the node.
 	Flavor string `json:"flavor,omitempty"`
 	// Labels hold a label for every topology level; the snapshot keeps
 	// those and the ones some flavor's NodeLabels name, no others.
