@@ -320,10 +320,18 @@ func (s *fixed) nodeFlavor(n *Node, p string) (int32, error) {
 			}
 		}
 	}
-	if best < 0 {
+	switch {
+	case best < 0 && !s.selecting():
+		return 0, buildErr(ErrUnknownFlavor, p+".flavor", "node %q names flavor %q", n.Name, n.Flavor)
+	case best < 0:
 		return 0, buildErr(ErrUnknownFlavor, p+".flavor", "node %q names no flavor and matches no flavor's nodeLabels", n.Name)
 	}
 	return best, nil
+}
+
+// selecting reports whether some flavor selects its nodes by labels.
+func (s *fixed) selecting() bool {
+	return slices.ContainsFunc(s.flavors, func(f Flavor) bool { return len(f.NodeLabels) > 0 })
 }
 
 // missingLabel returns a key of want (the first, sorted) that have lacks or
