@@ -5,6 +5,7 @@ package kueueconfig
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -132,7 +133,8 @@ func (c *Config) Flavor(name string) (allot.Flavor, []Warning, error) {
 			warns = append(warns, Warning{Object: obj, Field: "metadata.annotations." + k, Message: fmt.Sprintf("%q not modelled", v)})
 		}
 	}
-	return allot.Flavor{Name: name}, warns, nil
+	return allot.Flavor{Name: name, NodeLabels: maps.Clone(rf.Spec.NodeLabels), NodeTaints: taints(rf.Spec.NodeTaints),
+		Tolerations: tolerations(rf.Spec.Tolerations)}, warns, nil
 }
 
 // isTAS tells a topology-aware flavor.
