@@ -177,7 +177,7 @@ func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
 			}
 			continue
 		}
-		out.Capacity[string(r)] = value(r, q)
+		out.Capacity[string(r)] = BaseUnits(r, q)
 	}
 	// The node's taints keep off it the pods that do not tolerate them,
 	// with the flavor's tolerations added to theirs.

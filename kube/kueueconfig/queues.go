@@ -108,9 +108,9 @@ func gpuLike(name string) bool {
 	return local == "gpu" || strings.HasPrefix(local, "gpu.") || strings.HasPrefix(local, "mig-") || strings.HasPrefix(domain, "gpu.")
 }
 
-// value is a quantity in allot's base units, as Kueue counts it: cpu in
-// millicores, every other resource in whole units (rounded up).
-func value(name corev1.ResourceName, q resource.Quantity) int64 {
+// BaseUnits is a quantity in allot's base units, as Kueue counts it: cpu
+// in millicores, every other resource in whole units (rounded up).
+func BaseUnits(name corev1.ResourceName, q resource.Quantity) int64 {
 	if name == corev1.ResourceCPU {
 		return q.MilliValue()
 	}
@@ -155,13 +155,13 @@ func (c *Config) quota(object string, rgs []kueue.ResourceGroup) ([]allot.Flavor
 		for _, f := range rg.Flavors {
 			fq := allot.FlavorQuota{Flavor: string(f.Name)}
 			for _, r := range f.Resources {
-				rq := allot.ResourceQuota{Name: string(r.Name), Nominal: value(r.Name, r.NominalQuota)}
+				rq := allot.ResourceQuota{Name: string(r.Name), Nominal: BaseUnits(r.Name, r.NominalQuota)}
 				if r.BorrowingLimit != nil {
-					v := value(r.Name, *r.BorrowingLimit)
+					v := BaseUnits(r.Name, *r.BorrowingLimit)
 					rq.BorrowingLimit = &v
 				}
 				if r.LendingLimit != nil {
-					v := value(r.Name, *r.LendingLimit)
+					v := BaseUnits(r.Name, *r.LendingLimit)
 					rq.LendingLimit = &v
 				}
 				fq.Resources = append(fq.Resources, rq)
