@@ -2,6 +2,7 @@ package gang
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -57,8 +58,8 @@ type PodSet struct {
 	Group int
 	// Exclude, when not nil, is the nodes of the flavor the pod set must
 	// not use (bit n%64 of word n/64 for node n): those with a taint it
-	// does not tolerate. The counters cannot see it, so a domain holding
-	// one is counted node by node.
+	// does not tolerate. Where the counters are exact they count a domain
+	// less what its excluded nodes would hold.
 	Exclude []uint64
 }
 
@@ -68,14 +69,27 @@ func (p *Placer) excluded(n int32) bool {
 	return ex != nil && int(n>>6) < len(ex) && ex[n>>6]&(1<<(n&63)) != 0
 }
 
-// excludes reports whether the current pod set must not use some node of
-// domain d, a word at a time.
-func (p *Placer) excludes(d int32) bool {
-	if p.ps.Exclude == nil {
-		return false
-	}
+// excludedFits is how many pods of the current pod set the nodes of
+// domain d it must not use would hold, as the state's counters count
+// them (usable nodes, GPUs only): fastCount takes them off the domain's.
+func (p *Placer) excludedFits(d int32) int64 {
 	dom := &p.t.Domains[d]
-	return AnyIn(p.ps.Exclude, dom.First, dom.End)
+	ex, g := p.ps.Exclude, p.ps.GPUs
+	sum := int64(0)
+	for lo, hi := dom.First, min(dom.End, int32(len(ex)*64)); lo < hi; lo = (lo | 63) + 1 {
+		w := ex[lo>>6] >> (lo & 63)
+		if n := min(64-lo&63, hi-lo); n < 64 {
+			w &= 1<<n - 1
+		}
+		for w != 0 {
+			n := lo + int32(bits.TrailingZeros64(w))
+			w &= w - 1
+			if ns := p.st.Node(n); ns.Usable(p.st.Now()) {
+				sum += int64(p.t.Nodes[n].GPUFits(ns.FreeGPUs, g))
+			}
+		}
+	}
+	return sum
 }
 
 // AnyIn reports whether node set b (bit n%64 of word n/64 for node n) has
@@ -1028,7 +1042,7 @@ func (p *Placer) count(d int32, l int) int64 {
 // fastCount reads a domain's count from the state's counters when they are
 // exact for the current pod shape.
 func (p *Placer) fastCount(d int32, l int) (int64, bool) {
-	if !p.fast || (len(p.ov) > 0 && p.ovTouches(d)) || p.excludes(d) {
+	if !p.fast || (len(p.ov) > 0 && p.ovTouches(d)) {
 		return 0, false
 	}
 	agg := p.st.Agg(d)
@@ -1038,7 +1052,11 @@ func (p *Placer) fastCount(d int32, l int) (int64, bool) {
 	if !p.roomFor(&agg.MinFree) {
 		return 0, false
 	}
-	return int64(p.st.Fits(d, p.ps.GPUs)), true
+	c := int64(p.st.Fits(d, p.ps.GPUs))
+	if p.ps.Exclude != nil {
+		c -= p.excludedFits(d)
+	}
+	return c, true
 }
 
 // Feasible reports whether the pod sets could be placed, without building
