@@ -34,8 +34,9 @@ func (s *Snapshot) Nodes() []Node {
 	return out
 }
 
-// Node describes a node as a Builder takes it: its flavor, a label per
-// topology level, its capacity (the resources it has, GPUs as a count),
+// Node describes a node as a Builder takes it: its flavor (none when its
+// labels select it), a label per topology level and those flavors select
+// by, its taints (sorted by key, value and effect), its capacity (the resources it has, GPUs as a count),
 // GPU groups (nil for one), pod limit and condition (Unschedulable for
 // cordoned, Down, CooldownUntil while the cooldown lasts). It is what
 // SetNode takes to describe the node anew.
