@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/bench"
 )
 
 func TestTolerates(t *testing.T) {
@@ -294,6 +295,41 @@ func TestFlavorSelectionErrors(t *testing.T) {
 			PerPod: allot.Resources{"gpu": 1}, Tolerations: []allot.Toleration{c.tl}}}})
 		if d.Reason != allot.InvalidRequest || !strings.Contains(d.Message, c.path) {
 			t.Errorf("%+v: %v %s, want InvalidRequest naming %s", c.tl, d.Reason, d.Message, c.path)
+		}
+	}
+}
+
+// TestUntoleratedAsCordoned: on the fragmented benchmark cluster, a
+// request kept off the nodes with a taint it does not tolerate is placed
+// exactly as on the same cluster with those nodes cordoned instead, for
+// every benchmark gang: the domain counters less the excluded nodes count
+// what counting the usable nodes does.
+func TestUntoleratedAsCordoned(t *testing.T) {
+	for _, every := range []int{3, 10, 97} {
+		tainted, cordoned := bench.Cluster(1024, true), bench.Cluster(1024, true)
+		for i := range tainted.Nodes {
+			if i%every == 0 {
+				tainted.Nodes[i].Taints = []allot.Taint{{Key: "maintenance", Effect: allot.TaintNoExecute}}
+				cordoned.Nodes[i].Unschedulable = true
+			}
+		}
+		st, err := tainted.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := cordoned.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := bench.GangCases()
+		for _, c := range []struct{ pods, gpus int }{{1, 8}, {4, 2}, {5, 1}, {16, 1}, {64, 8}, {40, 3}} {
+			cases = append(cases, bench.GangCase{Name: fmt.Sprintf("unconstrained-%dx%d", c.pods, c.gpus), Req: bench.GangRequest("g", c.pods, c.gpus, "", "")})
+		}
+		for _, c := range cases {
+			dt, dc := allot.Decide(st, c.Req), allot.Decide(sc, c.Req)
+			if (dt.Verdict == allot.VerdictAdmit) != (dc.Verdict == allot.VerdictAdmit) || !reflect.DeepEqual(dt.Placement, dc.Placement) {
+				t.Errorf("every %d tainted, %s: %v %v %v\nagainst cordoned: %v %v %v", every, c.Name, dt.Verdict, dt.Reason, dt.Placement, dc.Verdict, dc.Reason, dc.Placement)
+			}
 		}
 	}
 }
