@@ -73,8 +73,9 @@ type Builder struct {
 	// nothing placed.
 	Flavors []Flavor
 	// Nodes are the machines, by unique name, each of a known flavor
-	// with a label for every level, capacity only in declared (or
-	// ignored) resources and at most 64 GPUs.
+	// (whose nodeLabels it carries) or of the flavor its labels select,
+	// with a label for every level, valid taints, capacity only in
+	// declared (or ignored) resources and at most 64 GPUs.
 	Nodes []Node
 	// Cohorts are the cohort tree's inner nodes: each names its parent
 	// (or none, for a root), and the tree has no cycle.
