@@ -19,8 +19,8 @@ const EvictedNodeRemoved = "NodeRemoved"
 // AddNode adds a node to the cluster, validated as Build validates its
 // nodes (a *BuildError whose path starts with "node"): a new name, a known
 // flavor or labels that select one, valid taints, a label for every
-// topology level, declared resources, at most 64
-// GPUs in groups that sum to them. Its conditions (Unschedulable, Down,
+// topology level, declared resources, at most 64 GPUs in groups that sum
+// to them. Its conditions (Unschedulable, Down,
 // CooldownUntil) are its first. A node that gives its flavor a resource no
 // node of the flavor had makes that resource booked on the flavor's nodes,
 // not quota-only any more: the event is refused, as Build refuses the same
@@ -91,8 +91,9 @@ func (e RemoveNode) apply(s *Snapshot) error {
 }
 
 // SetNode describes a node anew: Node.Name names it, and its flavor,
-// labels (which may move it to the flavor they select), taints, capacity, GPU groups, pod limit and conditions become Node's,
-// validated as AddNode validates a node. Read a node's description with
+// labels (which may move it to the flavor they select), taints, capacity,
+// GPU groups, pod limit and conditions become Node's, validated as
+// AddNode validates a node. Read a node's description with
 // Snapshot.Node, change what changes and set it. The workloads running on
 // it stay where they are, on the same GPUs: when the node as described
 // could not hold them (less capacity, fewer GPUs or pods, another flavor)
