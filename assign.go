@@ -215,6 +215,15 @@ func (dc *decider) assign() bool {
 			dc.w(" has no quota on any flavor pod set ")
 			dc.wq(r.PodSets[i].Name)
 			dc.w(" may use")
+			for k := range dc.qc.Flavors {
+				f := dc.qc.Flavors[k].Flavor
+				if t := dc.s.untoleratedTaint(&r.PodSets[i], f); t != nil && r.PodSets[i].allows(dc.s.flavors[f].Name) {
+					dc.w(": it does not tolerate flavor ")
+					dc.wq(dc.s.flavors[f].Name)
+					dc.w("'s nodeTaint " + t.Key + "=" + t.Value + ":" + t.Effect)
+					break
+				}
+			}
 			dc.conclude(StageQuota, NeverFits, m)
 		}
 		return false
@@ -379,19 +388,12 @@ func (dc *assigner) unit(i int) uint16 {
 
 // allowed reports whether every member may use flavor f.
 func (dc *assigner) allowed(u uint16, f int32) bool {
-	name := dc.s.flavors[f].Name
 	for k := 0; k < dc.n; k++ {
-		if u&(1<<k) != 0 && !dc.r.PodSets[k].allows(name) {
+		if u&(1<<k) != 0 && !dc.s.serves(&dc.r.PodSets[k], f) {
 			return false
 		}
 	}
 	return true
-}
-
-// allows reports whether pod set ps may use the flavor named name: any
-// flavor of its queue when it names none.
-func (ps *PodSet) allows(name string) bool {
-	return len(ps.Flavors) == 0 || slices.Contains(ps.Flavors, name)
 }
 
 // try checks quota and placement of a unit on one flavor.

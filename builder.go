@@ -5,6 +5,7 @@ package allot
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -72,8 +73,9 @@ type Builder struct {
 	// nothing placed.
 	Flavors []Flavor
 	// Nodes are the machines, by unique name, each of a known flavor
-	// with a label for every level, capacity only in declared (or
-	// ignored) resources and at most 64 GPUs.
+	// (whose nodeLabels it carries) or of the flavor its labels select,
+	// with a label for every level, valid taints, capacity only in
+	// declared (or ignored) resources and at most 64 GPUs.
 	Nodes []Node
 	// Cohorts are the cohort tree's inner nodes: each names its parent
 	// (or none, for a root), and the tree has no cycle.
@@ -295,6 +297,11 @@ func buildFlavors(s *Snapshot, fs []Flavor) error {
 			return buildErr(ErrDuplicateID, fmt.Sprintf("flavors[%d]", i), "flavor %q twice", f.Name)
 		}
 		s.flavorIdx[f.Name] = int32(i)
+		if err := checkFlavor(&fs[i], i); err != nil {
+			return err
+		}
+		fl := &s.flavors[i]
+		fl.NodeLabels, fl.NodeTaints, fl.Tolerations = maps.Clone(f.NodeLabels), slices.Clone(f.NodeTaints), slices.Clone(f.Tolerations)
 	}
 	return nil
 }
@@ -329,6 +336,12 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 		return buildErr(ErrInvalid, "nodes", "%v", err)
 	}
 	s.topo = t
+	keys := s.flavorKeys()
+	for i := range nodes {
+		n, _ := t.NodeIndex(nodes[i].Name)
+		s.marks.mark(n, &nodes[i], keys, len(t.Nodes))
+	}
+	s.marks.settle()
 	s.nodeRes = nodeResOf(t, len(s.flavors))
 	s.capacity = topology.NewCapacity(t)
 	s.state = topology.NewState(t, s.now)
@@ -359,9 +372,12 @@ func checkNodeName(name, p string, dup bool) error {
 // for topology.New; its name is checkNodeName's, its GPU groups
 // topology.New's.
 func (s *fixed) nodeSpec(n *Node, p string, levels []string) (topology.NodeSpec, error) {
-	f, ok := s.flavorIdx[n.Flavor]
-	if !ok {
-		return topology.NodeSpec{}, buildErr(ErrUnknownFlavor, p+".flavor", "node %q names flavor %q", n.Name, n.Flavor)
+	f, err := s.nodeFlavor(n, p)
+	if err != nil {
+		return topology.NodeSpec{}, err
+	}
+	if err := checkTaints(n.Taints, p); err != nil {
+		return topology.NodeSpec{}, err
 	}
 	labels := make([]string, len(levels))
 	for l, lvl := range levels {

@@ -18,8 +18,9 @@ const EvictedNodeRemoved = "NodeRemoved"
 
 // AddNode adds a node to the cluster, validated as Build validates its
 // nodes (a *BuildError whose path starts with "node"): a new name, a known
-// flavor, a label for every topology level, declared resources, at most 64
-// GPUs in groups that sum to them. Its conditions (Unschedulable, Down,
+// flavor or labels that select one, valid taints, a label for every
+// topology level, declared resources, at most 64 GPUs in groups that sum
+// to them. Its conditions (Unschedulable, Down,
 // CooldownUntil) are its first. A node that gives its flavor a resource no
 // node of the flavor had makes that resource booked on the flavor's nodes,
 // not quota-only any more: the event is refused, as Build refuses the same
@@ -90,8 +91,9 @@ func (e RemoveNode) apply(s *Snapshot) error {
 }
 
 // SetNode describes a node anew: Node.Name names it, and its flavor,
-// labels, capacity, GPU groups, pod limit and conditions become Node's,
-// validated as AddNode validates a node. Read a node's description with
+// labels (which may move it to the flavor they select), taints, capacity,
+// GPU groups, pod limit and conditions become Node's, validated as
+// AddNode validates a node. Read a node's description with
 // Snapshot.Node, change what changes and set it. The workloads running on
 // it stay where they are, on the same GPUs: when the node as described
 // could not hold them (less capacity, fewer GPUs or pods, another flavor)
@@ -181,6 +183,7 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 	})
 	fx := *s.fixed
 	fx.topo, fx.nodeRes = t, nodeRes
+	fx.marks = s.marks.reshape(len(t.Nodes), moved, desc, s.flavorKeys())
 	fx.capacity = s.capacity.ReshapeCapacity(t, moved, func(m int32) bool { return from[m] < 0 || desc[m] != nil })
 	next := *s
 	next.fixed, next.state = &fx, state

@@ -5,6 +5,7 @@
 package allot
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -12,7 +13,14 @@ import (
 )
 
 // Flavors are the flavors, in the order the snapshot declares them.
-func (s *Snapshot) Flavors() []Flavor { return slices.Clone(s.flavors) }
+func (s *Snapshot) Flavors() []Flavor {
+	out := slices.Clone(s.flavors)
+	for i := range out {
+		f := &out[i]
+		f.NodeLabels, f.NodeTaints, f.Tolerations = maps.Clone(f.NodeLabels), slices.Clone(f.NodeTaints), slices.Clone(f.Tolerations)
+	}
+	return out
+}
 
 // Nodes describes every node as a Builder takes it, its condition
 // included, in the topology's order: by flavor, then domain by domain
@@ -26,8 +34,9 @@ func (s *Snapshot) Nodes() []Node {
 	return out
 }
 
-// Node describes a node as a Builder takes it: its flavor, a label per
-// topology level, its capacity (the resources it has, GPUs as a count),
+// Node describes a node as a Builder takes it: its flavor (none when its
+// labels select it), a label per topology level and those flavors select
+// by, its taints (sorted by key, value and effect), its capacity (the resources it has, GPUs as a count),
 // GPU groups (nil for one), pod limit and condition (Unschedulable for
 // cordoned, Down, CooldownUntil while the cooldown lasts). It is what
 // SetNode takes to describe the node anew.
@@ -43,7 +52,7 @@ func (s *Snapshot) Node(name string) (Node, bool) {
 func (s *Snapshot) node(n int32) Node {
 	tn := &s.topo.Nodes[n]
 	ns := s.state.Node(n)
-	out := Node{Name: s.topo.NodeName(n), Flavor: s.flavors[tn.Flavor].Name, Capacity: s.resourceMap(tn.Capacity, nonZero(tn.Capacity)),
+	out := Node{Name: s.topo.NodeName(n), Capacity: s.resourceMap(tn.Capacity, nonZero(tn.Capacity)),
 		GPUGroups: tn.GroupSizes(), MaxPods: tn.MaxPods, Unschedulable: ns.Cordoned, Down: ns.Down}
 	if ns.CooldownUntil > s.now {
 		out.CooldownUntil = ns.CooldownUntil
@@ -53,6 +62,13 @@ func (s *Snapshot) node(n int32) Node {
 		for l, level := range s.topo.Levels {
 			out.Labels[level] = s.topo.NodeLabel(n, l)
 		}
+	}
+	s.marks.describe(n, &out)
+	// A flavor its labels select goes unnamed, so that a change of labels
+	// moves the node; a node that named another flavor its labels match
+	// names it still.
+	if f, err := s.nodeFlavor(&out, ""); err != nil || f != tn.Flavor {
+		out.Flavor = s.flavors[tn.Flavor].Name
 	}
 	return out
 }

@@ -398,8 +398,7 @@ func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
 	d := gang.Demand{Count: int64(ps.Count)}
 	var nodeRes uint16 // resources nodes of the allowed flavors hold
 	for _, fq := range s.quota.Queues[q].Flavors {
-		name := s.flavors[fq.Flavor].Name
-		if fq.Flavor < 64 && ps.allows(name) {
+		if fq.Flavor < 64 && s.serves(ps, fq.Flavor) {
 			d.Flavors |= 1 << fq.Flavor
 			nodeRes |= s.nodeRes[fq.Flavor]
 		}

@@ -152,6 +152,8 @@ type fixed struct {
 	nodeRes view.NodeRes
 
 	topo *topology.Topology
+	// marks are the nodes' flavor labels and taints, as node sets.
+	marks nodeMarks
 	// capacity is the empty cluster, every node usable: what could ever fit.
 	capacity *topology.State
 }

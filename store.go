@@ -365,7 +365,7 @@ func admission(s *Snapshot, d *Decision, conflict func(string, ...any) error) (*
 		if !ok || d.Flavors[i].PodSet != ps.Name {
 			return nil, fmt.Errorf("%w: pod set %q has no flavor in the decision", ErrInvalid, ps.Name)
 		}
-		if !ps.allows(s.flavors[f].Name) {
+		if !s.serves(ps, f) {
 			return nil, fmt.Errorf("%w: pod set %q may not use flavor %q", ErrInvalid, ps.Name, s.flavors[f].Name)
 		}
 		ps.Flavor = s.flavors[f].Name

@@ -69,6 +69,10 @@ type PodSet struct {
 	// Flavors restricts the flavors this pod set may use; empty means any
 	// flavor of its queue.
 	Flavors []string `json:"flavors,omitempty"`
+	// Tolerations are the pods' (Kubernetes' tolerations): a flavor's
+	// nodeTaints and a node's taints that repel must be tolerated by them
+	// or by the flavor's for the pods to land there.
+	Tolerations []Toleration `json:"tolerations,omitempty"`
 	// Tokens, for LLM inference, is charged to the "tokens" resource as
 	// Prompt + MaxTokens per pod.
 	Tokens   *Tokens         `json:"tokens,omitempty"`
@@ -111,19 +115,43 @@ type Slice struct {
 	Size  int32  `json:"size"`
 }
 
-// Flavor is a class of interchangeable nodes.
+// Flavor is a class of interchangeable nodes. A flavor with NodeLabels
+// is served by the nodes that carry them all (Kueue's ResourceFlavor
+// nodeLabels); one without by the nodes that name it (Node.Flavor).
 type Flavor struct {
 	Name string `json:"name"`
 	// Spot makes whatever lands on the flavor preemptible.
 	Spot bool `json:"spot,omitempty"`
+	// NodeLabels select the flavor's nodes: a node naming no flavor serves
+	// the one whose NodeLabels it carries, all of them (of several, the
+	// one with the most, then the first declared: a node serves one
+	// flavor). Matching no node is no error, as in Kueue.
+	NodeLabels map[string]string `json:"nodeLabels,omitempty"`
+	// NodeTaints are the taints the flavor's nodes carry (Kueue's
+	// nodeTaints): a pod set may use the flavor only if it tolerates
+	// those that repel (NoSchedule, NoExecute), with its own tolerations
+	// and the flavor's.
+	NodeTaints []Taint `json:"nodeTaints,omitempty"`
+	// Tolerations are added to the pods admitted on the flavor (Kueue's
+	// spec.tolerations), toward its nodeTaints and its nodes' taints.
+	Tolerations []Toleration `json:"tolerations,omitempty"`
 }
 
 // Node is one machine. Labels name its domain at every topology level.
 type Node struct {
-	Name     string            `json:"name"`
-	Flavor   string            `json:"flavor"`
-	Labels   map[string]string `json:"labels,omitempty"`
-	Capacity Resources         `json:"capacity"`
+	Name string `json:"name"`
+	// Flavor names the node's flavor; empty, the node serves the flavor
+	// whose NodeLabels its Labels match. A snapshot describes a node
+	// without it when its labels select its flavor, so that a change of
+	// labels moves the node.
+	Flavor string `json:"flavor,omitempty"`
+	// Labels hold a label for every topology level; the snapshot keeps
+	// those and the ones some flavor's NodeLabels name, no others.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Taints keep off the node the pods that do not tolerate them (those
+	// of effect NoSchedule or NoExecute).
+	Taints   []Taint   `json:"taints,omitempty"`
+	Capacity Resources `json:"capacity"`
 	// GPUGroups splits the node's GPUs into islands (NVLink or NUMA); it sums
 	// to the node's gpu capacity. Empty means one island.
 	GPUGroups []int `json:"gpuGroups,omitempty"`

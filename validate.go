@@ -118,6 +118,11 @@ func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 			return fmt.Sprintf("unknown flavor %q", f), "flavors[" + strconv.Itoa(k) + "]"
 		}
 	}
+	if len(ps.Tolerations) > 0 {
+		if m, f := validateTolerations(ps.Tolerations, "tolerations"); m != "" {
+			return m, f
+		}
+	}
 	if ps.Flavor != "" || len(ps.Nodes) > 0 || len(ps.GPUIndices) > 0 {
 		return "a request carries no placement (flavor, nodes, gpuIndices)", "nodes"
 	}

@@ -2,6 +2,7 @@ package gang
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -55,6 +56,57 @@ type PodSet struct {
 	Slices []SliceSpec
 	// Group co-locates pod sets of one request that share a non-zero value.
 	Group int
+	// Exclude, when not nil, is the nodes of the flavor the pod set must
+	// not use (bit n%64 of word n/64 for node n): those with a taint it
+	// does not tolerate. Where the counters are exact they count a domain
+	// less what its excluded nodes would hold.
+	Exclude []uint64
+}
+
+// excluded reports whether the current pod set must not use node n.
+func (p *Placer) excluded(n int32) bool {
+	ex := p.ps.Exclude
+	return ex != nil && int(n>>6) < len(ex) && ex[n>>6]&(1<<(n&63)) != 0
+}
+
+// excludedFits is how many pods of the current pod set the nodes of
+// domain d it must not use would hold, as the state's counters count
+// them (usable nodes, GPUs only): fastCount takes them off the domain's.
+func (p *Placer) excludedFits(d int32) int64 {
+	dom := &p.t.Domains[d]
+	ex, g := p.ps.Exclude, p.ps.GPUs
+	sum := int64(0)
+	for lo, hi := dom.First, min(dom.End, int32(len(ex)*64)); lo < hi; lo = (lo | 63) + 1 {
+		w := ex[lo>>6] >> (lo & 63)
+		if n := min(64-lo&63, hi-lo); n < 64 {
+			w &= 1<<n - 1
+		}
+		for w != 0 {
+			n := lo + int32(bits.TrailingZeros64(w))
+			w &= w - 1
+			if ns := p.st.Node(n); ns.Usable(p.st.Now()) {
+				sum += int64(p.t.Nodes[n].GPUFits(ns.FreeGPUs, g))
+			}
+		}
+	}
+	return sum
+}
+
+// AnyIn reports whether node set b (bit n%64 of word n/64 for node n) has
+// a node in [lo, hi), a word at a time.
+func AnyIn(b []uint64, lo, hi int32) bool {
+	hi = min(hi, int32(len(b)*64))
+	for lo < hi {
+		w := b[lo>>6] >> (lo & 63)
+		if n := min(64-lo&63, hi-lo); n < 64 {
+			w &= 1<<n - 1
+		}
+		if w != 0 {
+			return true
+		}
+		lo = (lo | 63) + 1
+	}
+	return false
 }
 
 // Assignment places one pod: a node and a node-local GPU mask.
@@ -911,7 +963,7 @@ func (p *Placer) nodeCount(n int32) int64 { return p.nodeCountOf(n, p.st.Node(n)
 
 // nodeCountOf is nodeCount with the node's state already in hand.
 func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
-	if ns.Cordoned || ns.Down || (!p.IgnoreCooldown && ns.CooldownUntil > p.st.Now()) {
+	if ns.Cordoned || ns.Down || (!p.IgnoreCooldown && ns.CooldownUntil > p.st.Now()) || p.excluded(n) {
 		return 0
 	}
 	ps := p.ps
@@ -1000,7 +1052,11 @@ func (p *Placer) fastCount(d int32, l int) (int64, bool) {
 	if !p.roomFor(&agg.MinFree) {
 		return 0, false
 	}
-	return int64(p.st.Fits(d, p.ps.GPUs)), true
+	c := int64(p.st.Fits(d, p.ps.GPUs))
+	if p.ps.Exclude != nil {
+		c -= p.excludedFits(d)
+	}
+	return c, true
 }
 
 // Feasible reports whether the pod sets could be placed, without building
@@ -1035,7 +1091,7 @@ func (p *Placer) Feasible(sets []PodSet) bool {
 // false means "not proven", never "fits".
 func (p *Placer) Never(ps *PodSet) (Failure, bool) {
 	p.setPodSet(ps)
-	if !p.fast || len(ps.Slices) > 0 {
+	if !p.fast || len(ps.Slices) > 0 || ps.Exclude != nil {
 		return Failure{}, false
 	}
 	root := p.root(ps.Flavor)

@@ -42,8 +42,9 @@ func (p *parser) topology(n node) []string {
 func (p *parser) flavorList(n node) []allot.Flavor {
 	var out []allot.Flavor
 	for _, e := range p.array(n) {
-		o := p.object(e, "name", "spot")
-		f := allot.Flavor{Name: p.name(p.need(o, "name")), Spot: p.boolean(o.get("spot"))}
+		o := p.object(e, "name", "spot", "nodeLabels", "nodeTaints", "tolerations")
+		f := allot.Flavor{Name: p.name(p.need(o, "name")), Spot: p.boolean(o.get("spot")),
+			NodeLabels: p.labels(o.get("nodeLabels")), NodeTaints: p.taints(o.get("nodeTaints")), Tolerations: p.tolerations(o.get("tolerations"))}
 		if p.err == nil && slices.Contains(p.flavors, f.Name) {
 			p.failf(o.field("name"), "duplicate flavor %q", f.Name)
 		}
@@ -54,7 +55,7 @@ func (p *parser) flavorList(n node) []allot.Flavor {
 }
 
 // nodeFields are the fields a node and a node set share.
-var nodeFields = []string{"flavor", "labels", "capacity", "gpuGroups", "maxPods", "cooldownUntil", "unschedulable", "down"}
+var nodeFields = []string{"flavor", "labels", "taints", "capacity", "gpuGroups", "maxPods", "cooldownUntil", "unschedulable", "down"}
 
 // nodeList reads the explicit nodes, then generates the node sets. The
 // sets' counts are added up first: when the nodes would be more than
@@ -134,12 +135,15 @@ func (p *parser) nodeList(nodes, sets node) []allot.Node {
 // nodeSpec reads the fields a node and a node set share, labels aside.
 func (p *parser) nodeSpec(o object) allot.Node {
 	nd := allot.Node{
-		Flavor:        p.name(p.need(o, "flavor")),
+		Taints:        p.taints(o.get("taints")),
 		Capacity:      p.resourceMap(o.get("capacity")),
 		MaxPods:       int32(p.integer(o.get("maxPods"), 0, maxInt32)),
 		CooldownUntil: p.seconds(o.get("cooldownUntil")),
 		Unschedulable: p.boolean(o.get("unschedulable")),
 		Down:          p.boolean(o.get("down")),
+	}
+	if o.has("flavor") {
+		nd.Flavor = p.name(o.get("flavor")) // else the flavor its labels select
 	}
 	for _, g := range p.array(o.get("gpuGroups")) {
 		nd.GPUGroups = append(nd.GPUGroups, int(p.integer(g, 1, maxInt32)))

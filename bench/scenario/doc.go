@@ -23,6 +23,22 @@
 // (ignoredResources, e.g. ["ephemeral-storage"]), as allot.Builder's
 // GPUResource and IgnoredResources.
 //
+// Flavors selected by node labels and taints (allot.Flavor, allot.Taint,
+// allot.Toleration): a flavor may carry nodeLabels, nodeTaints and
+// tolerations, a node taints and no flavor (its labels then select it),
+// a pod set tolerations:
+//
+//	"flavors": [{"name": "h100", "nodeLabels": {"gpu.example.com/model": "h100"},
+//	             "nodeTaints": [{"key": "dedicated", "value": "research", "effect": "NoSchedule"}],
+//	             "tolerations": [{"key": "zone", "operator": "Exists"}]}],
+//	"nodes": [{"name": "h-0", "labels": {"gpu.example.com/model": "h100"}, "capacity": {"gpu": 8},
+//	           "taints": [{"key": "dedicated", "value": "research", "effect": "NoSchedule"}]}],
+//	"podSets": [{"name": "main", "count": 1, "perPod": {"gpu": 8},
+//	             "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "research", "effect": "NoSchedule"}]}]
+//
+// A taint needs a key and an effect; which effects and operators are known
+// is Build's and Decide's to check.
+//
 // Who may submit where, at which priority (allot.Namespace,
 // allot.PriorityClass):
 //

@@ -111,8 +111,9 @@ type (
 	}
 	nodeOut struct {
 		Name          string            `json:"name"`
-		Flavor        string            `json:"flavor"`
+		Flavor        string            `json:"flavor,omitempty"`
 		Labels        map[string]string `json:"labels,omitempty"`
+		Taints        []allot.Taint     `json:"taints,omitempty"`
 		Capacity      quantities        `json:"capacity,omitzero"`
 		GPUGroups     []int             `json:"gpuGroups,omitempty"`
 		MaxPods       int32             `json:"maxPods,omitempty"`
@@ -191,16 +192,17 @@ type (
 		LastCheckpointAt int64                 `json:"lastCheckpointAt,omitempty"`
 	}
 	podSetOut struct {
-		Name       string        `json:"name"`
-		Count      int32         `json:"count"`
-		MinCount   int32         `json:"minCount,omitempty"`
-		PerPod     quantities    `json:"perPod,omitzero"`
-		Flavors    []string      `json:"flavors,omitempty"`
-		Tokens     *allot.Tokens `json:"tokens,omitempty"`
-		Topology   *topologyOut  `json:"topology,omitempty"`
-		Flavor     string        `json:"flavor,omitempty"`
-		Nodes      []string      `json:"nodes,omitempty"`
-		GPUIndices [][]int       `json:"gpuIndices,omitempty"`
+		Name        string             `json:"name"`
+		Count       int32              `json:"count"`
+		MinCount    int32              `json:"minCount,omitempty"`
+		PerPod      quantities         `json:"perPod,omitzero"`
+		Flavors     []string           `json:"flavors,omitempty"`
+		Tolerations []allot.Toleration `json:"tolerations,omitempty"`
+		Tokens      *allot.Tokens      `json:"tokens,omitempty"`
+		Topology    *topologyOut       `json:"topology,omitempty"`
+		Flavor      string             `json:"flavor,omitempty"`
+		Nodes       []string           `json:"nodes,omitempty"`
+		GPUIndices  [][]int            `json:"gpuIndices,omitempty"`
 	}
 	topologyOut struct {
 		Required  string                `json:"required,omitempty"`
@@ -284,7 +286,7 @@ func (w *writer) optQuantity(v *int64, resource string) *amount {
 }
 
 func (w *writer) node(n allot.Node) nodeOut {
-	return nodeOut{Name: n.Name, Flavor: n.Flavor, Labels: n.Labels, Capacity: w.quantities(n.Capacity, "node "+n.Name+" capacity"),
+	return nodeOut{Name: n.Name, Flavor: n.Flavor, Labels: n.Labels, Taints: n.Taints, Capacity: w.quantities(n.Capacity, "node "+n.Name+" capacity"),
 		GPUGroups: n.GPUGroups, MaxPods: n.MaxPods, CooldownUntil: n.CooldownUntil, Unschedulable: n.Unschedulable, Down: n.Down}
 }
 
@@ -348,7 +350,7 @@ func (w *writer) workload(x allot.Workload, kind workloadKind) workloadOut {
 	}
 	for _, ps := range x.PodSets {
 		o := podSetOut{Name: ps.Name, Count: ps.Count, MinCount: ps.MinCount, PerPod: w.quantities(ps.PerPod, "workload "+x.ID+" perPod"), Flavors: ps.Flavors,
-			Tokens: ps.Tokens, Flavor: ps.Flavor, Nodes: ps.Nodes, GPUIndices: ps.GPUIndices}
+			Tolerations: ps.Tolerations, Tokens: ps.Tokens, Flavor: ps.Flavor, Nodes: ps.Nodes, GPUIndices: ps.GPUIndices}
 		if t := ps.Topology; t.Required != "" || t.Preferred != "" || t.Policy != 0 || len(t.Slices) > 0 || t.Group != "" {
 			o.Topology = &topologyOut{Required: t.Required, Preferred: t.Preferred, Policy: t.Policy, Slices: t.Slices, Group: t.Group}
 		}

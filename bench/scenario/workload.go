@@ -65,7 +65,7 @@ func (p *parser) workload(n node, kind workloadKind, now int64) allot.Workload {
 }
 
 func (p *parser) podSet(n node, kind workloadKind) allot.PodSet {
-	o := p.object(n, "name", "count", "minCount", "perPod", "flavors", "tokens", "topology", "flavor", "nodes", "gpuIndices")
+	o := p.object(n, "name", "count", "minCount", "perPod", "flavors", "tolerations", "tokens", "topology", "flavor", "nodes", "gpuIndices")
 	name, count := o.get("name"), o.get("count")
 	switch kind {
 	case running:
@@ -84,6 +84,7 @@ func (p *parser) podSet(n node, kind workloadKind) allot.PodSet {
 		Flavors: p.strs(o.get("flavors")),
 		Flavor:  p.str(o.get("flavor")),
 	}
+	ps.Tolerations = p.tolerations(o.get("tolerations"))
 	if o.has("minCount") {
 		// Any value of a request is Decide's to judge, but 0, which the
 		// library reads as no minimum, is a typo here.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -124,9 +123,11 @@ func matchesLabels(have, want map[string]string) bool {
 // topology level (Kueue's topology-aware scheduling does not see it
 // either; a warning says so). Capacity is the node's allocatable (its
 // capacity when it reports none); allocatable pods bound the pods it
-// holds. A node cordoned, or with a NoSchedule or NoExecute taint its
-// flavor's tolerations do not tolerate, is unschedulable; one whose Ready
-// condition is not True is down.
+// holds. Its labels are those of the topology levels and those
+// ResourceFlavors select nodes by; its taints are its own (a pod set
+// must tolerate those of effect NoSchedule or NoExecute, with its
+// flavor's tolerations, to land on it). A node cordoned is
+// unschedulable; one whose Ready condition is not True is down.
 func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
 	n, ok := c.nodes[name]
 	if !ok {
@@ -150,6 +151,15 @@ func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
 		}
 		out.Labels[l] = v
 	}
+	// The labels ResourceFlavors select nodes by: allot keeps them, and
+	// checks the node carries its flavor's.
+	for _, name := range sortedKeys(c.flavors) {
+		for k := range c.flavors[name].Spec.NodeLabels {
+			if v, ok := n.Labels[k]; ok {
+				out.Labels[k] = v
+			}
+		}
+	}
 	alloc := n.Status.Allocatable
 	if len(alloc) == 0 {
 		alloc = n.Status.Capacity
@@ -167,19 +177,11 @@ func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
 			}
 			continue
 		}
-		out.Capacity[string(r)] = value(r, q)
+		out.Capacity[string(r)] = BaseUnits(r, q)
 	}
-	tolerations := c.flavors[flavor].Spec.Tolerations
-	for i, t := range n.Spec.Taints {
-		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
-			continue
-		}
-		if !tolerated(tolerations, t) {
-			out.Unschedulable = true
-			warns = append(warns, Warning{Object: obj, Field: fmt.Sprintf("spec.taints[%d]", i),
-				Message: fmt.Sprintf("%s not tolerated by ResourceFlavor %q: unschedulable (pods' own tolerations are not modelled)", t.ToString(), flavor)})
-		}
-	}
+	// The node's taints keep off it the pods that do not tolerate them,
+	// with the flavor's tolerations added to theirs.
+	out.Taints = taints(n.Spec.Taints)
 	for _, cond := range n.Status.Conditions {
 		if cond.Type == corev1.NodeReady && cond.Status != corev1.ConditionTrue {
 			out.Down = true
@@ -188,12 +190,22 @@ func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
 	return out, true, warns, nil
 }
 
-// tolerated tells whether a taint is tolerated by one of tolerations.
-func tolerated(tolerations []corev1.Toleration, t corev1.Taint) bool {
-	for i := range tolerations {
-		if tolerations[i].ToleratesTaint(logr.Discard(), &t, true) {
-			return true
-		}
+// taints are Kubernetes' taints as allot's (their time left out).
+func taints(ts []corev1.Taint) []allot.Taint {
+	var out []allot.Taint
+	for _, t := range ts {
+		out = append(out, allot.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
 	}
-	return false
+	return out
+}
+
+// tolerations are Kubernetes' tolerations as allot's: tolerationSeconds
+// bounds how long a pod stays on a node tainted NoExecute after the
+// taint, which admission does not see.
+func tolerations(ts []corev1.Toleration) []allot.Toleration {
+	var out []allot.Toleration
+	for _, t := range ts {
+		out = append(out, allot.Toleration{Key: t.Key, Operator: string(t.Operator), Value: t.Value, Effect: string(t.Effect)})
+	}
+	return out
 }

@@ -58,7 +58,7 @@ func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
 func perPod(req corev1.ResourceList) allot.Resources {
 	out := make(allot.Resources, len(req))
 	for name, q := range req {
-		out[string(name)] = value(name, q)
+		out[string(name)] = BaseUnits(name, q)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ package kueueconfig
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -107,9 +108,9 @@ func gpuLike(name string) bool {
 	return local == "gpu" || strings.HasPrefix(local, "gpu.") || strings.HasPrefix(local, "mig-") || strings.HasPrefix(domain, "gpu.")
 }
 
-// value is a quantity in allot's base units, as Kueue counts it: cpu in
-// millicores, every other resource in whole units (rounded up).
-func value(name corev1.ResourceName, q resource.Quantity) int64 {
+// BaseUnits is a quantity in allot's base units, as Kueue counts it: cpu
+// in millicores, every other resource in whole units (rounded up).
+func BaseUnits(name corev1.ResourceName, q resource.Quantity) int64 {
 	if name == corev1.ResourceCPU {
 		return q.MilliValue()
 	}
@@ -132,7 +133,8 @@ func (c *Config) Flavor(name string) (allot.Flavor, []Warning, error) {
 			warns = append(warns, Warning{Object: obj, Field: "metadata.annotations." + k, Message: fmt.Sprintf("%q not modelled", v)})
 		}
 	}
-	return allot.Flavor{Name: name}, warns, nil
+	return allot.Flavor{Name: name, NodeLabels: maps.Clone(rf.Spec.NodeLabels), NodeTaints: taints(rf.Spec.NodeTaints),
+		Tolerations: tolerations(rf.Spec.Tolerations)}, warns, nil
 }
 
 // isTAS tells a topology-aware flavor.
@@ -153,13 +155,13 @@ func (c *Config) quota(object string, rgs []kueue.ResourceGroup) ([]allot.Flavor
 		for _, f := range rg.Flavors {
 			fq := allot.FlavorQuota{Flavor: string(f.Name)}
 			for _, r := range f.Resources {
-				rq := allot.ResourceQuota{Name: string(r.Name), Nominal: value(r.Name, r.NominalQuota)}
+				rq := allot.ResourceQuota{Name: string(r.Name), Nominal: BaseUnits(r.Name, r.NominalQuota)}
 				if r.BorrowingLimit != nil {
-					v := value(r.Name, *r.BorrowingLimit)
+					v := BaseUnits(r.Name, *r.BorrowingLimit)
 					rq.BorrowingLimit = &v
 				}
 				if r.LendingLimit != nil {
-					v := value(r.Name, *r.LendingLimit)
+					v := BaseUnits(r.Name, *r.LendingLimit)
 					rq.LendingLimit = &v
 				}
 				fq.Resources = append(fq.Resources, rq)

@@ -167,7 +167,7 @@ func (c *Config) WorkloadRequest(wl *kueue.Workload) (allot.Request, []Warning, 
 					Message: fmt.Sprintf("resource %s unavailable in ClusterQueue", name)}
 			}
 		}
-		out := allot.PodSet{Name: string(ps.Name), Count: ps.Count, PerPod: perPod(reqs)}
+		out := allot.PodSet{Name: string(ps.Name), Count: ps.Count, PerPod: perPod(reqs), Tolerations: tolerations(ps.Template.Spec.Tolerations)}
 		for name := range out.PerPod {
 			if !covered.Has(corev1.ResourceName(name)) {
 				delete(out.PerPod, name) // a zero request of a resource no quota covers
