@@ -38,20 +38,28 @@ func BenchmarkDecideGang(b *testing.B) {
 	}
 }
 
-// BenchmarkDecideInto is BenchmarkDecideGang reusing one decision's memory.
+// scaleSizes are the cluster sizes at which BenchmarkDecideInto measures
+// how a decision's cost grows: about a thousand, ten thousand and a hundred
+// thousand nodes of the fragmented benchmark cluster.
+var scaleSizes = []int{1024, 10240, 102400}
+
+// BenchmarkDecideInto is BenchmarkDecideGang reusing one decision's memory,
+// at every size of scaleSizes.
 func BenchmarkDecideInto(b *testing.B) {
-	s := mustBuild(b, 10240, true)
-	for _, c := range GangCases() {
-		b.Run(fmt.Sprintf("frag=true/nodes=10240/%s", c.Name), func(b *testing.B) {
-			b.ReportAllocs()
-			var d allot.Decision
-			for b.Loop() {
-				allot.DecideInto(s, c.Req, &d)
-			}
-			if (d.Verdict == allot.VerdictAdmit) != c.Admit {
-				b.Fatalf("%s: %v %v: %s", c.Name, d.Verdict, d.Reason, d.Message)
-			}
-		})
+	for _, n := range scaleSizes {
+		s := mustBuild(b, n, true)
+		for _, c := range GangCases() {
+			b.Run(fmt.Sprintf("frag=true/nodes=%d/%s", n, c.Name), func(b *testing.B) {
+				b.ReportAllocs()
+				var d allot.Decision
+				for b.Loop() {
+					allot.DecideInto(s, c.Req, &d)
+				}
+				if (d.Verdict == allot.VerdictAdmit) != c.Admit {
+					b.Fatalf("%s: %v %v: %s", c.Name, d.Verdict, d.Reason, d.Message)
+				}
+			})
+		}
 	}
 }
 
