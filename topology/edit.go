@@ -239,6 +239,7 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 			}
 		}
 	}
+	ns.rebuildIndex()
 	return ns
 }
 
