@@ -22,11 +22,17 @@ import (
 // scans it, as it does everywhere the index cannot answer.
 
 // levelIndex is where one flavor, level and GPU count's index sits in the
-// state's words.
+// state's words. The data words of a level interleave every value of every
+// GPU count: the word of domains 64w to 64w+63 at value v sits at
+// data + w·stride + v − 1, so that one node's change, which moves its
+// domain a few values up or down for each GPU count, writes a few pages
+// next to each other instead of one page per value.
 type levelIndex struct {
-	// base is the first word; first the level's first domain, n how many
-	// domains it has.
-	base, first, n int32
+	// vals is the first word of the non-empty values' bitset, sums of the
+	// summaries (value v's at sums + (v−1)·sumWords), data as above.
+	vals, sums, data, stride int32
+	// first is the level's first domain, n how many domains it has.
+	first, n int32
 	// maxV is the largest value a domain of the level can reach.
 	maxV int32
 	// rowWords words per value's row, sumWords per its summary, valWords
@@ -34,10 +40,11 @@ type levelIndex struct {
 	rowWords, sumWords, valWords int32
 }
 
-// row is the first word of value v's summary; its data words follow.
-func (x *levelIndex) row(v int32) int {
-	return int(x.base + x.valWords + (v-1)*(x.sumWords+x.rowWords))
-}
+// word is the data word of value v holding domain position i.
+func (x *levelIndex) word(v, i int32) int { return int(x.data + (i>>6)*x.stride + v - 1) }
+
+// sum is the summary word k of value v.
+func (x *levelIndex) sum(v, k int32) int { return int(x.sums + (v-1)*x.sumWords + k) }
 
 // indexBudget caps the words a level's index may take, relative to the
 // cluster's nodes: a level whose domains are very uneven in size would
@@ -81,7 +88,7 @@ func (t *Topology) buildIndex() {
 				continue // nothing to search
 			}
 			level := make([]levelIndex, G)
-			need := 0
+			need, stride := 0, int32(0)
 			for g := 1; g <= G; g++ {
 				m := int32(0)
 				for d := rng[0]; d < rng[1]; d++ {
@@ -90,14 +97,23 @@ func (t *Topology) buildIndex() {
 				rw := (nd + 63) / 64
 				x := levelIndex{first: rng[0], n: nd, maxV: m, rowWords: rw, sumWords: (rw + 63) / 64, valWords: (m + 64) / 64}
 				level[g-1] = x
+				stride += m
 				need += int(x.valWords + m*(x.sumWords+x.rowWords))
 			}
 			if need > indexBudget(len(t.Nodes)) {
 				continue
 			}
+			data := words
+			words += stride * ((nd + 63) / 64)
+			off := int32(0)
 			for g := range level {
-				level[g].base = words
-				words += level[g].valWords + level[g].maxV*(level[g].sumWords+level[g].rowWords)
+				x := &level[g]
+				x.data, x.stride = data+off, stride
+				off += x.maxV
+				x.vals = words
+				words += x.valWords
+				x.sums = words
+				words += x.maxV * x.sumWords
 			}
 			copy(idx[(l-1)*G:], level)
 		}
@@ -161,32 +177,34 @@ func (s *State) idxSet(x *levelIndex, v, i int32) {
 	if v <= 0 {
 		return
 	}
-	r := x.row(v)
-	s.setBit(r+int(x.sumWords)+int(i>>6), uint(i&63))
-	s.setBit(r+int(i>>12), uint((i>>6)&63))
-	s.setBit(int(x.base)+int((v-1)>>6), uint((v-1)&63))
+	s.setBit(x.word(v, i), uint(i&63))
+	s.setBit(x.sum(v, i>>12), uint((i>>6)&63))
+	s.setBit(int(x.vals+(v-1)>>6), uint((v-1)&63))
 }
 
 func (s *State) idxClear(x *levelIndex, v, i int32) {
 	if v <= 0 {
 		return
 	}
-	r := x.row(v)
-	w := s.idx.Mut(r + int(x.sumWords) + int(i>>6))
+	w := s.idx.Mut(x.word(v, i))
 	if *w &^= 1 << (i & 63); *w != 0 {
 		return
 	}
-	sw := s.idx.Mut(r + int(i>>12))
+	sw := s.idx.Mut(x.sum(v, i>>12))
 	if *sw &^= 1 << ((i >> 6) & 63); *sw != 0 {
 		return
 	}
-	for k := range int(x.sumWords) {
-		if s.idx.At(r+k) != 0 {
+	for k := range x.sumWords {
+		if s.idx.At(x.sum(v, k)) != 0 {
 			return
 		}
 	}
-	*s.idx.Mut(int(x.base) + int((v-1)>>6)) &^= 1 << ((v - 1) & 63)
+	*s.idx.Mut(int(x.vals + (v-1)>>6)) &^= 1 << ((v - 1) & 63)
 }
+
+// Flushed reports whether every domain's aggregates are up to date (no
+// change waits for Flush).
+func (s *State) Flushed() bool { return s.dirty == nil || len(*s.dirty) == 0 }
 
 // Indexed reports whether the fit index answers for flavor f, tree level l
 // and pods of g GPUs (see Tightest).
@@ -239,7 +257,7 @@ func (s *State) nextValue(x *levelIndex, v int32) int32 {
 		return -1
 	}
 	k := (v - 1) >> 6
-	word := s.idx.At(int(x.base+k)) &^ (1<<((v-1)&63) - 1)
+	word := s.idx.At(int(x.vals+k)) &^ (1<<((v-1)&63) - 1)
 	for {
 		if word != 0 {
 			return k<<6 + int32(bits.TrailingZeros64(word)) + 1
@@ -247,7 +265,7 @@ func (s *State) nextValue(x *levelIndex, v int32) int32 {
 		if k++; k >= x.valWords {
 			return -1
 		}
-		word = s.idx.At(int(x.base + k))
+		word = s.idx.At(int(x.vals + k))
 	}
 }
 
@@ -257,7 +275,7 @@ func (s *State) prevValue(x *levelIndex, v int32) int32 {
 		return 0
 	}
 	k := (v - 1) >> 6
-	word := s.idx.At(int(x.base + k))
+	word := s.idx.At(int(x.vals + k))
 	if b := (v - 1) & 63; b < 63 {
 		word &= 1<<(b+1) - 1
 	}
@@ -268,24 +286,22 @@ func (s *State) prevValue(x *levelIndex, v int32) int32 {
 		if k--; k < 0 {
 			return 0
 		}
-		word = s.idx.At(int(x.base + k))
+		word = s.idx.At(int(x.vals + k))
 	}
 }
 
 // nextInRow is the first domain position ≥ i in value v's row, -1 for none.
 func (s *State) nextInRow(x *levelIndex, v, i int32) int32 {
-	r := x.row(v)
-	data := r + int(x.sumWords)
 	for i < x.n {
 		w := i >> 6
-		if word := s.idx.At(data+int(w)) &^ (1<<(i&63) - 1); word != 0 {
+		if word := s.idx.At(x.word(v, i)) &^ (1<<(i&63) - 1); word != 0 {
 			return w<<6 + int32(bits.TrailingZeros64(word))
 		}
 		// The next non-empty word, by the summary.
 		w++
 		found := false
 		for sk := w >> 6; sk < x.sumWords; sk++ {
-			sum := s.idx.At(r + int(sk))
+			sum := s.idx.At(x.sum(v, sk))
 			if sk == w>>6 {
 				sum &^= 1<<(w&63) - 1
 			}
