@@ -18,7 +18,7 @@ import (
 func fragmented(t *testing.T, rng *rand.Rand) *topology.State {
 	t.Helper()
 	var specs []topology.NodeSpec
-	racks := 2 + rng.IntN(90)
+	racks := 120 + rng.IntN(100) // about as many as a level needs for an index
 	for r := range racks {
 		for i := range 1 + rng.IntN(16) {
 			specs = append(specs, topology.NodeSpec{Name: fmt.Sprintf("r%03d-n%02d", r, i),
@@ -88,8 +88,17 @@ func placeAll(st *topology.State, sets []gang.PodSet) placed {
 // pods on the same nodes and GPUs, or the same failure.
 func TestIndexedSearchMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 5))
-	for c := range 300 {
+	indexed := 0
+	defer func() {
+		if indexed == 0 {
+			t.Error("no cluster had a rack index: the test compared the scan with itself")
+		}
+	}()
+	for c := range 60 {
 		st := fragmented(t, rng)
+		if st.Indexed(0, 2, 8) {
+			indexed++
+		}
 		for range 8 {
 			sets := make([]gang.PodSet, 1+rng.IntN(3))
 			for i := range sets {

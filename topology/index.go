@@ -22,15 +22,20 @@ import (
 // scans it, as it does everywhere the index cannot answer.
 
 // levelIndex is where one flavor, level and GPU count's index sits in the
-// state's words. The data words of a level interleave every value of every
-// GPU count: the word of domains 64w to 64w+63 at value v sits at
-// data + w·stride + v − 1, so that one node's change, which moves its
-// domain a few values up or down for each GPU count, writes a few pages
-// next to each other instead of one page per value.
+// state's words. The data words of a level interleave every GPU count by
+// the GPUs a value stands for: the word of domains 64w to 64w+63 holding v
+// pods of g GPUs sits at data + w·stride + (v·g − 1)·G + g − 1 (data
+// includes the g − 1). A domain with u free GPUs holds about u/g pods of
+// g GPUs for every g, so one node's change, which moves its domains from
+// about u to about u − k GPUs, writes words that sit close together: a few
+// pages a level rather than two for every GPU count.
 type levelIndex struct {
 	// vals is the first word of the non-empty values' bitset, sums of the
 	// summaries (value v's at sums + (v−1)·sumWords), data as above.
 	vals, sums, data, stride int32
+	// step is the index's GPU count times the topology's G: the distance
+	// between two values' data words.
+	step int32
 	// first is the level's first domain, n how many domains it has.
 	first, n int32
 	// maxV is the largest value a domain of the level can reach.
@@ -41,10 +46,15 @@ type levelIndex struct {
 }
 
 // word is the data word of value v holding domain position i.
-func (x *levelIndex) word(v, i int32) int { return int(x.data + (i>>6)*x.stride + v - 1) }
+func (x *levelIndex) word(v, i int32) int { return int(x.data + (i>>6)*x.stride + (v-1)*x.step) }
 
 // sum is the summary word k of value v.
 func (x *levelIndex) sum(v, k int32) int { return int(x.sums + (v-1)*x.sumWords + k) }
+
+// indexMinDomains is the fewest domains a level must have for an index: a
+// scan of fewer reads less than a commit would copy to keep it. (A
+// variable so that tests can index small trees.)
+var indexMinDomains int32 = 128
 
 // indexBudget caps the words a level's index may take, relative to the
 // cluster's nodes: a level whose domains are very uneven in size would
@@ -88,7 +98,7 @@ func (t *Topology) buildIndex() {
 				continue // nothing to search
 			}
 			level := make([]levelIndex, G)
-			need, stride := 0, int32(0)
+			need, most := 0, int32(0)
 			for g := 1; g <= G; g++ {
 				m := int32(0)
 				for d := rng[0]; d < rng[1]; d++ {
@@ -97,19 +107,23 @@ func (t *Topology) buildIndex() {
 				rw := (nd + 63) / 64
 				x := levelIndex{first: rng[0], n: nd, maxV: m, rowWords: rw, sumWords: (rw + 63) / 64, valWords: (m + 64) / 64}
 				level[g-1] = x
-				stride += m
-				need += int(x.valWords + m*(x.sumWords+x.rowWords))
+				most = max(most, m*int32(g))
+				need += int(x.valWords + m*x.sumWords)
 			}
-			if need > indexBudget(len(t.Nodes)) {
+			// Every value of every g at v·g ≤ most GPUs: most·G words a
+			// row of 64 domains.
+			stride := most * int32(G)
+			need += int(stride * ((nd + 63) / 64))
+			if nd < indexMinDomains || need > indexBudget(len(t.Nodes)) {
 				continue
 			}
 			data := words
 			words += stride * ((nd + 63) / 64)
-			off := int32(0)
 			for g := range level {
 				x := &level[g]
-				x.data, x.stride = data+off, stride
-				off += x.maxV
+				// Value v of g GPUs at (v·g − 1)·G + g − 1 = (v − 1)·g·G + g·G − G + g − 1.
+				x.step = int32((g + 1) * G)
+				x.data, x.stride = data+int32(g*G+g), stride
 				x.vals = words
 				words += x.valWords
 				x.sums = words
