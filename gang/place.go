@@ -699,6 +699,11 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 		// every chosen domain; at and below it each domain splits its own
 		// pods among its children, so no slice straddles two domains.
 		pooled := l < p.sliceTop && p.ps.Policy != Balanced
+		if pooled && l == 0 && len(cur) == 1 && len(p.ov) == 0 && p.indexed(cur[0].id, 1) {
+			// The whole cluster's blocks, largest first, by the index.
+			p.takeLargest(cur[0].count)
+			continue
+		}
 		if pooled {
 			// Kueue's global re-selection: pool the children of every
 			// chosen domain and take greedily.
@@ -1058,6 +1063,33 @@ func (p *Placer) largest(l int) int64 {
 		most = max(most, p.count(d, l))
 	}
 	return most
+}
+
+// takeLargest is greedyTake over the flavor's level-1 domains sorted
+// for BestFit, read from the fit index where indexed says so and the
+// overlay is empty: it appends to p.next the largest domains in turn until
+// one holds what is left, and then the tightest that does.
+func (p *Placer) takeLargest(need int64) {
+	f, g := p.ps.Flavor, p.ps.GPUs
+	for d, c := range p.st.Descending(f, 1, g) {
+		if c >= need {
+			best, _, _ := p.st.Tightest(f, 1, g, need, p.taken)
+			p.next = append(p.next, cand{id: best, count: need})
+			return
+		}
+		p.next = append(p.next, cand{id: d, count: c, raw: c})
+		need -= c
+	}
+}
+
+// taken reports whether domain d is among the candidates in p.next.
+func (p *Placer) taken(d int32) bool {
+	for _, c := range p.next {
+		if c.id == d {
+			return true
+		}
+	}
+	return false
 }
 
 // skipTouched names the domains the overlay touches, nil when it is empty.

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"iter"
 	"math/bits"
 
 	"github.com/allot-sched/allot/internal/cow"
@@ -263,6 +264,23 @@ func (s *State) Largest(f int32, l, g int, skip func(d int32) bool) int64 {
 		}
 	}
 	return 0
+}
+
+// Descending yields the domains of tree level l of flavor f that hold a pod
+// of g GPUs, by the state's fits, the most first, ties by domain index,
+// with their fits. It reads the fit index, as Tightest does; each domain
+// costs a few word reads.
+func (s *State) Descending(f int32, l, g int) iter.Seq2[int32, int64] {
+	return func(yield func(int32, int64) bool) {
+		x := s.T.index(f, l, g)
+		for v := s.prevValue(x, x.maxV); v > 0; v = s.prevValue(x, v-1) {
+			for i := s.nextInRow(x, v, 0); i >= 0; i = s.nextInRow(x, v, i+1) {
+				if !yield(x.first+i, int64(v)) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // nextValue is the smallest non-empty value ≥ v, -1 for none.

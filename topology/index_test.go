@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -34,6 +35,23 @@ func checkIndex(t *testing.T, s *State, rng *rand.Rand, step int) {
 					if !skipped[d] {
 						most = max(most, int64(s.Fits(d, g)))
 					}
+				}
+				var order []int32
+				for d := rg[0]; d < rg[1]; d++ {
+					if s.Fits(d, g) > 0 {
+						order = append(order, d)
+					}
+				}
+				slices.SortStableFunc(order, func(a, b int32) int { return int(s.Fits(b, g)) - int(s.Fits(a, g)) })
+				var got []int32
+				for d, c := range s.Descending(int32(f), l, g) {
+					if c != int64(s.Fits(d, g)) {
+						t.Fatalf("step %d: descending gives domain %d %d pods, fits %d", step, d, c, s.Fits(d, g))
+					}
+					got = append(got, d)
+				}
+				if !slices.Equal(got, order) {
+					t.Fatalf("step %d flavor %d level %d g=%d: descending %v, sorted scan %v", step, f, l, g, got, order)
 				}
 				if got := s.Largest(int32(f), l, g, skip); got != most {
 					t.Fatalf("step %d flavor %d level %d g=%d: largest %d, scan %d", step, f, l, g, got, most)
