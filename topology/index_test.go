@@ -100,6 +100,7 @@ func TestFitIndexMatchesScan(t *testing.T) {
 	tops = append(tops, wide)
 	for ti, top := range tops {
 		s := NewState(top, 0)
+		s.Flush()
 		steps := 60
 		if ti == len(tops)-1 {
 			steps = 6
@@ -143,6 +144,10 @@ func TestFitIndexMatchesScan(t *testing.T) {
 			if step%7 == 0 {
 				c := s.Fork()
 				c.Rebuild()
+				if c.Indexed(0, len(top.Levels), 1) {
+					t.Fatal("a rebuilt state keeps an index before its Flush")
+				}
+				c.Flush()
 				checkIndex(t, c, rng, step)
 			}
 		}

@@ -51,7 +51,7 @@ type State struct {
 	// idx is the fit index (index.go): the domains of each declared level
 	// ordered by their fits.
 	idx cow.Slice[uint64]
-	// indexed says idx is built; while Rebuild recounts it is not.
+	// indexed says idx is built and kept: not until the first Flush.
 	indexed bool
 	// free[f] is the free amount of every resource over flavor f's usable
 	// nodes, a wide sum (res.AddWide): its low words here, as uint64 bits,
@@ -90,6 +90,7 @@ func NewState(t *Topology, now int64) *State {
 func NewCapacity(t *Topology) *State {
 	s := NewState(t, 0)
 	s.setLevelMax()
+	s.Flush()
 	return s
 }
 
@@ -241,7 +242,6 @@ func (s *State) Rebuild() {
 	if s.dirty != nil {
 		*s.dirty = (*s.dirty)[:0]
 	}
-	s.rebuildIndex()
 }
 
 // contrib is what one node adds to its domains' counters.
@@ -511,6 +511,12 @@ func (s *State) markDirty(n int32) {
 // Flush recomputes the aggregates of every domain a change touched, from the
 // narrowest level up. Call it before publishing.
 func (s *State) Flush() {
+	if !s.indexed {
+		// Built once, here, rather than kept through the many changes
+		// that make a state (a snapshot's running workloads booked one
+		// by one): from now on every change keeps it.
+		s.rebuildIndex()
+	}
 	if s.dirty == nil {
 		return
 	}
