@@ -166,7 +166,7 @@ func planCommits(b *testing.B, base *allot.Snapshot) []allot.Decision {
 // two stop-the-world memory readings per batch that disturb the commits
 // around them more than the fork does.
 func BenchmarkStoreCommit(b *testing.B) {
-	for _, n := range []int{1024, 10240} {
+	for _, n := range scaleSizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			base := mustBuild(b, n, true)
 			plan := planCommits(b, base)
@@ -188,7 +188,7 @@ func BenchmarkStoreCommit(b *testing.B) {
 // BenchmarkStoreFinish times publishing the next version after a workload
 // finishes: the commits of BenchmarkStoreCommit undone one by one.
 func BenchmarkStoreFinish(b *testing.B) {
-	for _, n := range []int{1024, 10240} {
+	for _, n := range scaleSizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			base := mustBuild(b, n, true)
 			plan := planCommits(b, base)
