@@ -80,12 +80,14 @@ func TestStoreCommitAllocs(t *testing.T) {
 		want    float64
 	}{
 		// Measured: the publish (a version, the copied pages and tree
-		// paths) and the running record.
+		// paths) and the running record. (The cluster's 64 racks are too
+		// few for a fit index; where there is one, its pages add about
+		// one allocation at 10,240 nodes.)
 		{"pending=0", 0, false, 8},
 		{"pending=512/admit=other", 512, false, 8},
 		// Measured: dequeuing the admitted workload copies the paths of
 		// the pending indexes besides.
-		{"pending=512/admit=pending", 512, true, 20},
+		{"pending=512/admit=pending", 512, true, 19},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base, pending := allocCluster(t, c.pending)
@@ -108,8 +110,8 @@ func TestStoreFinishAllocs(t *testing.T) {
 		pending int
 		want    float64 // measured
 	}{
-		{"pending=0", 0, 10},
-		{"pending=512", 512, 10},
+		{"pending=0", 0, 9},
+		{"pending=512", 512, 9},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base, pending := allocCluster(t, c.pending)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/quota"
 )
 
 const (
@@ -15,13 +16,19 @@ const (
 
 // Cluster describes the benchmark cluster of n nodes, fragmented or not, with
 // one queue "train" on flavor "h100" whose nominal quota is the whole
-// cluster.
+// cluster. A node has 2 TiB of memory, less where the cluster's total would
+// pass quota.MaxQuantity (past about 32,000 nodes): no benchmark request
+// asks for memory, so only the quota's figure changes.
 func Cluster(n int, fragmented bool) *allot.Builder {
+	mem := int64(2 << 40)
+	if n > 0 && int64(n)*mem > quota.MaxQuantity {
+		mem = quota.MaxQuantity / int64(n)
+	}
 	b := &allot.Builder{
 		Levels:  []string{"block", "rack"},
 		Flavors: []allot.Flavor{{Name: "h100"}},
 		Queues: []allot.Queue{{Name: "train", Quota: []allot.FlavorQuota{{Flavor: "h100", Resources: []allot.ResourceQuota{
-			{Name: "gpu", Nominal: int64(n) * gpusPerNode}, {Name: "cpu", Nominal: int64(n) * 192_000}, {Name: "memory", Nominal: int64(n) * (2 << 40)},
+			{Name: "gpu", Nominal: int64(n) * gpusPerNode}, {Name: "cpu", Nominal: int64(n) * 192_000}, {Name: "memory", Nominal: int64(n) * mem},
 		}}}}},
 	}
 	b.Nodes = make([]allot.Node, n)
@@ -31,7 +38,7 @@ func Cluster(n int, fragmented bool) *allot.Builder {
 			Name:     fmt.Sprintf("n%d", i),
 			Flavor:   "h100",
 			Labels:   map[string]string{"block": fmt.Sprintf("b%d", rack/racksPerBlock), "rack": fmt.Sprintf("r%d", rack)},
-			Capacity: allot.Resources{"gpu": gpusPerNode, "cpu": 192_000, "memory": 2 << 40},
+			Capacity: allot.Resources{"gpu": gpusPerNode, "cpu": 192_000, "memory": mem},
 		}
 	}
 	if !fragmented {

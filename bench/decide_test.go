@@ -38,20 +38,28 @@ func BenchmarkDecideGang(b *testing.B) {
 	}
 }
 
-// BenchmarkDecideInto is BenchmarkDecideGang reusing one decision's memory.
+// scaleSizes are the cluster sizes at which BenchmarkDecideInto measures
+// how a decision's cost grows: about a thousand, ten thousand and a hundred
+// thousand nodes of the fragmented benchmark cluster.
+var scaleSizes = []int{1024, 10240, 102400}
+
+// BenchmarkDecideInto is BenchmarkDecideGang reusing one decision's memory,
+// at every size of scaleSizes.
 func BenchmarkDecideInto(b *testing.B) {
-	s := mustBuild(b, 10240, true)
-	for _, c := range GangCases() {
-		b.Run(fmt.Sprintf("frag=true/nodes=10240/%s", c.Name), func(b *testing.B) {
-			b.ReportAllocs()
-			var d allot.Decision
-			for b.Loop() {
-				allot.DecideInto(s, c.Req, &d)
-			}
-			if (d.Verdict == allot.VerdictAdmit) != c.Admit {
-				b.Fatalf("%s: %v %v: %s", c.Name, d.Verdict, d.Reason, d.Message)
-			}
-		})
+	for _, n := range scaleSizes {
+		s := mustBuild(b, n, true)
+		for _, c := range GangCases() {
+			b.Run(fmt.Sprintf("frag=true/nodes=%d/%s", n, c.Name), func(b *testing.B) {
+				b.ReportAllocs()
+				var d allot.Decision
+				for b.Loop() {
+					allot.DecideInto(s, c.Req, &d)
+				}
+				if (d.Verdict == allot.VerdictAdmit) != c.Admit {
+					b.Fatalf("%s: %v %v: %s", c.Name, d.Verdict, d.Reason, d.Message)
+				}
+			})
+		}
 	}
 }
 
@@ -158,7 +166,7 @@ func planCommits(b *testing.B, base *allot.Snapshot) []allot.Decision {
 // two stop-the-world memory readings per batch that disturb the commits
 // around them more than the fork does.
 func BenchmarkStoreCommit(b *testing.B) {
-	for _, n := range []int{1024, 10240} {
+	for _, n := range scaleSizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			base := mustBuild(b, n, true)
 			plan := planCommits(b, base)
@@ -180,7 +188,7 @@ func BenchmarkStoreCommit(b *testing.B) {
 // BenchmarkStoreFinish times publishing the next version after a workload
 // finishes: the commits of BenchmarkStoreCommit undone one by one.
 func BenchmarkStoreFinish(b *testing.B) {
-	for _, n := range []int{1024, 10240} {
+	for _, n := range scaleSizes {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			base := mustBuild(b, n, true)
 			plan := planCommits(b, base)

@@ -28,7 +28,11 @@
 // Domain counts come from the state's incremental per-domain counters when
 // they are exact for the pod's shape (no slices, no spread, no other resource
 // tighter than GPUs on any node with free GPUs); otherwise the placer counts
-// the domain's nodes. Either way the answer is the same; only the time
+// the domain's nodes. Where they are exact on every node, the search of a
+// declared level with a fit index (topology.State.Tightest) and the
+// descent from the whole cluster read the index instead of the level's
+// domains, counting apart only the few domains earlier pod sets of the
+// request touched. Either way the answer is the same; only the time
 // differs.
 //
 // A Placer reads a topology.State and never writes it: earlier pod sets of

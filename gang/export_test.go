@@ -15,3 +15,10 @@ func (p *Placer) Count(ps *PodSet, d int32, l int) int64 {
 	p.setPodSet(ps)
 	return p.count(d, l)
 }
+
+// ScanLevels makes the level searches scan every domain instead of reading
+// the state's fit index, until the returned function restores it.
+func ScanLevels() (restore func()) {
+	useIndex = false
+	return func() { useIndex = true }
+}

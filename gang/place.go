@@ -441,17 +441,26 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 				}
 				break
 			}
-			lo, hi := p.domainsAt(ps.Flavor, l, scope)
-			best, bestC, maxC := int32(-1), int64(math.MaxInt64), int64(0)
-			for d := lo; d < hi; d++ {
-				c := p.count(d, l)
-				maxC = max(maxC, c)
-				if c >= need && c < bestC {
-					best, bestC = d, c
+			var best int32
+			if p.indexed(scope, l) {
+				best = p.tightest(l, need)
+				if best < 0 && l == level {
+					fail.Fit = p.largest(l)
 				}
-			}
-			if l == level {
-				fail.Fit = maxC
+			} else {
+				lo, hi := p.domainsAt(ps.Flavor, l, scope)
+				bestC, maxC := int64(math.MaxInt64), int64(0)
+				best = -1
+				for d := lo; d < hi; d++ {
+					c := p.count(d, l)
+					maxC = max(maxC, c)
+					if c >= need && c < bestC {
+						best, bestC = d, c
+					}
+				}
+				if l == level {
+					fail.Fit = maxC
+				}
 			}
 			if best >= 0 {
 				return p.descend(cand{id: best, count: need}, l, out), Failure{}, true
@@ -742,6 +751,11 @@ func (p *Placer) descend(chosen cand, l int, out []Assignment) []Assignment {
 		// every chosen domain; at and below it each domain splits its own
 		// pods among its children, so no slice straddles two domains.
 		pooled := l < p.sliceTop && p.ps.Policy != Balanced
+		if pooled && l == 0 && len(cur) == 1 && len(p.ov) == 0 && p.indexed(cur[0].id, 1) {
+			// The whole cluster's blocks, largest first, by the index.
+			p.takeLargest(cur[0].count)
+			continue
+		}
 		if pooled {
 			// Kueue's global re-selection: pool the children of every
 			// chosen domain and take greedily.
@@ -1059,6 +1073,107 @@ func (p *Placer) fastCount(d int32, l int) (int64, bool) {
 	return c, true
 }
 
+// useIndex lets the searches of a level read the state's fit index; off,
+// they scan the level (the reference the index is tested against).
+var useIndex = true
+
+// indexed reports whether the tightest domain of level l inside scope can be
+// found through the state's fit index: the scope is the flavor's root, the
+// level a declared one with an index for the pod's GPUs, and the counters
+// exact for the pod's shape on every node (the root's aggregates show no
+// node with a free GPU short of anything else), so that every domain's
+// count is its fits, but for the domains the overlay touches.
+func (p *Placer) indexed(scope int32, l int) bool {
+	f := p.ps.Flavor
+	if !useIndex || !p.fast || l <= 0 || l >= p.t.NodeLevel() || scope != p.root(f) ||
+		!p.st.Flushed() || !p.st.Indexed(f, l, p.ps.GPUs) {
+		return false
+	}
+	agg := p.st.Agg(scope)
+	return int64(agg.MinPodsLeft) >= p.perNode && p.roomFor(&agg.MinFree)
+}
+
+// tightest is, where indexed says so, the domain of level l that holds the
+// fewest pods among those that hold need, ties by path (-1 for none): the
+// index's answer among the domains the overlay leaves alone, against the
+// counts of the few it touches.
+func (p *Placer) tightest(l int, need int64) int32 {
+	f := p.ps.Flavor
+	best, bestC, ok := p.st.Tightest(f, l, p.ps.GPUs, need, p.skipTouched())
+	if !ok {
+		best, bestC = -1, math.MaxInt64
+	}
+	for d := range p.touchedAt(l) {
+		if c := p.count(d, l); c >= need && (c < bestC || (c == bestC && d < best)) {
+			best, bestC = d, c
+		}
+	}
+	return best
+}
+
+// largest is, where indexed says so, the most pods one domain of level l
+// holds.
+func (p *Placer) largest(l int) int64 {
+	most := p.st.Largest(p.ps.Flavor, l, p.ps.GPUs, p.skipTouched())
+	for d := range p.touchedAt(l) {
+		most = max(most, p.count(d, l))
+	}
+	return most
+}
+
+// takeLargest is greedyTake over the flavor's level-1 domains sorted
+// for BestFit, read from the fit index where indexed says so and the
+// overlay is empty: it appends to p.next the largest domains in turn until
+// one holds what is left, and then the tightest that does.
+func (p *Placer) takeLargest(need int64) {
+	f, g := p.ps.Flavor, p.ps.GPUs
+	for d, c := range p.st.Descending(f, 1, g) {
+		if c >= need {
+			best, _, _ := p.st.Tightest(f, 1, g, need, p.taken)
+			p.next = append(p.next, cand{id: best, count: need})
+			return
+		}
+		p.next = append(p.next, cand{id: d, count: c, raw: c})
+		need -= c
+	}
+}
+
+// taken reports whether domain d is among the candidates in p.next.
+func (p *Placer) taken(d int32) bool {
+	for _, c := range p.next {
+		if c.id == d {
+			return true
+		}
+	}
+	return false
+}
+
+// skipTouched names the domains the overlay touches, nil when it is empty.
+func (p *Placer) skipTouched() func(int32) bool {
+	if len(p.ov) == 0 {
+		return nil
+	}
+	return p.ovTouches
+}
+
+// touchedAt yields, once each, the level-l domains of the current flavor
+// that hold a node of the overlay.
+func (p *Placer) touchedAt(l int) func(yield func(int32) bool) {
+	return func(yield func(int32) bool) {
+		lo, hi := p.t.Flavors[p.ps.Flavor].Levels[l][0], p.t.Flavors[p.ps.Flavor].Levels[l][1]
+		last := int32(-1)
+		for i := range p.ov {
+			d := p.t.NodeDomains(p.ov[i].node)[l]
+			if d != last && d >= lo && d < hi {
+				if !yield(d) {
+					return
+				}
+				last = d
+			}
+		}
+	}
+}
+
 // Feasible reports whether the pod sets could be placed, without building
 // the placement. For a single pod set it reads domain counts only (the
 // state's counters when they are exact); otherwise it places them.
@@ -1075,6 +1190,9 @@ func (p *Placer) Feasible(sets []PodSet) bool {
 	if ps.Mode != Required || len(ps.Slices) > 0 {
 		// Preferred falls back to the whole cluster, unconstrained uses it.
 		return p.count(root, 0) >= ps.Count
+	}
+	if p.indexed(root, ps.Level) {
+		return p.tightest(ps.Level, ps.Count) >= 0
 	}
 	lo, hi := p.domainsAt(ps.Flavor, ps.Level, root)
 	for d := lo; d < hi; d++ {

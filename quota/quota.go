@@ -100,13 +100,20 @@ func Parents(cohorts []CohortSpec, queues []Queue, queueCohorts []string) ([]int
 		}
 		up[i] = p
 	}
+	// Each cohort is walked up once: a walk stops at a cohort an earlier
+	// walk cleared, and meeting a cohort of its own walk is a cycle.
+	state := make([]int32, len(cohorts)) // 0 unseen, i+1 on walk i, -1 cleared
 	for i := range cohorts {
-		seen := 0
-		for c := int32(i); c >= 0; c = up[c] {
-			if seen > len(cohorts) {
-				return nil, fmt.Errorf("%w: through cohort %q", ErrCohortCycle, cohorts[i].Name)
-			}
-			seen++
+		c := int32(i)
+		for c >= 0 && state[c] == 0 {
+			state[c] = int32(i) + 1
+			c = up[c]
+		}
+		if c >= 0 && state[c] == int32(i)+1 {
+			return nil, fmt.Errorf("%w: through cohort %q", ErrCohortCycle, cohorts[i].Name)
+		}
+		for c := int32(i); c >= 0 && state[c] == int32(i)+1; c = up[c] {
+			state[c] = -1
 		}
 	}
 	for i := range queues {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/allot-sched/allot/internal/res"
 )
@@ -58,9 +59,11 @@ type ResourceTree struct {
 	parent []int32
 	queue  []bool
 	height []int32
-	// pathNodes[pathOff[n]:pathOff[n+1]] is n, its parent, …, its root.
+	// pathNodes[pathOff[n]:pathOff[n]+depth[n]+1] is n, its parent, …,
+	// its root (see linkPaths).
 	pathOff   []int32
 	pathNodes []int32
+	depth     []int32
 	// bottomUp lists every node after all of its descendants.
 	bottomUp []int32
 
@@ -163,18 +166,37 @@ func (t *ResourceTree) setQuota(i int, s NodeSpec, fr int) error {
 // paths.
 func (t *ResourceTree) link() error {
 	n := len(t.parent)
+	// Depths, each node's once: walk up to a node whose depth is known,
+	// then number the walk back down. A walk that meets itself is a cycle
+	// (re-checked here although Parents rejects cycles: this tree may be
+	// built from any node list).
 	depth := make([]int32, n)
+	const unknown, walking = -1, -2
+	for i := range depth {
+		depth[i] = unknown
+	}
+	var walk []int32
 	maxDepth := int32(0)
 	for i := range n {
-		// Re-checked here although Parents rejects cycles: this tree may
-		// be built from any node list.
-		d := int32(0)
-		for p := t.parent[i]; p >= 0; p = t.parent[p] {
-			if d++; int(d) > n {
-				return fmt.Errorf("%w: through node %q", ErrCohortCycle, t.names[i])
-			}
+		walk = walk[:0]
+		m := int32(i)
+		for m >= 0 && depth[m] == unknown {
+			depth[m] = walking
+			walk = append(walk, m)
+			m = t.parent[m]
 		}
-		depth[i], maxDepth = d, max(maxDepth, d)
+		if m >= 0 && depth[m] == walking {
+			return fmt.Errorf("%w: through node %q", ErrCohortCycle, t.names[i])
+		}
+		d := int32(-1)
+		if m >= 0 {
+			d = depth[m]
+		}
+		for k := len(walk) - 1; k >= 0; k-- {
+			d++
+			depth[walk[k]] = d
+		}
+		maxDepth = max(maxDepth, depth[i])
 	}
 	// Counting sort by depth, deepest first, index order within a depth, so
 	// every node comes after all of its descendants.
@@ -198,24 +220,92 @@ func (t *ResourceTree) link() error {
 			t.height[p] = max(t.height[p], t.height[i]+1)
 		}
 	}
-	t.pathOff = make([]int32, n+1)
-	t.pathNodes = make([]int32, 0, n+int(sumDepth(depth)))
-	for i := range n {
-		t.pathOff[i] = int32(len(t.pathNodes))
-		for m := int32(i); m >= 0; m = t.parent[m] {
-			t.pathNodes = append(t.pathNodes, m)
-		}
-	}
-	t.pathOff[n] = int32(len(t.pathNodes))
+	t.depth = depth
+	t.linkPaths()
 	return nil
 }
 
-func sumDepth(depth []int32) int64 {
-	var s int64
-	for _, d := range depth {
-		s += int64(d)
+// linkPaths lays every node's path to its root out in one array, so that a
+// node's path is the node followed by its parent's: visited depth first
+// from the roots, each cohort's tallest child written just before its
+// parent's path shares it, and only the other children copy it. A chain of
+// cohorts then takes one entry a node instead of its depth.
+func (t *ResourceTree) linkPaths() {
+	n := len(t.parent)
+	// Children, by parent, in index order; the tallest first.
+	first := make([]int32, n+1)
+	for _, p := range t.parent {
+		if p >= 0 {
+			first[p+1]++
+		}
 	}
-	return s
+	for i := range n {
+		first[i+1] += first[i]
+	}
+	kids := make([]int32, first[n])
+	at := slices.Clone(first[:n])
+	for i, p := range t.parent {
+		if p >= 0 {
+			kids[at[p]] = int32(i)
+			at[p]++
+		}
+	}
+	for p := range n {
+		ks := kids[first[p]:first[p+1]]
+		if len(ks) > 1 {
+			tall := 0
+			for k := range ks {
+				if t.height[ks[k]] > t.height[ks[tall]] {
+					tall = k
+				}
+			}
+			ks[0], ks[tall] = ks[tall], ks[0]
+			slices.Sort(ks[1:])
+		}
+	}
+	// Size: one entry for a root or a tallest child, its depth + 1 for any
+	// other.
+	size := 0
+	for i, p := range t.parent {
+		if p < 0 || kids[first[p]] == int32(i) {
+			size++
+		} else {
+			size += int(t.depth[i]) + 1
+		}
+	}
+	// Written back to front: a node's path starts just before its
+	// parent's when it shares it.
+	t.pathNodes = make([]int32, size)
+	t.pathOff = make([]int32, n)
+	front := size
+	var stack []int32
+	for r := range n {
+		if t.parent[r] >= 0 {
+			continue
+		}
+		stack = append(stack[:0], int32(r))
+		for len(stack) > 0 {
+			m := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			p := t.parent[m]
+			switch {
+			case p < 0:
+			case kids[first[p]] == m && t.pathOff[p] == int32(front):
+				// shares its parent's path, written just now
+			default:
+				d := int(t.depth[p]) + 1
+				front -= d
+				copy(t.pathNodes[front:], t.pathNodes[t.pathOff[p]:int(t.pathOff[p])+d])
+			}
+			front--
+			t.pathNodes[front] = m
+			t.pathOff[m] = int32(front)
+			// The tallest child is visited right after its parent.
+			for k := first[m+1] - 1; k >= first[m]; k-- {
+				stack = append(stack, kids[k])
+			}
+		}
+	}
 }
 
 // accumulate computes SubtreeQuota and localQuota bottom-up, then
@@ -295,12 +385,13 @@ func (t *ResourceTree) Height(n int32) int { return int(t.height[n]) }
 // Path is n, its parent, and so on up to its root. The slice is shared and
 // must not be mutated.
 func (t *ResourceTree) Path(n int32) []int32 {
-	a, b := t.pathOff[n], t.pathOff[n+1]
+	a := t.pathOff[n]
+	b := a + t.depth[n] + 1
 	return t.pathNodes[a:b:b]
 }
 
 // Root is the root of n's tree.
-func (t *ResourceTree) Root(n int32) int32 { return t.pathNodes[t.pathOff[n+1]-1] }
+func (t *ResourceTree) Root(n int32) int32 { return t.pathNodes[t.pathOff[n]+t.depth[n]] }
 
 // Nominal is node n's own nominal quota on fr.
 func (t *ResourceTree) Nominal(n int32, fr int) int64 { return t.nominal[int(n)*t.frs+fr] }

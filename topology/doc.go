@@ -16,7 +16,11 @@
 // many pods of g GPUs its available nodes can hold (GPU groups respected),
 // plus the smallest free amount of every other resource over its nodes with
 // free GPUs. The counters let placement read any domain's capacity in O(1)
-// instead of rescanning its nodes.
+// instead of rescanning its nodes. On every declared level of 128 domains
+// or more a fit index orders the level's domains by those counts, for every
+// g (Tightest, Largest, Descending): the tightest domain that holds a gang
+// is a few word reads, not a scan of the level. It is built at a state's
+// first Flush and kept by every change after it.
 //
 // States are copy-on-write: CloneInto and Fork share every page of per-node
 // and per-domain data and copy only the pages the next version writes, so

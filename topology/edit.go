@@ -252,6 +252,7 @@ func (s *State) ReshapeCapacity(t *Topology, moved []int32, changed func(m int32
 		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}, changed(m)
 	})
 	c.setLevelMax()
+	c.Flush()
 	return c
 }
 

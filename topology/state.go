@@ -48,6 +48,11 @@ type State struct {
 	// can hold, GPU islands respected.
 	fits cow.Slice[int32]
 	aggs cow.Slice[DomainAgg]
+	// idx is the fit index (index.go): the domains of each declared level
+	// ordered by their fits.
+	idx cow.Slice[uint64]
+	// indexed says idx is built and kept: not until the first Flush.
+	indexed bool
 	// free[f] is the free amount of every resource over flavor f's usable
 	// nodes, a wide sum (res.AddWide): its low words here, as uint64 bits,
 	// its high words in freeHi. Many nodes hold more than MaxInt64 in all,
@@ -85,6 +90,7 @@ func NewState(t *Topology, now int64) *State {
 func NewCapacity(t *Topology) *State {
 	s := NewState(t, 0)
 	s.setLevelMax()
+	s.Flush()
 	return s
 }
 
@@ -180,7 +186,7 @@ func (s *State) Fork() *State {
 // ForkInto is Fork writing the private copy into c.
 func (s *State) ForkInto(c *State) {
 	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
-		fits: s.fits.Fork(), aggs: s.aggs.Fork(), cooling: s.cooling, freeHi: s.freeHi}
+		fits: s.fits.Fork(), aggs: s.aggs.Fork(), idx: s.idx.Fork(), indexed: s.indexed, cooling: s.cooling, freeHi: s.freeHi}
 	c.setFree(s.free)
 }
 
@@ -190,7 +196,7 @@ func (s *State) ForkInto(c *State) {
 func (s *State) CloneInto(c *State, child, parent cow.Owner) {
 	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs,
 		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
-		cooling: s.cooling, freeHi: s.freeHi}
+		idx: s.idx.CloneAs(child, parent), indexed: s.indexed, cooling: s.cooling, freeHi: s.freeHi}
 	c.setFree(s.free)
 }
 
@@ -207,6 +213,7 @@ func (s *State) setFree(free []res.Vec) {
 // Rebuild recomputes every counter from the per-node state.
 func (s *State) Rebuild() {
 	G := s.T.G
+	s.indexed = false
 	for d := range s.T.Domains {
 		for g := 0; g < G; g++ {
 			s.fits.Set(d*G+g, 0)
@@ -298,8 +305,17 @@ func (s *State) applyDelta(n int32, before, after *contrib) {
 	if last == 0 {
 		return
 	}
-	for _, d := range s.T.NodeDomains(n) {
+	L := len(s.T.Levels)
+	for l, d := range s.T.NodeDomains(n) {
 		base := int(d) * G
+		if s.indexed && l >= 1 && l <= L {
+			for g, v := range delta[:last] {
+				if v != 0 {
+					from := s.fits.At(base + g)
+					s.moveIndex(node.Flavor, d, l, g+1, from, from+v)
+				}
+			}
+		}
 		if span := s.fits.MutSpan(base, last); span != nil {
 			for g, v := range delta[:last] {
 				span[g] += v
@@ -495,6 +511,12 @@ func (s *State) markDirty(n int32) {
 // Flush recomputes the aggregates of every domain a change touched, from the
 // narrowest level up. Call it before publishing.
 func (s *State) Flush() {
+	if !s.indexed {
+		// Built once, here, rather than kept through the many changes
+		// that make a state (a snapshot's running workloads booked one
+		// by one): from now on every change keeps it.
+		s.rebuildIndex()
+	}
 	if s.dirty == nil {
 		return
 	}

@@ -97,6 +97,10 @@ type Topology struct {
 	// islands[n] counts the nodes before node n with more than one GPU
 	// island (see Islands).
 	islands []int32
+	// fitIdx[f][(l-1)*G+g-1] lays out the fit index of flavor f, declared
+	// level l and g GPUs in a state's idxWords words (see index.go).
+	fitIdx   [][]levelIndex
+	idxWords int
 }
 
 // Islands reports whether any node of domain d has more than one GPU
@@ -200,6 +204,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		}
 	}
 	t.buildDomains(flavors)
+	t.buildIndex()
 	return t, nil
 }
 

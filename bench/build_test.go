@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/allot-sched/allot"
+)
+
+// BenchmarkBuild times building the fragmented benchmark cluster's
+// snapshot from its description.
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range scaleSizes {
+		bl := Cluster(n, true)
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var s *allot.Snapshot
+			for b.Loop() {
+				var err error
+				if s, err = bl.Build(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if s.RunningCount("train") != len(bl.Running) {
+				b.Fatalf("%d running, want %d", s.RunningCount("train"), len(bl.Running))
+			}
+		})
+	}
+}
+
+// cohortChain describes depth cohorts each the parent of the next, the
+// deepest holding the one queue, with quota at every level.
+func cohortChain(depth int) *allot.Builder {
+	bl := &allot.Builder{Resources: []string{"gpu"}, Flavors: []allot.Flavor{{Name: "f"}}}
+	quota := []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}}}
+	for i := range depth {
+		c := allot.Cohort{Name: fmt.Sprintf("c%d", i), Quota: quota}
+		if i > 0 {
+			c.Parent = fmt.Sprintf("c%d", i-1)
+		}
+		bl.Cohorts = append(bl.Cohorts, c)
+	}
+	bl.Queues = []allot.Queue{{Name: "q", Cohort: fmt.Sprintf("c%d", depth-1), Quota: quota}}
+	return bl
+}
+
+// BenchmarkBuildCohortChain times building a snapshot whose one queue sits
+// under a chain of cohorts depth deep: the cost should grow with depth, not
+// with its square.
+func BenchmarkBuildCohortChain(b *testing.B) {
+	for _, depth := range []int{100, 1000, 10000} {
+		bl := cohortChain(depth)
+		b.Run(fmt.Sprintf("depth=%d", depth), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bl.Build(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
