@@ -1082,10 +1082,11 @@ var useIndex = true
 // level a declared one with an index for the pod's GPUs, and the counters
 // exact for the pod's shape on every node (the root's aggregates show no
 // node with a free GPU short of anything else), so that every domain's
-// count is its fits, but for the domains the overlay touches.
+// count is its fits, but for the domains the overlay touches. The index
+// counts every node of the flavor: a pod set with nodes to exclude scans.
 func (p *Placer) indexed(scope int32, l int) bool {
 	f := p.ps.Flavor
-	if !useIndex || !p.fast || l <= 0 || l >= p.t.NodeLevel() || scope != p.root(f) ||
+	if !useIndex || !p.fast || p.ps.Exclude != nil || l <= 0 || l >= p.t.NodeLevel() || scope != p.root(f) ||
 		!p.st.Flushed() || !p.st.Indexed(f, l, p.ps.GPUs) {
 		return false
 	}
