@@ -319,7 +319,7 @@ func (c *Config) Builder() (allot.Builder, []Warning, error) {
 		warns = append(warns, Warning{Object: "nodes", Message: fmt.Sprintf("%d of %d nodes are of no ResourceFlavor with a topologyName (%s): as in Kueue, only quota is checked on their flavors",
 			len(outside), len(c.nodes), abbreviate(outside, 5))})
 	}
-	for _, name := range c.cohortNames() {
+	for _, name := range c.CohortNames() {
 		co, w, err := c.Cohort(name)
 		if err != nil {
 			return b, nil, err
@@ -327,7 +327,7 @@ func (c *Config) Builder() (allot.Builder, []Warning, error) {
 		add(w)
 		b.Cohorts = append(b.Cohorts, co)
 	}
-	for _, name := range sortedKeys(c.clusterQueues) {
+	for _, name := range c.ClusterQueueNames() {
 		q, w, err := c.Queue(name)
 		if err != nil {
 			return b, nil, err

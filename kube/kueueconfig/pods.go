@@ -223,6 +223,13 @@ func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error)
 	})
 }
 
+// PodGang is the gang a pod (namespace and name) was added under, false
+// for a pod not read.
+func (c *Config) PodGang(namespace, name string) (string, bool) {
+	g, ok := c.podGang[namespace+"/"+name]
+	return g, ok
+}
+
 // GangsOn lists the gangs with a pod bound to a node, sorted: the ones a
 // node's change may describe anew.
 func (c *Config) GangsOn(node string) []string {
