@@ -2,6 +2,7 @@ package kubetest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -44,12 +45,13 @@ func TestResourceFlavor(t *testing.T) {
 	if !found {
 		t.Fatalf("ResourceFlavor %s not listed among %d", rf.Name, len(list.Items))
 	}
-	bad := &kueue.ResourceFlavor{
-		ObjectMeta: metav1.ObjectMeta{Name: "kubetest-bad"},
-		Spec:       kueue.ResourceFlavorSpec{NodeLabels: map[string]string{"gpu": "not a label value!"}},
+	// The CRD's schema allows at most 8 nodeLabels.
+	bad := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "kubetest-bad"}, Spec: kueue.ResourceFlavorSpec{NodeLabels: map[string]string{}}}
+	for i := range 9 {
+		bad.Spec.NodeLabels[fmt.Sprintf("l%d", i)] = "v"
 	}
 	if err := c.Create(ctx, bad, client.DryRunAll); err == nil {
-		t.Errorf("a nodeLabels value with spaces was accepted")
+		t.Errorf("a ResourceFlavor with 9 nodeLabels was accepted")
 	}
 	var wls kueue.WorkloadList
 	if err := c.List(ctx, &wls); err != nil {
