@@ -38,6 +38,8 @@ func TestHandlers(t *testing.T) {
 		t.Fatal("not synced after Start")
 	}
 	sameAsImport(t, "synced", c.Load(), w.list())
+	done := map[string]bool{}
+	checkAdmission(t, c, done)
 	for _, s := range exampleSteps() {
 		before := events
 		o, ok := w.objs[s.object]
@@ -53,6 +55,8 @@ func TestHandlers(t *testing.T) {
 			w.set(v)
 		}
 		sameAsImport(t, s.name, c.Load(), w.list())
+		done[s.name] = true
+		checkAdmission(t, c, done)
 		if (events == before) != s.quiet {
 			t.Errorf("%s: %d store events", s.name, events-before)
 		}

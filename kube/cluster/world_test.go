@@ -9,11 +9,14 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/bench/scenario"
 	"github.com/allot-sched/allot/kube/kueueconfig"
+	"github.com/allot-sched/allot/kube/kueuejob"
 )
 
 // The examples a live cluster is checked on: both seeds' Kueue objects
@@ -27,14 +30,63 @@ func watched(v any) bool {
 	return !job
 }
 
-// readExamples reads the examples' objects a Cluster watches.
+// readExamples reads the examples' objects a Cluster watches, and a
+// LocalQueue in namespace sandbox for team-a-cq, whose namespaceSelector
+// does not select sandbox (until a step labels it).
 func readExamples(t testing.TB) []kueueconfig.Object {
 	t.Helper()
 	objs, err := kueueconfig.ReadPaths(examplePaths...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return slices.DeleteFunc(objs, func(o kueueconfig.Object) bool { return !watched(o.Value) })
+	objs = slices.DeleteFunc(objs, func(o kueueconfig.Object) bool { return !watched(o.Value) })
+	lq := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "batch", Namespace: "sandbox"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "team-a-cq"}}
+	lq.Spec.StopPolicy = ptr.To(kueue.None)
+	return append(objs, kueueconfig.Object{Source: "sandbox-batch", Value: lq})
+}
+
+// probeJob is a suspended one-pod Job of gpus GPUs through a LocalQueue.
+func probeJob(namespace, queue string, gpus int64) *batchv1.Job {
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: namespace, Labels: map[string]string{kueueconfig.QueueLabel: queue}},
+		Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](1), Completions: ptr.To[int32](1), Suspend: ptr.To(true),
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+				Containers: []corev1.Container{{Name: "c", Image: "example.com/probe:1", Resources: corev1.ResourceRequirements{
+					Requests: corev1.ResourceList{"nvidia.com/gpu": *resource.NewQuantity(gpus, resource.DecimalSI), corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")},
+					Limits:   corev1.ResourceList{"nvidia.com/gpu": *resource.NewQuantity(gpus, resource.DecimalSI)}}}},
+				Tolerations: []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}}},
+	}
+}
+
+// decideJob decides a job on the live snapshot, as a webhook would: the
+// request from the live configuration, the decision from the snapshot,
+// nothing asked of the API server.
+func decideJob(t testing.TB, c *Cluster, job *batchv1.Job) allot.Decision {
+	t.Helper()
+	var req allot.Request
+	if err := c.WithConfig(func(cfg *kueueconfig.Config) error {
+		var err error
+		req, _, err = kueuejob.Request(cfg, job)
+		return err
+	}); err != nil {
+		t.Fatalf("request: %v", err)
+	}
+	return allot.Decide(c.Load(), req)
+}
+
+// checkAdmission decides two probes after each step: a Job in sandbox is
+// never admitted until the namespace carries team-a-cq's selector's label
+// (namespaceSelector), and none through training-cq once it is held.
+func checkAdmission(t testing.TB, c *Cluster, done map[string]bool) {
+	t.Helper()
+	d := decideJob(t, c, probeJob("sandbox", "batch", 1))
+	if admitted := d.Verdict == allot.VerdictAdmit; admitted != done["namespace label"] {
+		t.Errorf("a job in sandbox: %v %v (%s); the namespace labelled: %v", d.Verdict, d.Reason, d.Message, done["namespace label"])
+	}
+	d = decideJob(t, c, probeJob("ml-training", "training", 1))
+	if held := d.Reason == allot.QueueHeld; held != done["Hold"] {
+		t.Errorf("a job through training-cq: %v %v (%s); held: %v", d.Verdict, d.Reason, d.Message, done["Hold"])
+	}
 }
 
 // canonical is the form in which a live snapshot and a fresh import of
