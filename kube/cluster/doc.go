@@ -31,7 +31,7 @@
 // snapshot is built), and the quotas coming to cover another set of
 // resources. A store event the store refuses is counted and logged (a
 // logr.Logger in Options), never a panic, and rebuilds too, since the
-// description it came from is what a fresh import builds. Rebuilds
+// description it came from is what a fresh import builds. A rebuild
 // replaces the Store: call Store for the current one.
 //
 // The live cluster models what runs, not what waits: Kueue's pending
