@@ -63,6 +63,10 @@ type Config struct {
 	gangPods map[string]map[string]bool
 	nodePods map[string]map[string]bool
 	podGang  map[string]string
+	// podRole is each pod's role, computed once when it is added: a gang
+	// described anew as each of its pods binds reads its pods' roles
+	// again, and a role hash is a JSON encoding.
+	podRole map[string]string
 }
 
 // owner is what a pod's owner chain reads of an object.
@@ -91,6 +95,7 @@ func New(opts Options) *Config {
 		gangPods:      map[string]map[string]bool{},
 		nodePods:      map[string]map[string]bool{},
 		podGang:       map[string]string{},
+		podRole:       map[string]string{},
 	}
 }
 
@@ -155,6 +160,9 @@ func (c *Config) Add(o Object) error {
 		c.pods[key] = v
 		gang := c.GangID(v)
 		c.podGang[key] = gang
+		if role, err := roleOf(v); err == nil {
+			c.podRole[key] = role // else gang reports the error
+		}
 		addToSet(c.gangPods, gang, key)
 		if v.Spec.NodeName != "" {
 			addToSet(c.nodePods, v.Spec.NodeName, key)
@@ -245,6 +253,7 @@ func (c *Config) unindexPod(key string) {
 	}
 	gang := c.podGang[key]
 	delete(c.podGang, key)
+	delete(c.podRole, key)
 	removeFromSet(c.gangPods, gang, key)
 	if old.Spec.NodeName != "" {
 		removeFromSet(c.nodePods, old.Spec.NodeName, key)

@@ -278,9 +278,12 @@ func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string
 				continue
 			}
 		}
-		role, err := roleOf(p)
-		if err != nil {
-			return allot.Workload{}, false, nil, fmt.Errorf("kueueconfig: %s: role hash: %w", pobj, err)
+		role, ok := c.podRole[p.Namespace+"/"+p.Name]
+		if !ok {
+			var err error
+			if role, err = roleOf(p); err != nil {
+				return allot.Workload{}, false, nil, fmt.Errorf("kueueconfig: %s: role hash: %w", pobj, err)
+			}
 		}
 		k := setKey{role, flavor}
 		i, ok := sets[k]
