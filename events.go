@@ -24,6 +24,8 @@ import (
 //   - Submit: a workload joins the pending set.
 //   - Withdraw: a pending workload leaves it (a preemptor holding its
 //     room too, its hold released).
+//   - SetRunning: a workload found running, with its placement, is
+//     booked as Build books it, or described anew (events_running.go).
 //   - Terminated: with two-phase preemption, an evicting victim is gone
 //     (inflight.go); its preemptor starts when the last one is.
 //

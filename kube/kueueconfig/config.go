@@ -58,6 +58,15 @@ type Config struct {
 	sources       map[string]string          // object name → where it was read
 	warnings      []Warning                  // of the objects themselves
 	nsNames       []string                   // the namespaces sorted, see namespaceNames
+	// The pods by gang and by node, and each pod's gang as added, for a
+	// live cluster's one-gang descriptions (RunningGang, GangsOn).
+	gangPods map[string]map[string]bool
+	nodePods map[string]map[string]bool
+	podGang  map[string]string
+	// podRole is each pod's role, computed once when it is added: a gang
+	// described anew as each of its pods binds reads its pods' roles
+	// again, and a role hash is a JSON encoding.
+	podRole map[string]string
 }
 
 // owner is what a pod's owner chain reads of an object.
@@ -83,6 +92,10 @@ func New(opts Options) *Config {
 		workloads:     map[string]*kueue.Workload{},
 		owners:        map[types.UID]owner{},
 		sources:       map[string]string{},
+		gangPods:      map[string]map[string]bool{},
+		nodePods:      map[string]map[string]bool{},
+		podGang:       map[string]string{},
+		podRole:       map[string]string{},
 	}
 }
 
@@ -142,7 +155,18 @@ func (c *Config) Add(o Object) error {
 	case *corev1.Node:
 		c.nodes[v.Name] = v
 	case *corev1.Pod:
-		c.pods[v.Namespace+"/"+v.Name] = v
+		key := v.Namespace + "/" + v.Name
+		c.unindexPod(key)
+		c.pods[key] = v
+		gang := c.GangID(v)
+		c.podGang[key] = gang
+		if role, err := roleOf(v); err == nil {
+			c.podRole[key] = role // else gang reports the error
+		}
+		addToSet(c.gangPods, gang, key)
+		if v.Spec.NodeName != "" {
+			addToSet(c.nodePods, v.Spec.NodeName, key)
+		}
 	case *kueue.Workload:
 		c.workloads[v.Namespace+"/"+v.Name] = v
 	case *batchv1.Job, *jobset.JobSet, *rayv1.RayJob:
@@ -161,6 +185,97 @@ func (c *Config) Add(o Object) error {
 		return fmt.Errorf("kueueconfig: %s: kind %T is not read", name, o.Value)
 	}
 	return nil
+}
+
+// Remove forgets an object (of a kind Add reads: the value names its kind,
+// namespace and name; only those are read), as an informer's delete does.
+// An object not read is no error. Warnings Add gave about it stay.
+func (c *Config) Remove(v any) error {
+	m, kind := metaOf(v)
+	key := m.Name
+	if m.Namespace != "" {
+		key = m.Namespace + "/" + m.Name
+	}
+	var uid types.UID
+	forget := func(old *metav1.ObjectMeta) { uid = old.UID }
+	switch v.(type) {
+	case *kueue.ResourceFlavor:
+		removeKey(c.flavors, key, forget)
+	case *kueue.Topology:
+		removeKey(c.topologies, key, forget)
+	case *kueue.ClusterQueue:
+		removeKey(c.clusterQueues, key, forget)
+	case *kueue.Cohort:
+		removeKey(c.cohorts, key, forget)
+	case *kueue.LocalQueue:
+		removeKey(c.localQueues, key, forget)
+	case *kueue.WorkloadPriorityClass:
+		removeKey(c.wpcs, key, forget)
+	case *schedulingv1.PriorityClass:
+		removeKey(c.pcs, key, forget)
+	case *corev1.Namespace:
+		removeKey(c.namespaces, key, forget)
+		c.nsNames = nil
+	case *corev1.Node:
+		removeKey(c.nodes, key, forget)
+	case *corev1.Pod:
+		c.unindexPod(key)
+		removeKey(c.pods, key, forget)
+	case *kueue.Workload:
+		removeKey(c.workloads, key, forget)
+	default:
+		return fmt.Errorf("kueueconfig: %s: kind %s is not removed", objectName(kind, m.Namespace, m.Name), kind)
+	}
+	if uid != "" {
+		delete(c.owners, uid)
+	}
+	delete(c.sources, objectName(kind, m.Namespace, m.Name))
+	return nil
+}
+
+// removeKey deletes a typed object from its map, telling forget its
+// metadata.
+func removeKey[T any, P interface {
+	*T
+	metav1.Object
+}](m map[string]P, key string, forget func(*metav1.ObjectMeta)) {
+	if old, ok := m[key]; ok {
+		forget(&metav1.ObjectMeta{UID: old.GetUID()})
+		delete(m, key)
+	}
+}
+
+// unindexPod takes a pod out of the gang and node indexes.
+func (c *Config) unindexPod(key string) {
+	old, ok := c.pods[key]
+	if !ok {
+		return
+	}
+	gang := c.podGang[key]
+	delete(c.podGang, key)
+	delete(c.podRole, key)
+	removeFromSet(c.gangPods, gang, key)
+	if old.Spec.NodeName != "" {
+		removeFromSet(c.nodePods, old.Spec.NodeName, key)
+	}
+}
+
+func addToSet(m map[string]map[string]bool, k, v string) {
+	s, ok := m[k]
+	if !ok {
+		s = map[string]bool{}
+		m[k] = s
+	}
+	s[v] = true
+}
+
+func removeFromSet(m map[string]map[string]bool, k, v string) {
+	if s, ok := m[k]; ok {
+		delete(s, v)
+		if len(s) == 0 {
+			delete(m, k)
+		}
+	}
 }
 
 func (c *Config) warn(object, fieldPath, format string, args ...any) {
@@ -213,7 +328,7 @@ func (c *Config) Builder() (allot.Builder, []Warning, error) {
 		warns = append(warns, Warning{Object: "nodes", Message: fmt.Sprintf("%d of %d nodes are of no ResourceFlavor with a topologyName (%s): as in Kueue, only quota is checked on their flavors",
 			len(outside), len(c.nodes), abbreviate(outside, 5))})
 	}
-	for _, name := range c.cohortNames() {
+	for _, name := range c.CohortNames() {
 		co, w, err := c.Cohort(name)
 		if err != nil {
 			return b, nil, err
@@ -221,7 +336,7 @@ func (c *Config) Builder() (allot.Builder, []Warning, error) {
 		add(w)
 		b.Cohorts = append(b.Cohorts, co)
 	}
-	for _, name := range sortedKeys(c.clusterQueues) {
+	for _, name := range c.ClusterQueueNames() {
 		q, w, err := c.Queue(name)
 		if err != nil {
 			return b, nil, err

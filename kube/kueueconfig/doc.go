@@ -48,9 +48,11 @@
 // Job, JobSet, RayJob or pod group.
 //
 // For a live cluster, every description is per object: Flavor, Queue,
-// Cohort, Node (and NodeFlavor), LocalQueueWarnings, Running, Pending, and
-// Add to record an object's new version, so that an informer can turn one
-// object's change into one store event (a ClusterQueue into a queue set,
-// a Node into a node event). A Namespace's labels change the allow-list
+// Cohort, Node (and NodeFlavor), LocalQueueWarnings, RunningGang (one
+// gang, by the pod and node indexes GangsOn and PodGang read), Pending,
+// with Add to record an object's new version and Remove to forget one, so
+// that an informer can turn one object's change into one store event (a
+// ClusterQueue into a queue set, a Node into a node event, a pod into its
+// gang's SetRunning); package cluster does. A Namespace's labels change the allow-list
 // of every ClusterQueue whose selector reads them.
 package kueueconfig

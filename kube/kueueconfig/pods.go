@@ -170,95 +170,154 @@ func (c *Config) Running() ([]allot.Workload, []Warning, error) {
 			placed[name] = n.Flavor
 		}
 	}
-	type gang struct {
-		chain []owner
-		pods  []*corev1.Pod
-	}
-	gangs := map[string]*gang{}
+	onNode := func(node string) (string, bool, error) { f, ok := placed[node]; return f, ok, nil }
+	gangs := map[string][]*corev1.Pod{}
 	for _, key := range sortedKeys(c.pods) {
-		p := c.pods[key]
-		if !active(p) {
-			continue
+		if p := c.pods[key]; active(p) {
+			k := c.GangID(p)
+			gangs[k] = append(gangs[k], p)
 		}
-		ch := c.chain(p)
-		k := gangKey(p, ch)
-		g, ok := gangs[k]
-		if !ok {
-			g = &gang{chain: ch}
-			gangs[k] = g
-		}
-		g.pods = append(g.pods, p)
 	}
 	var out []allot.Workload
 	var warns []Warning
 	for _, id := range sortedKeys(gangs) {
-		g := gangs[id]
-		first := g.pods[0]
-		obj := objectName("Pod", first.Namespace, first.Name)
-		queue, w := c.queueOf(first.Namespace, label(g.chain, QueueLabel), obj)
+		wl, ok, w, err := c.gang(id, gangs[id], onNode)
+		if err != nil {
+			return nil, nil, err
+		}
 		warns = append(warns, w...)
-		wl := allot.Workload{ID: id, Queue: queue, Tenant: first.Namespace}
-		if queue == UnmanagedQueue {
-			wl.Preemption.Class = allot.Never
+		if ok {
+			out = append(out, wl)
 		}
-		prio, w := c.runningPriority(g.chain, first)
-		warns = append(warns, w...)
-		wl.Priority = prio
-		wl.SubmittedAt = c.created(g.chain[len(g.chain)-1].meta)
-		type setKey struct{ role, flavor string }
-		sets := map[setKey]int{}
-		for _, p := range g.pods {
-			pobj := objectName("Pod", p.Namespace, p.Name)
-			flavor, onNode := placed[p.Spec.NodeName]
-			if !onNode {
-				if queue == UnmanagedQueue {
-					continue // neither quota nor a node of the snapshot
-				}
-				if flavor = c.quotaFlavor(queue, p); flavor == "" {
-					warns = append(warns, Warning{Object: pobj, Field: "spec.nodeName",
-						Message: fmt.Sprintf("node %q matches no flavor of ClusterQueue %q: left out", p.Spec.NodeName, queue)})
-					continue
-				}
-			}
-			role, err := roleOf(p)
-			if err != nil {
-				return nil, nil, fmt.Errorf("kueueconfig: %s: role hash: %w", pobj, err)
-			}
-			k := setKey{role, flavor}
-			i, ok := sets[k]
-			if !ok {
-				i = len(wl.PodSets)
-				sets[k] = i
-				wl.PodSets = append(wl.PodSets, allot.PodSet{Name: role, Flavor: flavor, PerPod: perPod(PodRequests(&p.Spec))})
-			}
-			ps := &wl.PodSets[i]
-			ps.Count++
-			if onNode {
-				ps.Nodes = append(ps.Nodes, p.Spec.NodeName)
-			}
-			if t := c.started(p); wl.AdmittedAt == 0 || t < wl.AdmittedAt {
-				wl.AdmittedAt = t
-			}
-		}
-		if len(wl.PodSets) == 0 {
-			continue
-		}
-		// A role on two flavors is two pod sets; their names tell them apart.
-		roles := map[string]int{}
-		for _, ps := range wl.PodSets {
-			roles[ps.Name]++
-		}
-		for i := range wl.PodSets {
-			if ps := &wl.PodSets[i]; roles[ps.Name] > 1 {
-				ps.Name += "-" + ps.Flavor
-			}
-		}
-		if wl.SubmittedAt > wl.AdmittedAt {
-			wl.SubmittedAt = wl.AdmittedAt
-		}
-		out = append(out, wl)
 	}
 	return out, warns, nil
+}
+
+// GangID names the running workload a pod belongs to, as Running groups
+// pods: its pod group, else its top-level owner among the objects read,
+// else itself.
+func (c *Config) GangID(p *corev1.Pod) string { return gangKey(p, c.chain(p)) }
+
+// RunningGang returns the running workload of one gang (a GangID), as
+// Running describes it, and false when none of its pods is active on a
+// node it can count. Its pods are those added under the ID: a pod's gang
+// is its GangID when it was added (an owner added after its pods does not
+// regroup them here, as it does in Running). The cost is the gang's pods,
+// not the cluster's: one object's change, one gang described anew.
+func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error) {
+	var pods []*corev1.Pod
+	for _, key := range sortedKeys(c.gangPods[id]) {
+		if p := c.pods[key]; active(p) {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 {
+		return allot.Workload{}, false, nil, nil
+	}
+	return c.gang(id, pods, func(node string) (string, bool, error) {
+		if _, read := c.nodes[node]; !read {
+			return "", false, nil
+		}
+		n, ok, _, err := c.Node(node)
+		return n.Flavor, ok, err
+	})
+}
+
+// PodGang is the gang a pod (namespace and name) was added under, false
+// for a pod not read.
+func (c *Config) PodGang(namespace, name string) (string, bool) {
+	g, ok := c.podGang[namespace+"/"+name]
+	return g, ok
+}
+
+// GangsOn lists the gangs with a pod bound to a node, sorted: the ones a
+// node's change may describe anew.
+func (c *Config) GangsOn(node string) []string {
+	ids := map[string]bool{}
+	for key := range c.nodePods[node] {
+		ids[c.podGang[key]] = true
+	}
+	return sortedKeys(ids)
+}
+
+// Gangs lists every gang with a pod read, sorted.
+func (c *Config) Gangs() []string { return sortedKeys(c.gangPods) }
+
+// gang describes the running workload of a gang's active pods (sorted by
+// key); onNode gives the flavor of a node placed on.
+func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string, bool, error)) (allot.Workload, bool, []Warning, error) {
+	first := pods[0]
+	ch := c.chain(first)
+	obj := objectName("Pod", first.Namespace, first.Name)
+	var warns []Warning
+	queue, w := c.queueOf(first.Namespace, label(ch, QueueLabel), obj)
+	warns = append(warns, w...)
+	wl := allot.Workload{ID: id, Queue: queue, Tenant: first.Namespace}
+	if queue == UnmanagedQueue {
+		wl.Preemption.Class = allot.Never
+	}
+	prio, w := c.runningPriority(ch, first)
+	warns = append(warns, w...)
+	wl.Priority = prio
+	wl.SubmittedAt = c.created(ch[len(ch)-1].meta)
+	type setKey struct{ role, flavor string }
+	sets := map[setKey]int{}
+	for _, p := range pods {
+		pobj := objectName("Pod", p.Namespace, p.Name)
+		flavor, placed, err := onNode(p.Spec.NodeName)
+		if err != nil {
+			return allot.Workload{}, false, nil, err
+		}
+		if !placed {
+			if queue == UnmanagedQueue {
+				continue // neither quota nor a node of the snapshot
+			}
+			if flavor = c.quotaFlavor(queue, p); flavor == "" {
+				warns = append(warns, Warning{Object: pobj, Field: "spec.nodeName",
+					Message: fmt.Sprintf("node %q matches no flavor of ClusterQueue %q: left out", p.Spec.NodeName, queue)})
+				continue
+			}
+		}
+		role, ok := c.podRole[p.Namespace+"/"+p.Name]
+		if !ok {
+			var err error
+			if role, err = roleOf(p); err != nil {
+				return allot.Workload{}, false, nil, fmt.Errorf("kueueconfig: %s: role hash: %w", pobj, err)
+			}
+		}
+		k := setKey{role, flavor}
+		i, ok := sets[k]
+		if !ok {
+			i = len(wl.PodSets)
+			sets[k] = i
+			wl.PodSets = append(wl.PodSets, allot.PodSet{Name: role, Flavor: flavor, PerPod: perPod(PodRequests(&p.Spec))})
+		}
+		ps := &wl.PodSets[i]
+		ps.Count++
+		if placed {
+			ps.Nodes = append(ps.Nodes, p.Spec.NodeName)
+		}
+		if t := c.started(p); wl.AdmittedAt == 0 || t < wl.AdmittedAt {
+			wl.AdmittedAt = t
+		}
+	}
+	if len(wl.PodSets) == 0 {
+		return allot.Workload{}, false, warns, nil
+	}
+	// A role on two flavors is two pod sets; their names tell them apart.
+	roles := map[string]int{}
+	for _, ps := range wl.PodSets {
+		roles[ps.Name]++
+	}
+	for i := range wl.PodSets {
+		if ps := &wl.PodSets[i]; roles[ps.Name] > 1 {
+			ps.Name += "-" + ps.Flavor
+		}
+	}
+	if wl.SubmittedAt > wl.AdmittedAt {
+		wl.SubmittedAt = wl.AdmittedAt
+	}
+	return wl, true, warns, nil
 }
 
 // queueOf resolves a LocalQueue name in a namespace to its ClusterQueue;

@@ -182,10 +182,10 @@ func weight(fs *kueue.FairSharing) *allot.QueueFairSharing {
 	return &allot.QueueFairSharing{Weight: &w}
 }
 
-// cohortNames are the Cohort objects' names and the names ClusterQueues
+// CohortNames are the Cohort objects' names and the names ClusterQueues
 // and Cohorts name without an object: Kueue makes such a cohort
 // implicitly, with no quota of its own.
-func (c *Config) cohortNames() []string {
+func (c *Config) CohortNames() []string {
 	names := map[string]bool{}
 	for name, co := range c.cohorts {
 		names[name] = true
@@ -232,6 +232,9 @@ func (c *Config) knownFlavors(obj string, q []allot.FlavorQuota) ([]allot.Flavor
 	}
 	return out, warns
 }
+
+// ClusterQueueNames are the ClusterQueues' names, sorted.
+func (c *Config) ClusterQueueNames() []string { return sortedKeys(c.clusterQueues) }
 
 // Queue returns a ClusterQueue's description. A ClusterQueue Kueue keeps
 // inactive (a flavor or a flavor's Topology not found) is held, with a

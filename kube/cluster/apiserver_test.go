@@ -1,0 +1,223 @@
+package cluster
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/allot-sched/allot/kube/internal/kubetest"
+	"github.com/allot-sched/allot/kube/kueueconfig"
+)
+
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
+
+// TestAPIServer runs a Cluster against a real API server: the examples'
+// objects created with client-go (Kueue's as v1beta2, as the importer
+// converted them: without Kueue's conversion webhook the API server
+// cannot convert v1beta1), then each step made by the API; after the
+// informers deliver each change, the live snapshot equals a fresh import
+// of the objects read back from the API server, and the admission probes
+// answer as the configuration says.
+func TestAPIServer(t *testing.T) {
+	cl := kubetest.Client(t, kubetest.Config(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	objs := readExamples(t)
+	// Namespaces first: the namespaced objects need them.
+	for _, pass := range []bool{true, false} {
+		for _, o := range objs {
+			if _, ns := o.Value.(*corev1.Namespace); ns == pass {
+				create(ctx, t, cl, o.Value.(client.Object))
+			}
+		}
+	}
+	c, err := New(kubetest.Config(t), Options{Log: testr.New(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- c.Run(runCtx) }()
+	defer func() {
+		stop()
+		if err := <-ran; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	if !c.WaitForSync(ctx) {
+		t.Fatal("not synced")
+	}
+	converge(ctx, t, "synced", c, cl)
+	done := map[string]bool{}
+	checkAdmission(t, c, done)
+	for _, s := range exampleSteps() {
+		cur := readObject(ctx, t, cl, s.object, objs)
+		if s.delete {
+			if err := cl.Delete(ctx, cur); err != nil {
+				t.Fatalf("%s: delete %s: %v", s.name, s.object, err)
+			}
+		} else {
+			next := s.edit(cur).(client.Object)
+			if next.GetName() != cur.GetName() {
+				create(ctx, t, cl, next)
+			} else {
+				update(ctx, t, cl, next)
+			}
+		}
+		converge(ctx, t, s.name, c, cl)
+		done[s.name] = true
+		checkAdmission(t, c, done)
+	}
+	if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 || st.Invalid != 0 {
+		t.Fatalf("stats %+v, want the first snapshot's build only", st)
+	}
+}
+
+// converge waits until the live snapshot is a fresh import of what the API
+// server holds, and fails the test with the difference if it does not come.
+func converge(ctx context.Context, t *testing.T, what string, c *Cluster, cl client.Client) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		objs := readBack(ctx, t, cl)
+		got, want := canonical(t, c.Load().Builder()), freshImport(t, objs)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the live snapshot differs from a fresh import of the API server's objects:\n%s", what, lineDiff(want, got))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// create creates a copy of an object as the API server takes it: metadata
+// the server sets cleared, then the status of a Node or Pod written
+// through its subresource (a create ignores it).
+func create(ctx context.Context, t *testing.T, cl client.Client, obj client.Object) {
+	t.Helper()
+	obj = obj.DeepCopyObject().(client.Object)
+	obj.SetResourceVersion("")
+	obj.SetUID("")
+	obj.SetCreationTimestamp(metav1.Time{})
+	status := statusOf(obj)
+	if err := cl.Create(ctx, obj); err != nil {
+		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+	if status != nil {
+		status(obj)
+		if err := cl.Status().Update(ctx, obj); err != nil {
+			t.Fatalf("status of %T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+}
+
+// update writes an object's new version, its spec and metadata, then its
+// status.
+func update(ctx context.Context, t *testing.T, cl client.Client, obj client.Object) {
+	t.Helper()
+	status := statusOf(obj)
+	if err := cl.Update(ctx, obj); err != nil {
+		t.Fatalf("update %T %s: %v", obj, obj.GetName(), err)
+	}
+	if status != nil {
+		status(obj)
+		if err := cl.Status().Update(ctx, obj); err != nil {
+			t.Fatalf("status of %T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+}
+
+// statusOf returns what puts an object's status back after a write that
+// dropped it, nil for the kinds without a status the tests set.
+func statusOf(obj client.Object) func(client.Object) {
+	switch o := obj.(type) {
+	case *corev1.Node:
+		st := *o.Status.DeepCopy()
+		return func(v client.Object) { v.(*corev1.Node).Status = st }
+	case *corev1.Pod:
+		st := *o.Status.DeepCopy()
+		return func(v client.Object) { v.(*corev1.Pod).Status = st }
+	}
+	return nil
+}
+
+// readObject reads the current version of one of the examples' objects.
+func readObject(ctx context.Context, t *testing.T, cl client.Client, name string, objs []kueueconfig.Object) client.Object {
+	t.Helper()
+	for _, o := range objs {
+		if o.Name() == name {
+			obj := o.Value.(client.Object).DeepCopyObject().(client.Object)
+			if err := cl.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+				t.Fatalf("get %s: %v", name, err)
+			}
+			return obj
+		}
+	}
+	t.Fatalf("no example object %s", name)
+	return nil
+}
+
+// readBack lists every kind a Cluster watches.
+func readBack(ctx context.Context, t *testing.T, cl client.Client) []kueueconfig.Object {
+	t.Helper()
+	var out []kueueconfig.Object
+	add := func(v any) { out = append(out, kueueconfig.Object{Source: source, Value: v}) }
+	list := func(l client.ObjectList) {
+		if err := cl.List(ctx, l); err != nil {
+			t.Fatalf("list %T: %v", l, err)
+		}
+	}
+	var nss corev1.NamespaceList
+	var nodes corev1.NodeList
+	var pods corev1.PodList
+	var pcs schedulingv1.PriorityClassList
+	var rfs kueue.ResourceFlavorList
+	var tops kueue.TopologyList
+	var cohorts kueue.CohortList
+	var cqs kueue.ClusterQueueList
+	var lqs kueue.LocalQueueList
+	var wpcs kueue.WorkloadPriorityClassList
+	for _, l := range []client.ObjectList{&nss, &nodes, &pods, &pcs, &rfs, &tops, &cohorts, &cqs, &lqs, &wpcs} {
+		list(l)
+	}
+	for i := range nss.Items {
+		add(&nss.Items[i])
+	}
+	for i := range nodes.Items {
+		add(&nodes.Items[i])
+	}
+	for i := range pods.Items {
+		add(&pods.Items[i])
+	}
+	for i := range pcs.Items {
+		add(&pcs.Items[i])
+	}
+	for i := range rfs.Items {
+		add(&rfs.Items[i])
+	}
+	for i := range tops.Items {
+		add(&tops.Items[i])
+	}
+	for i := range cohorts.Items {
+		add(&cohorts.Items[i])
+	}
+	for i := range cqs.Items {
+		add(&cqs.Items[i])
+	}
+	for i := range lqs.Items {
+		add(&lqs.Items[i])
+	}
+	for i := range wpcs.Items {
+		add(&wpcs.Items[i])
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/kube/kueueconfig"
+)
+
+// The benchmark cluster's shape, as bench/cluster.go builds it: racks of
+// 16 nodes of 8 GPUs, blocks of 8 racks.
+const (
+	benchNodesPerRack  = 16
+	benchRacksPerBlock = 8
+	blockLabel         = "example.com/block"
+	rackLabel          = "example.com/rack"
+)
+
+// benchObjects are the Kubernetes objects of the benchmark cluster of n
+// nodes: a topology-aware ResourceFlavor h100 over a block/rack/hostname
+// Topology, a ClusterQueue train whose nominal quota is the whole cluster,
+// its LocalQueue and namespace, and every fourth node running a one-pod
+// gang of 4 GPUs.
+func benchObjects(n int) []any {
+	objs := []any{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ml", Labels: map[string]string{"team": "ml"}}},
+		&kueue.Topology{ObjectMeta: metav1.ObjectMeta{Name: "t"}, Spec: kueue.TopologySpec{Levels: []kueue.TopologyLevel{
+			{NodeLabel: blockLabel}, {NodeLabel: rackLabel}, {NodeLabel: corev1.LabelHostname}}}},
+		&kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "h100"}, Spec: kueue.ResourceFlavorSpec{
+			NodeLabels: map[string]string{"gpu": "h100"}, TopologyName: ptr.To(kueue.TopologyReference("t"))}},
+		&kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "train"}, Spec: kueue.ClusterQueueSpec{
+			NamespaceSelector: &metav1.LabelSelector{},
+			StopPolicy:        ptr.To(kueue.None),
+			ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{"nvidia.com/gpu", "cpu"},
+				Flavors: []kueue.FlavorQuotas{{Name: "h100", Resources: []kueue.ResourceQuota{
+					{Name: "nvidia.com/gpu", NominalQuota: *resource.NewQuantity(int64(n)*8, resource.DecimalSI)},
+					{Name: "cpu", NominalQuota: *resource.NewQuantity(int64(n)*192, resource.DecimalSI)}}}}}}}},
+		&kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "train", Namespace: "ml"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "train", StopPolicy: ptr.To(kueue.None)}},
+	}
+	for i := range n {
+		objs = append(objs, benchNode(i))
+		if i%4 == 0 {
+			objs = append(objs, benchPod(fmt.Sprintf("run-%d", i), benchNode(i).Name, 4))
+		}
+	}
+	return objs
+}
+
+func benchNode(i int) *corev1.Node {
+	rack := i / benchNodesPerRack
+	name := fmt.Sprintf("n%d", i)
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"gpu": "h100", corev1.LabelHostname: name,
+			blockLabel: fmt.Sprintf("b%d", rack/benchRacksPerBlock), rackLabel: fmt.Sprintf("r%d", rack)}},
+		Status: corev1.NodeStatus{
+			Allocatable: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("8"), corev1.ResourceCPU: resource.MustParse("192"), corev1.ResourcePods: resource.MustParse("110")},
+			Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+		},
+	}
+}
+
+func benchPod(name, node string, gpus int64) *corev1.Pod {
+	q := *resource.NewQuantity(gpus, resource.DecimalSI)
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ml", Labels: map[string]string{kueueconfig.QueueLabel: "train"}},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{"nvidia.com/gpu": q, corev1.ResourceCPU: resource.MustParse("4")},
+			Limits:   corev1.ResourceList{"nvidia.com/gpu": q}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+}
+
+// benchCluster is a synced Cluster of the benchmark cluster, fed through
+// its handlers.
+func benchCluster(b *testing.B, n int) *Cluster {
+	b.Helper()
+	c := newCluster(Options{OnEvent: func(ev allot.Event, err error) {
+		if err != nil {
+			b.Fatalf("%T refused: %v", ev, err)
+		}
+	}})
+	for _, o := range benchObjects(n) {
+		c.Upsert(o)
+	}
+	if err := c.Start(); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// BenchmarkEvent: an informer event to a published snapshot, the handler
+// called directly on a 10,240-node cluster (a fourth of its nodes running
+// a pod): a Node's label allot does not model (described, no store
+// event), a Node cordoned and uncordoned (NodeCordon), a Node's rack label
+// changed and back (SetNode, which renumbers the nodes), a Pod bound and
+// deleted (SetRunning, then Finish). The events of a pair alternate, one
+// each op.
+func BenchmarkEvent(b *testing.B) {
+	const n = 10_240
+	// The objects an informer would hand over are made before the clock
+	// runs: the handler's cost is measured, not the test's.
+	nodeEvent := func(edit func(*corev1.Node, bool)) func(*Cluster, int) {
+		on, off := benchNode(1), benchNode(1)
+		edit(on, true)
+		edit(off, false)
+		return func(c *Cluster, i int) {
+			if i%2 == 0 {
+				c.Upsert(on)
+			} else {
+				c.Upsert(off)
+			}
+		}
+	}
+	probe := benchPod("probe", "n1", 2)
+	for _, bc := range []struct {
+		name  string
+		event func(*Cluster, int)
+		check func(*allot.Snapshot) error
+	}{
+		{"event=node-label", nodeEvent(func(nd *corev1.Node, on bool) {
+			if on {
+				nd.Labels["example.com/owner"] = "ops"
+			}
+		}), nil},
+		{"event=node-cordon", nodeEvent(func(nd *corev1.Node, on bool) { nd.Spec.Unschedulable = on }), func(s *allot.Snapshot) error {
+			if st, _ := s.NodeStatus("n1"); !st.Cordoned {
+				return fmt.Errorf("n1 not cordoned after an odd number of events")
+			}
+			return nil
+		}},
+		{"event=node-rack", nodeEvent(func(nd *corev1.Node, on bool) {
+			if on {
+				nd.Labels[rackLabel] = "r1"
+			}
+		}), func(s *allot.Snapshot) error {
+			if r, _ := s.NodeLabel("n1", rackLabel); r != "r1" {
+				return fmt.Errorf("n1 in rack %q", r)
+			}
+			return nil
+		}},
+		{"event=pod-bound", func(c *Cluster, i int) {
+			if i%2 == 0 {
+				c.Upsert(probe)
+			} else {
+				c.Delete(probe)
+			}
+		}, func(s *allot.Snapshot) error {
+			if _, ok := s.Running("ml/probe"); !ok {
+				return fmt.Errorf("the bound pod's gang does not run")
+			}
+			return nil
+		}},
+	} {
+		b.Run(fmt.Sprintf("nodes=%d/%s", n, bc.name), func(b *testing.B) {
+			c := benchCluster(b, n)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				bc.event(c, i)
+				i++
+			}
+			b.StopTimer()
+			if i%2 == 0 {
+				bc.event(c, i) // end on the first event of the pair
+			}
+			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
+				b.Fatalf("stats %+v: an event was refused or rebuilt", st)
+			}
+			if bc.check != nil {
+				if err := bc.check(c.Load()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

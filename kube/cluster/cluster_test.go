@@ -1,0 +1,111 @@
+package cluster
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/allot-sched/allot"
+)
+
+// TestHandlers: the examples' objects through the handlers, then each
+// step's change; after each, the live snapshot is a fresh import of the
+// objects as they stand, reached by events alone (no rebuild after the
+// first snapshot).
+func TestHandlers(t *testing.T) {
+	events := 0
+	c := newCluster(Options{Log: testr.New(t), OnEvent: func(ev allot.Event, err error) {
+		events++
+		if err != nil {
+			t.Errorf("%T refused: %v", ev, err)
+		}
+	}})
+	w := newWorld(readExamples(t))
+	for _, o := range w.list() {
+		c.Upsert(o.Value)
+	}
+	if c.Synced() || c.Load() != nil {
+		t.Fatal("synced before Start")
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if !c.WaitForSync(ctx) {
+		t.Fatal("not synced after Start")
+	}
+	sameAsImport(t, "synced", c.Load(), w.list())
+	done := map[string]bool{}
+	checkAdmission(t, c, done)
+	for _, s := range exampleSteps() {
+		before := events
+		o, ok := w.objs[s.object]
+		if !ok {
+			t.Fatalf("%s: no %s", s.name, s.object)
+		}
+		if s.delete {
+			c.Delete(o.Value)
+			w.remove(s.object)
+		} else {
+			v := s.edit(o.Value)
+			c.Upsert(v)
+			w.set(v)
+		}
+		sameAsImport(t, s.name, c.Load(), w.list())
+		done[s.name] = true
+		checkAdmission(t, c, done)
+		if (events == before) != s.quiet {
+			t.Errorf("%s: %d store events", s.name, events-before)
+		}
+	}
+	if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 || st.Invalid != 0 {
+		t.Fatalf("stats %+v, want the first snapshot's build only", st)
+	}
+}
+
+// TestRebuilds: what no event expresses rebuilds, and only that; a store
+// event the store refuses is counted, and the snapshot is built again
+// from the objects once they build.
+func TestRebuilds(t *testing.T) {
+	c := newCluster(Options{Log: testr.New(t)})
+	w := newWorld(readExamples(t))
+	for _, o := range w.list() {
+		c.Upsert(o.Value)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A ResourceFlavor's tolerations change: flavors are fixed in a
+	// snapshot, so it rebuilds.
+	rf := w.objs["resourceflavors/a100-80gb"].Value.(*kueue.ResourceFlavor).DeepCopy()
+	rf.Spec.Tolerations = nil
+	c.Upsert(rf)
+	w.set(rf)
+	sameAsImport(t, "a flavor's tolerations", c.Load(), w.list())
+	if st := c.Stats(); st.Rebuilds != 2 || st.Refused != 0 {
+		t.Fatalf("after a ResourceFlavor change: %+v, want a second build", st)
+	}
+	// A pod bound beyond its node's GPUs: SetRunning is refused, and the
+	// objects do not build either; the store stays at its last version.
+	before := c.Load()
+	over := w.objs["pods/ml-training/resnet-0"].Value.(*corev1.Pod).DeepCopy()
+	over.Name, over.UID = "squatter", ""
+	c.Upsert(over)
+	if st := c.Stats(); st.Refused != 1 {
+		t.Fatalf("a pod beyond its node's GPUs: %+v, want one refused event", st)
+	}
+	if c.Load() != before {
+		t.Fatal("a refused event published a version")
+	}
+	// The pod goes: the next change builds again.
+	c.Delete(over)
+	sameAsImport(t, "the squatter gone", c.Load(), w.list())
+	if st := c.Stats(); st.Rebuilds != 3 {
+		t.Fatalf("after the squatter went: %+v, want a third build", st)
+	}
+}

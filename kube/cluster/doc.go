@@ -1,0 +1,47 @@
+// Package cluster keeps an allot Store in step with a live Kubernetes
+// cluster and its Kueue configuration, through client-go shared informers:
+// Nodes, Pods, Namespaces and PriorityClasses, and Kueue's
+// ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
+// WorkloadPriorityClasses and Topologies (v1beta2, through Kueue's own
+// generated clientset).
+//
+// Every object is described by package kueueconfig, the importer, so that
+// the live snapshot is the one `allot import kueue` makes of the same
+// objects (its mapping has one owner). Each informer event becomes one
+// store event, or a short batch, never a rebuild:
+//
+//   - A Node added, changed or deleted: AddNode, NodeCordon (cordon,
+//     spec.unschedulable), NodeDown / NodeUp (the Ready condition),
+//     SetNode (labels, capacity, taints), RemoveNode; then the gangs with
+//     a pod on it are described anew.
+//   - A Pod bound, changed or ended: its gang (Kueue's pod group, else its
+//     owner, else itself) is described anew: SetRunning, or Finish once
+//     none of its pods is active. Pods are bound by whoever binds them
+//     (the scheduler, or a test writing spec.nodeName); a pod not bound
+//     holds nothing.
+//   - A Namespace's labels: SetQueue for each ClusterQueue whose
+//     namespaceSelector now selects other namespaces.
+//   - A ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass or
+//     PriorityClass: SetCohort, SetQueue, RemoveQueue, RemoveCohort for
+//     what changed, and the gangs whose queue or priority changed.
+//
+// What cannot be expressed as an event rebuilds the snapshot from the
+// whole configuration, and only then: a ResourceFlavor or Topology added,
+// changed or deleted (allot's flavors and topology levels are fixed when a
+// snapshot is built), and the quotas coming to cover another set of
+// resources. A store event the store refuses is counted and logged (a
+// logr.Logger in Options), never a panic, and rebuilds too, since the
+// description it came from is what a fresh import builds. A rebuild
+// replaces the Store: call Store for the current one.
+//
+// The live cluster models what runs, not what waits: Kueue's pending
+// Workloads are not watched (a request is decided against what runs), and
+// a gang evicted by a node's deletion is withdrawn from the pending set.
+// The pods of a JobSet group by their Job (the informers read no Jobs),
+// where an import that reads the JobSet groups them as one gang.
+//
+// Readiness: WaitForSync returns once every informer's cache has synced
+// and the first snapshot is built. Nothing on the decision path calls the
+// API server: Store().Load() is the current snapshot, and WithConfig lends
+// the current Kueue configuration for kueuejob's request translation.
+package cluster

@@ -1,0 +1,144 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/allot-sched/allot/kube/kueueconfig"
+)
+
+// TestHandlersRandom: random changes to the example cluster's Nodes and
+// Pods (cordons, Ready conditions, rack and flavor labels, nodes deleted
+// and back, pods bound where their GPUs are free, ending and deleted),
+// after each of which the live snapshot is a fresh import of the objects,
+// reached by events alone.
+func TestHandlersRandom(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 11))
+			c := newCluster(Options{})
+			w := newWorld(readExamples(t))
+			for _, o := range w.list() {
+				c.Upsert(o.Value)
+			}
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			gone := map[string]*corev1.Node{} // deleted nodes, to come back
+			pods, most := 0, 0
+			for i := range 120 {
+				what := randomChange(t, rng, c, w, gone, &pods)
+				sameAsImport(t, fmt.Sprintf("step %d: %s", i, what), c.Load(), w.list())
+				most = max(most, len(c.Load().RunningIDs()))
+			}
+			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
+				t.Fatalf("stats %+v, want events alone", st)
+			}
+			if pods < 10 || most < 4 {
+				t.Fatalf("%d pods bound, at most %d gangs running: the changes did not exercise the gangs", pods, most)
+			}
+		})
+	}
+}
+
+// randomChange makes one change through the handlers and to w, and says
+// what it was.
+func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[string]*corev1.Node, pods *int) string {
+	t.Helper()
+	var nodes, bound []string
+	for _, n := range w.names {
+		switch v := w.objs[n].Value.(type) {
+		case *corev1.Node:
+			nodes = append(nodes, n)
+		case *corev1.Pod:
+			if v.Spec.NodeName != "" {
+				bound = append(bound, n)
+			}
+		}
+	}
+	upsert := func(v any) { c.Upsert(v); w.set(v) }
+	switch k := rng.IntN(10); {
+	case k < 4 && len(nodes) > 0:
+		name := nodes[rng.IntN(len(nodes))]
+		n := w.objs[name].Value.(*corev1.Node).DeepCopy()
+		switch rng.IntN(5) {
+		case 0:
+			n.Spec.Unschedulable = !n.Spec.Unschedulable
+		case 1:
+			st := corev1.ConditionTrue
+			if n.Status.Conditions[0].Status == corev1.ConditionTrue {
+				st = corev1.ConditionFalse
+			}
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: st}}
+		case 2:
+			n.Labels["cloud.example.com/topology-rack"] = fmt.Sprintf("r%d", rng.IntN(3))
+		case 3:
+			if _, ok := n.Labels["nvidia.com/gpu.product"]; ok && rng.IntN(2) == 0 {
+				delete(n.Labels, "nvidia.com/gpu.product")
+			} else {
+				n.Labels["nvidia.com/gpu.product"] = "NVIDIA-A100-SXM4-80GB"
+			}
+		case 4:
+			c.Delete(n)
+			w.remove(name)
+			gone[name] = n
+			return "delete " + name
+		}
+		upsert(n)
+		return "change " + name
+	case k < 5 && len(gone) > 0:
+		names := sortedKeys(gone)
+		name := names[rng.IntN(len(names))]
+		upsert(gone[name])
+		delete(gone, name)
+		return "back " + name
+	case k < 8:
+		// A pod bound where its GPUs are free: a node of the snapshot, or
+		// one outside it (quota only).
+		if len(nodes) == 0 {
+			return "nothing"
+		}
+		name := nodes[rng.IntN(len(nodes))]
+		node := w.objs[name].Value.(*corev1.Node)
+		gpus := int64(1 + rng.IntN(4))
+		if free, ok := c.Load().NodeFree(node.Name); ok && free["nvidia.com/gpu"] < gpus {
+			return "full " + name
+		}
+		if !slices.Contains([]string{"gpu-8", "gpu-9"}, node.Name) {
+			if _, ok := c.Load().NodeFree(node.Name); !ok {
+				return "not placed on " + name
+			}
+		}
+		*pods++
+		q := *resource.NewQuantity(gpus, resource.DecimalSI)
+		p := &corev1.Pod{Spec: corev1.PodSpec{NodeName: node.Name, Containers: []corev1.Container{{Name: "c",
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"nvidia.com/gpu": q}, Limits: corev1.ResourceList{"nvidia.com/gpu": q}}}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+		p.Name, p.Namespace = fmt.Sprintf("random-%d", *pods), "ml-training"
+		switch rng.IntN(3) {
+		case 0:
+			p.Labels = map[string]string{kueueconfig.QueueLabel: "training"}
+		case 1:
+			p.Labels = map[string]string{kueueconfig.PodGroupNameLabel: fmt.Sprintf("group-%d", rng.IntN(3))}
+		}
+		upsert(p)
+		return fmt.Sprintf("bind %s to %s (%d GPUs, labels %v)", p.Name, node.Name, gpus, p.Labels)
+	case len(bound) > 0:
+		name := bound[rng.IntN(len(bound))]
+		p := w.objs[name].Value.(*corev1.Pod).DeepCopy()
+		if rng.IntN(2) == 0 {
+			c.Delete(p)
+			w.remove(name)
+			return "delete " + name
+		}
+		p.Status.Phase = corev1.PodSucceeded
+		upsert(p)
+		return "end " + name
+	}
+	return "nothing"
+}

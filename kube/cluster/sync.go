@@ -1,0 +1,404 @@
+// Turning one object's change into store events: the descriptions applied
+// so far, compared with what the configuration describes now.
+
+package cluster
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/kube/kueueconfig"
+)
+
+// state is what the current store was told: the descriptions of its
+// nodes, cohorts, queues and running workloads, as the configuration gave
+// them, so that a change is found by comparing descriptions rather than
+// reading the snapshot.
+type state struct {
+	store     *allot.Store
+	resources kueueconfig.ResourceNames
+	levels    []string
+	nodes     map[string]allot.Node
+	cohorts   map[string]allot.Cohort
+	queues    map[string]allot.Queue
+	running   map[string]allot.Workload
+	unmanaged int // running workloads of kueueconfig.UnmanagedQueue
+}
+
+// source names where the objects of a live cluster come from, in the
+// importer's messages.
+const source = "apiserver"
+
+// Upsert records an object added or changed (an informer's add or update)
+// and, once the first snapshot is built, applies the store events its
+// change makes. An object Kueue's validation refuses is logged, counted
+// and left out (its previous version, if any, stays).
+func (c *Cluster) Upsert(obj any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	oldGang := ""
+	if p, ok := obj.(*corev1.Pod); ok {
+		oldGang, _ = c.cfg.PodGang(p.Namespace, p.Name)
+	}
+	o := kueueconfig.Object{Source: source, Value: obj}
+	if err := c.cfg.Add(o); err != nil {
+		c.invalid.Add(1)
+		c.log.Error(err, "object left out", "object", o.Name())
+		return
+	}
+	c.changed(obj, oldGang, false)
+}
+
+// Delete forgets an object (an informer's delete) and applies the store
+// events its going makes.
+func (c *Cluster) Delete(obj any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	oldGang := ""
+	if p, ok := obj.(*corev1.Pod); ok {
+		oldGang, _ = c.cfg.PodGang(p.Namespace, p.Name)
+	}
+	if err := c.cfg.Remove(obj); err != nil {
+		c.log.Error(err, "delete of an object not read")
+		return
+	}
+	c.changed(obj, oldGang, true)
+}
+
+// changed applies the events of one object's change.
+func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
+	if c.live == nil || c.broken {
+		if c.started() {
+			_ = c.rebuild("the last snapshot could not be built")
+		}
+		return
+	}
+	switch v := obj.(type) {
+	case *corev1.Node:
+		c.syncNode(v.Name, deleted)
+		for _, id := range c.cfg.GangsOn(v.Name) {
+			c.syncGang(id)
+		}
+	case *corev1.Pod:
+		newGang, _ := c.cfg.PodGang(v.Namespace, v.Name)
+		if oldGang != "" && oldGang != newGang {
+			c.syncGang(oldGang)
+		}
+		if newGang != "" {
+			c.syncGang(newGang)
+		}
+	case *corev1.Namespace:
+		c.syncQueues(false)
+	case *kueue.ResourceFlavor, *kueue.Topology:
+		// allot's flavors and topology levels are fixed when a snapshot
+		// is built: no event adds a flavor or changes the levels.
+		_ = c.rebuild(fmt.Sprintf("a %T changed: flavors and topology levels are fixed in a snapshot", v))
+		return
+	case *kueue.ClusterQueue, *kueue.Cohort, *kueue.LocalQueue, *kueue.WorkloadPriorityClass, *schedulingv1.PriorityClass:
+		c.syncQueues(true)
+	}
+	if c.broken {
+		_ = c.rebuild("a store event was refused")
+	}
+}
+
+// started tells whether Start has run (the caches synced).
+func (c *Cluster) started() bool { return c.startedFlag }
+
+// apply applies one store event; a refusal is counted and logged, and
+// marks the store for a rebuild.
+func (c *Cluster) apply(ev allot.Event) bool {
+	_, err := c.live.store.Apply(ev)
+	if c.opts.OnEvent != nil {
+		c.opts.OnEvent(ev, err)
+	}
+	if err != nil {
+		c.refused.Add(1)
+		c.log.Error(err, "store event refused", "event", fmt.Sprintf("%T", ev))
+		c.broken = true
+		return false
+	}
+	return true
+}
+
+// fail marks the store for a rebuild after the configuration could not
+// describe an object.
+func (c *Cluster) fail(err error, what string) {
+	c.log.Error(err, "cannot describe", "object", what)
+	c.broken = true
+}
+
+// syncNode makes the store's node the configuration's.
+func (c *Cluster) syncNode(name string, deleted bool) {
+	var want allot.Node
+	ok := false
+	if !deleted {
+		var err error
+		if want, ok, _, err = c.cfg.Node(name); err != nil {
+			c.fail(err, "nodes/"+name)
+			return
+		}
+	}
+	l := c.live
+	have, in := l.nodes[name]
+	switch {
+	case ok && !in:
+		if c.apply(allot.AddNode{Node: want}) {
+			l.nodes[name] = want
+		}
+	case !ok && in:
+		// Its workloads are evicted (pending again): each gang on it is
+		// described anew next, running elsewhere or withdrawn.
+		if c.apply(allot.RemoveNode{Node: name}) {
+			delete(l.nodes, name)
+			for _, id := range c.cfg.GangsOn(name) {
+				c.forgetRunning(id)
+			}
+		}
+	case ok && in && !reflect.DeepEqual(have, want):
+		var ev allot.Event
+		cond := have
+		cond.Unschedulable, cond.Down = want.Unschedulable, want.Down
+		switch {
+		case !reflect.DeepEqual(cond, want):
+			ev = allot.SetNode{Node: want}
+		case have.Unschedulable != want.Unschedulable && have.Down == want.Down:
+			ev = allot.NodeCordon{Node: name, Cordoned: want.Unschedulable}
+		case have.Down != want.Down && have.Unschedulable == want.Unschedulable && want.Down:
+			ev = allot.NodeDown{Node: name}
+		case have.Down != want.Down && have.Unschedulable == want.Unschedulable:
+			ev = allot.NodeUp{Node: name}
+		default:
+			ev = allot.SetNode{Node: want}
+		}
+		if c.apply(ev) {
+			l.nodes[name] = want
+		}
+	}
+}
+
+// syncGang makes the store's running workload of a gang the
+// configuration's.
+func (c *Cluster) syncGang(id string) {
+	want, ok, _, err := c.cfg.RunningGang(id)
+	if err != nil {
+		c.fail(err, "gang "+id)
+		return
+	}
+	l := c.live
+	have, in := l.running[id]
+	switch {
+	case ok && in && reflect.DeepEqual(have, want):
+		return
+	case ok:
+		if want.Queue == kueueconfig.UnmanagedQueue {
+			if _, exists := l.queues[want.Queue]; !exists {
+				q := allot.Queue{Name: kueueconfig.UnmanagedQueue}
+				if !c.apply(allot.SetQueue{Queue: q}) {
+					return
+				}
+				l.queues[q.Name] = q
+			}
+		}
+		if d := want.AdmittedAt - l.store.Load().Now(); d > 0 {
+			if !c.apply(allot.AdvanceTime{Seconds: d}) {
+				return
+			}
+		}
+		if c.apply(allot.SetRunning{Workload: want}) {
+			c.forgetRunning(id)
+			l.running[id] = want
+			if want.Queue == kueueconfig.UnmanagedQueue {
+				l.unmanaged++
+			}
+		}
+	case in:
+		if c.apply(allot.Finish{ID: id}) {
+			c.forgetRunning(id)
+		}
+	default:
+		// A gang a node's deletion evicted, with nothing left running.
+		if _, pending := l.store.Load().Pending(id); pending {
+			c.apply(allot.Withdraw{ID: id})
+		}
+	}
+	c.dropUnmanaged()
+}
+
+// forgetRunning drops a gang from what the store was told runs.
+func (c *Cluster) forgetRunning(id string) {
+	l := c.live
+	if w, ok := l.running[id]; ok {
+		if w.Queue == kueueconfig.UnmanagedQueue {
+			l.unmanaged--
+		}
+		delete(l.running, id)
+	}
+}
+
+// dropUnmanaged removes the queue of unmanaged pods once none runs, as a
+// fresh import has it only while some do.
+func (c *Cluster) dropUnmanaged() {
+	l := c.live
+	if _, ok := l.queues[kueueconfig.UnmanagedQueue]; ok && l.unmanaged == 0 {
+		if c.apply(allot.RemoveQueue{Queue: kueueconfig.UnmanagedQueue}) {
+			delete(l.queues, kueueconfig.UnmanagedQueue)
+		}
+	}
+}
+
+// syncQueues makes the store's cohorts and queues the configuration's:
+// SetCohort (parents first) and SetQueue for what is new or changed, then,
+// with gangs, every gang described anew (its queue or priority may have
+// changed), then RemoveQueue and RemoveCohort (children first) for what
+// went. The quotas coming to cover other resources rebuild.
+func (c *Cluster) syncQueues(gangs bool) {
+	res, err := c.cfg.Resources()
+	if err != nil {
+		c.fail(err, "resources")
+		return
+	}
+	l := c.live
+	if !reflect.DeepEqual(res, l.resources) {
+		// allot's resources are fixed when a snapshot is built.
+		c.broken = true
+		return
+	}
+	cohorts := map[string]allot.Cohort{}
+	for _, name := range c.cfg.CohortNames() {
+		co, _, err := c.cfg.Cohort(name)
+		if err != nil {
+			c.fail(err, "cohorts/"+name)
+			return
+		}
+		cohorts[name] = co
+	}
+	for _, name := range byDepth(cohorts) {
+		if have, ok := l.cohorts[name]; !ok || !reflect.DeepEqual(have, cohorts[name]) {
+			if !c.apply(allot.SetCohort{Cohort: cohorts[name]}) {
+				return
+			}
+			l.cohorts[name] = cohorts[name]
+		}
+	}
+	names := c.cfg.ClusterQueueNames()
+	for _, name := range names {
+		q, _, err := c.cfg.Queue(name)
+		if err != nil {
+			c.fail(err, "clusterqueues/"+name)
+			return
+		}
+		if have, ok := l.queues[name]; !ok || !reflect.DeepEqual(have, q) {
+			if !c.apply(allot.SetQueue{Queue: q}) {
+				return
+			}
+			l.queues[name] = q
+		}
+	}
+	if gangs {
+		for _, id := range c.cfg.Gangs() {
+			c.syncGang(id)
+		}
+	}
+	for _, name := range sortedKeys(l.queues) {
+		if name != kueueconfig.UnmanagedQueue && !slices.Contains(names, name) {
+			if !c.apply(allot.RemoveQueue{Queue: name}) {
+				return
+			}
+			delete(l.queues, name)
+		}
+	}
+	gone := map[string]allot.Cohort{}
+	for name, co := range l.cohorts {
+		if _, ok := cohorts[name]; !ok {
+			gone[name] = co
+		}
+	}
+	order := byDepth(gone)
+	for i := len(order) - 1; i >= 0; i-- {
+		if !c.apply(allot.RemoveCohort{Cohort: order[i]}) {
+			return
+		}
+		delete(l.cohorts, order[i])
+	}
+}
+
+// byDepth orders cohorts parents first (by depth in the tree they form,
+// then by name); a cycle's members come last.
+func byDepth(cohorts map[string]allot.Cohort) []string {
+	depth := func(name string) int {
+		d := 0
+		for seen := 0; seen <= len(cohorts); seen++ {
+			co, ok := cohorts[name]
+			if !ok || co.Parent == "" {
+				return d
+			}
+			name, d = co.Parent, d+1
+		}
+		return len(cohorts) + 1
+	}
+	names := sortedKeys(cohorts)
+	slices.SortStableFunc(names, func(a, b string) int { return depth(a) - depth(b) })
+	return names
+}
+
+// rebuild builds the snapshot from the whole configuration and starts a
+// new store at it: the first snapshot, and the changes no event
+// expresses. On an error the current store stays and the next change
+// tries again.
+func (c *Cluster) rebuild(reason string) error {
+	c.startedFlag = true
+	b, warns, err := c.cfg.Builder()
+	var snap *allot.Snapshot
+	if err == nil {
+		snap, err = b.Build()
+	}
+	var st *allot.Store
+	if err == nil {
+		st, err = allot.NewStoreWith(snap, c.opts.Store)
+	}
+	if err != nil {
+		c.broken = true
+		c.log.Error(err, "the snapshot cannot be built from the cluster's objects", "reason", reason)
+		return fmt.Errorf("cluster: %s: %w", reason, err)
+	}
+	l := &state{store: st, levels: b.Levels, nodes: map[string]allot.Node{}, cohorts: map[string]allot.Cohort{},
+		queues: map[string]allot.Queue{}, running: map[string]allot.Workload{}}
+	l.resources, _ = c.cfg.Resources() // Builder read them without an error
+	for _, n := range b.Nodes {
+		l.nodes[n.Name] = n
+	}
+	for _, co := range b.Cohorts {
+		l.cohorts[co.Name] = co
+	}
+	for _, q := range b.Queues {
+		l.queues[q.Name] = q
+	}
+	for _, w := range b.Running {
+		l.running[w.ID] = w
+		if w.Queue == kueueconfig.UnmanagedQueue {
+			l.unmanaged++
+		}
+	}
+	c.live, c.broken = l, false
+	c.store.Store(st)
+	c.rebuilds.Add(1)
+	c.log.Info("snapshot built", "reason", reason, "nodes", len(b.Nodes), "queues", len(b.Queues), "running", len(b.Running), "warnings", len(warns))
+	c.readyOne.Do(func() { close(c.ready) })
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
