@@ -336,3 +336,26 @@ func TestUntoleratedAsCordoned(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeStatusNamesTheFlavorServed: a node its labels select is
+// described naming no flavor (so that a change of labels moves it), and
+// its status names the flavor it serves.
+func TestNodeStatusNamesTheFlavorServed(t *testing.T) {
+	b := allot.Builder{
+		Resources: []string{"gpu"},
+		Flavors:   []allot.Flavor{{Name: "a100", NodeLabels: map[string]string{"gpu": "a100"}}, {Name: "h100", NodeLabels: map[string]string{"gpu": "h100"}}},
+		Nodes: []allot.Node{{Name: "n0", Labels: map[string]string{"gpu": "h100"}, Capacity: allot.Resources{"gpu": 8}},
+			{Name: "n1", Labels: map[string]string{"gpu": "a100"}, Capacity: allot.Resources{"gpu": 8}}},
+	}
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"n0": "h100", "n1": "a100"} {
+		n, _ := s.Node(name)
+		st, ok := s.NodeStatus(name)
+		if !ok || st.Flavor != want || n.Flavor != "" {
+			t.Errorf("%s: status flavor %q (%v), described flavor %q; want %q and none", name, st.Flavor, ok, n.Flavor, want)
+		}
+	}
+}

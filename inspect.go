@@ -86,6 +86,9 @@ func nonZero(v res.Vec) uint16 {
 
 // NodeStatus is a node's state now.
 type NodeStatus struct {
+	// Flavor is the flavor the node serves: the one it names, or the one
+	// its labels select (Node leaves that one unnamed).
+	Flavor string `json:"flavor"`
 	// Free is what is left of every resource the nodes of its flavor
 	// hold, GPUs as a count; FreeGPUs are which GPUs.
 	Free     Resources `json:"free"`
@@ -108,7 +111,7 @@ func (s *Snapshot) NodeStatus(node string) (NodeStatus, bool) {
 		return NodeStatus{}, false
 	}
 	ns := s.state.Node(n)
-	out := NodeStatus{Free: s.resourceMap(ns.Free, s.nodeRes[s.topo.Nodes[n].Flavor]), FreeGPUs: GPUSet(ns.FreeGPUs),
+	out := NodeStatus{Flavor: s.flavors[s.topo.Nodes[n].Flavor].Name, Free: s.resourceMap(ns.Free, s.nodeRes[s.topo.Nodes[n].Flavor]), FreeGPUs: GPUSet(ns.FreeGPUs),
 		Pods: ns.Pods, Cordoned: ns.Cordoned, Down: ns.Down, Usable: ns.Usable(s.now)}
 	if ns.CooldownUntil > s.now {
 		out.CooldownUntil = ns.CooldownUntil

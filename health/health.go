@@ -179,14 +179,14 @@ func FlavorGPUs(s *allot.Snapshot) []Flavor {
 		return out
 	}
 	for _, n := range s.Nodes() {
-		i, ok := idx[n.Flavor]
+		st, ok := s.NodeStatus(n.Name)
 		if !ok {
 			continue
 		}
+		// The flavor it serves: a node its labels select names none.
+		i := idx[st.Flavor]
 		out[i].GPUs += n.Capacity[gpu]
-		if st, ok := s.NodeStatus(n.Name); ok {
-			out[i].FreeGPUs += st.Free[gpu]
-		}
+		out[i].FreeGPUs += st.Free[gpu]
 	}
 	return out
 }

@@ -327,6 +327,13 @@ func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
 	if r.st, err = allot.NewStoreWith(snap, allot.StoreOptions{AuditCapacity: auditCapacity}); err != nil {
 		return nil, err
 	}
+	// A node a configuration's flavor selects by its labels names no
+	// flavor: the snapshot says which it serves.
+	for i, name := range r.names {
+		if st, ok := snap.NodeStatus(name); ok {
+			r.nodeFlavor[i] = int32(max(slices.Index(r.flavors, st.Flavor), 0))
+		}
+	}
 	for _, q := range snap.Queues() {
 		if tenant, lq, ok := snap.WayIn(q.Name); ok && (tenant != "" || lq != "") {
 			if r.wayIn == nil {

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -31,14 +31,11 @@ func TestAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	objs := readExamples(t)
-	// Namespaces first: the namespaced objects need them.
-	for _, pass := range []bool{true, false} {
-		for _, o := range objs {
-			if _, ns := o.Value.(*corev1.Namespace); ns == pass {
-				create(ctx, t, cl, o.Value.(client.Object))
-			}
-		}
+	var values []client.Object
+	for _, o := range objs {
+		values = append(values, o.Value.(client.Object))
 	}
+	kubetest.CreateAll(ctx, t, cl, values)
 	c, err := New(kubetest.Config(t), Options{Log: testr.New(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -67,9 +64,9 @@ func TestAPIServer(t *testing.T) {
 		} else {
 			next := s.edit(cur).(client.Object)
 			if next.GetName() != cur.GetName() {
-				create(ctx, t, cl, next)
+				kubetest.Create(ctx, t, cl, next)
 			} else {
-				update(ctx, t, cl, next)
+				kubetest.Update(ctx, t, cl, next)
 			}
 		}
 		converge(ctx, t, s.name, c, cl)
@@ -97,57 +94,6 @@ func converge(ctx context.Context, t *testing.T, what string, c *Cluster, cl cli
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// create creates a copy of an object as the API server takes it: metadata
-// the server sets cleared, then the status of a Node or Pod written
-// through its subresource (a create ignores it).
-func create(ctx context.Context, t *testing.T, cl client.Client, obj client.Object) {
-	t.Helper()
-	obj = obj.DeepCopyObject().(client.Object)
-	obj.SetResourceVersion("")
-	obj.SetUID("")
-	obj.SetCreationTimestamp(metav1.Time{})
-	status := statusOf(obj)
-	if err := cl.Create(ctx, obj); err != nil {
-		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
-	}
-	if status != nil {
-		status(obj)
-		if err := cl.Status().Update(ctx, obj); err != nil {
-			t.Fatalf("status of %T %s: %v", obj, obj.GetName(), err)
-		}
-	}
-}
-
-// update writes an object's new version, its spec and metadata, then its
-// status.
-func update(ctx context.Context, t *testing.T, cl client.Client, obj client.Object) {
-	t.Helper()
-	status := statusOf(obj)
-	if err := cl.Update(ctx, obj); err != nil {
-		t.Fatalf("update %T %s: %v", obj, obj.GetName(), err)
-	}
-	if status != nil {
-		status(obj)
-		if err := cl.Status().Update(ctx, obj); err != nil {
-			t.Fatalf("status of %T %s: %v", obj, obj.GetName(), err)
-		}
-	}
-}
-
-// statusOf returns what puts an object's status back after a write that
-// dropped it, nil for the kinds without a status the tests set.
-func statusOf(obj client.Object) func(client.Object) {
-	switch o := obj.(type) {
-	case *corev1.Node:
-		st := *o.Status.DeepCopy()
-		return func(v client.Object) { v.(*corev1.Node).Status = st }
-	case *corev1.Pod:
-		st := *o.Status.DeepCopy()
-		return func(v client.Object) { v.(*corev1.Pod).Status = st }
-	}
-	return nil
 }
 
 // readObject reads the current version of one of the examples' objects.
@@ -180,13 +126,14 @@ func readBack(ctx context.Context, t *testing.T, cl client.Client) []kueueconfig
 	var nodes corev1.NodeList
 	var pods corev1.PodList
 	var pcs schedulingv1.PriorityClassList
+	var jobs batchv1.JobList
 	var rfs kueue.ResourceFlavorList
 	var tops kueue.TopologyList
 	var cohorts kueue.CohortList
 	var cqs kueue.ClusterQueueList
 	var lqs kueue.LocalQueueList
 	var wpcs kueue.WorkloadPriorityClassList
-	for _, l := range []client.ObjectList{&nss, &nodes, &pods, &pcs, &rfs, &tops, &cohorts, &cqs, &lqs, &wpcs} {
+	for _, l := range []client.ObjectList{&nss, &nodes, &pods, &jobs, &pcs, &rfs, &tops, &cohorts, &cqs, &lqs, &wpcs} {
 		list(l)
 	}
 	for i := range nss.Items {
@@ -197,6 +144,9 @@ func readBack(ctx context.Context, t *testing.T, cl client.Client) []kueueconfig
 	}
 	for i := range pods.Items {
 		add(&pods.Items[i])
+	}
+	for i := range jobs.Items {
+		add(&jobs.Items[i])
 	}
 	for i := range pcs.Items {
 		add(&pcs.Items[i])

@@ -98,6 +98,9 @@ func New(cfg *rest.Config, opts Options) (*Cluster, error) {
 	for _, inf := range []cache.SharedIndexInformer{
 		c.kube.Core().V1().Nodes().Informer(),
 		c.kube.Core().V1().Pods().Informer(),
+		// Jobs for their pods' owner chains: a Kueue-managed Job carries
+		// the queue-name label its pods do not.
+		c.kube.Batch().V1().Jobs().Informer(),
 		c.kube.Core().V1().Namespaces().Informer(),
 		c.kube.Scheduling().V1().PriorityClasses().Informer(),
 		kq.ResourceFlavors().Informer(),

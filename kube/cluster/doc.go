@@ -1,6 +1,6 @@
 // Package cluster keeps an allot Store in step with a live Kubernetes
 // cluster and its Kueue configuration, through client-go shared informers:
-// Nodes, Pods, Namespaces and PriorityClasses, and Kueue's
+// Nodes, Pods, batch/v1 Jobs, Namespaces and PriorityClasses, and Kueue's
 // ResourceFlavors, ClusterQueues, Cohorts, LocalQueues,
 // WorkloadPriorityClasses and Topologies (v1beta2, through Kueue's own
 // generated clientset).
@@ -19,6 +19,9 @@
 //     none of its pods is active. Pods are bound by whoever binds them
 //     (the scheduler, or a test writing spec.nodeName); a pod not bound
 //     holds nothing.
+//   - A Job added or changed: the gang of its pods is described anew (a
+//     Kueue-managed Job carries the queue-name label and priority class
+//     its pods do not, so without it they would count as unmanaged).
 //   - A Namespace's labels: SetQueue for each ClusterQueue whose
 //     namespaceSelector now selects other namespaces.
 //   - A ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass or
@@ -37,8 +40,9 @@
 // The live cluster models what runs, not what waits: Kueue's pending
 // Workloads are not watched (a request is decided against what runs), and
 // a gang evicted by a node's deletion is withdrawn from the pending set.
-// The pods of a JobSet group by their Job (the informers read no Jobs),
-// where an import that reads the JobSet groups them as one gang.
+// The pods of a JobSet group by the JobSet its Jobs name (the informers
+// read no JobSets: their labels are the Jobs' to carry, as JobSet's
+// controller copies them).
 //
 // Readiness: WaitForSync returns once every informer's cache has synced
 // and the first snapshot is built. Nothing on the decision path calls the

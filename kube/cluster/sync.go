@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/allot-sched/allot"
@@ -92,6 +95,14 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 		}
 		if newGang != "" {
 			c.syncGang(newGang)
+		}
+	case *batchv1.Job:
+		// Its pods' gang reads its labels (the queue, the priority
+		// class): described anew. A Job a JobSet owns is read for its
+		// pods' owner chain, their gang the JobSet's.
+		c.syncGang(v.Namespace + "/job/" + v.Name)
+		if ref := metav1.GetControllerOf(v); ref != nil {
+			c.syncGang(v.Namespace + "/" + strings.ToLower(ref.Kind) + "/" + ref.Name)
 		}
 	case *corev1.Namespace:
 		c.syncQueues(false)

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	jobset "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/allot-sched/allot"
@@ -24,10 +26,14 @@ import (
 // Nodes, Namespaces and Pods.
 var examplePaths = []string{"../testdata/seeds/team-a.yaml", "../testdata/seeds/training-cq-fixed.yaml", "../testdata/cluster"}
 
-// watched tells the objects a Cluster's informers read.
+// watched tells the objects a Cluster's informers read: the examples'
+// kinds, Jobs among them.
 func watched(v any) bool {
-	_, job := v.(*batchv1.Job)
-	return !job
+	switch v.(type) {
+	case *jobset.JobSet, *rayv1.RayJob:
+		return false
+	}
+	return true
 }
 
 // readExamples reads the examples' objects a Cluster watches, and a

@@ -1,12 +1,19 @@
 package guard
 
-import "sync"
+import (
+	"sync"
 
-// cacheKey names a gang on one snapshot version: a gang's answer holds
-// while the cluster it was decided on does.
+	"github.com/allot-sched/allot"
+)
+
+// cacheKey names a gang on one snapshot: a gang's answer holds while the
+// cluster it was decided on does. The snapshot itself, not its version: a
+// live source's rebuild starts a new store, whose versions count again.
+// An entry keeps its snapshot from the collector until it leaves the
+// cache; snapshots share all but what changed between them.
 type cacheKey struct {
-	gang    string
-	version uint64
+	gang string
+	snap *allot.Snapshot
 }
 
 // cache is a bounded map of gangs' answers; past its size the oldest entry

@@ -16,7 +16,6 @@ import (
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/health"
 	"github.com/allot-sched/allot/kube/kueueconfig"
-	"github.com/allot-sched/allot/kube/kueuejob"
 )
 
 // maxBody bounds a request's body: the API server sends objects of at
@@ -178,8 +177,8 @@ func (g *Guard) review(req *admissionv1.AdmissionRequest) (answer, bool) {
 	case owned:
 		return answer{allowed: true, verdict: VerdictNone, reason: ReasonOwned}, false
 	}
-	snap, cfg := g.src.Snapshot(), g.src.Config()
-	ck := cacheKey{key, snap.Version()}
+	snap := g.src.Snapshot()
+	ck := cacheKey{key, snap}
 	if a, ok := g.cache.get(ck); ok {
 		return a, true
 	}
@@ -191,7 +190,7 @@ func (g *Guard) review(req *admissionv1.AdmissionRequest) (answer, bool) {
 		return g.undecodable(req.Kind.Kind, err), false
 	}
 	job := jobOf(objs[0].Value)
-	a, keep := g.decide(snap, cfg, job)
+	a, keep := g.decide(snap, job)
 	if keep {
 		g.cache.put(ck, a)
 	}
@@ -229,8 +228,8 @@ func (g *Guard) failure(reason, msg string) answer {
 // gang that waits for quota, or for room that will free (Queue, including
 // TopologyUnsatisfiable: the shape exists, only busy), is allowed: Kueue
 // queues it.
-func (g *Guard) decide(snap *allot.Snapshot, cfg *kueueconfig.Config, job any) (answer, bool) {
-	req, _, err := kueuejob.Request(cfg, job)
+func (g *Guard) decide(snap *allot.Snapshot, job any) (answer, bool) {
+	req, _, err := g.src.Request(job)
 	var inad *kueueconfig.InadmissibleError
 	var invalid *kueueconfig.ObjectError
 	switch {

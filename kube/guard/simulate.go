@@ -54,8 +54,8 @@ func (g *Guard) simulate(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "simulate: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	snap, cfg := g.src.Snapshot(), g.src.Config()
-	req, warns, err := kueuejob.Request(cfg, job)
+	snap := g.src.Snapshot()
+	req, warns, err := g.src.Request(job)
 	for _, wn := range warns {
 		w.Header().Add("Warning", "299 allot "+strconv.Quote(wn.String()))
 	}

@@ -3,9 +3,14 @@
 // guard), the pre-submission simulator at /simulate on the same server,
 // and the health numbers on the metrics endpoint (package metrics).
 //
+//	allot-webhook [--kubeconfig FILE] [--cert-dir DIR] [flags]
 //	allot-webhook --kueue DIR --cluster FILE|DIR [--cert-dir DIR] [flags]
 //
-// It decides against a cluster described in files: Kueue's objects
+// It decides against the live cluster it runs in (or the one --kubeconfig
+// names): client-go informers keep its snapshot in step with the cluster's
+// Nodes, Pods, Namespaces and Kueue's objects (package cluster), and
+// nothing on the decision path calls the API server. With --kueue it
+// decides against a cluster described in files instead: Kueue's objects
 // (--kueue) and the cluster's Nodes, Namespaces and Pods (--cluster), as
 // `allot decide` reads them — a dry-run guard and simulator for a cluster
 // in files. The webhook server serves TLS from tls.crt and tls.key in
@@ -28,6 +33,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -37,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/kube/cluster"
 	"github.com/allot-sched/allot/kube/guard"
 	"github.com/allot-sched/allot/kube/kueueconfig"
 	"github.com/allot-sched/allot/kube/metrics"
@@ -56,6 +63,7 @@ func (p *paths) Set(s string) error { *p = append(*p, s); return nil }
 // config is the command line.
 type config struct {
 	kueue, cluster paths
+	kubeconfig     string
 	fairSharing    bool
 	certDir        string
 	port           int
@@ -68,8 +76,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("allot-webhook", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &config{}
-	fs.Var(&c.kueue, "kueue", "file or directory of the Kueue configuration (repeatable)")
+	fs.Var(&c.kueue, "kueue", "file or directory of the Kueue configuration (repeatable): decide against files, not the live cluster")
 	fs.Var(&c.cluster, "cluster", "file or directory of the cluster's Nodes, Namespaces and Pods (repeatable)")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster to watch (default: the cluster it runs in, else KUBECONFIG or ~/.kube/config)")
 	fs.BoolVar(&c.fairSharing, "fair-sharing", false, "Kueue's fairSharing is enabled in its Configuration")
 	fs.StringVar(&c.certDir, "cert-dir", "/tmp/k8s-webhook-server/serving-certs", "directory of the serving certificate, tls.crt and tls.key (reloaded when they change)")
 	fs.IntVar(&c.port, "port", webhook.DefaultPort, "port of the webhook server (/validate, /simulate)")
@@ -88,8 +97,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if len(c.kueue) == 0 {
-		return nil, errors.New("--kueue is required: the Kueue configuration to decide with")
+	if len(c.kueue) == 0 && len(c.cluster) > 0 {
+		return nil, errors.New("--cluster describes a cluster in files with --kueue, its Kueue configuration")
 	}
 	if err := c.guard.Validate(); err != nil {
 		return nil, err
@@ -117,14 +126,36 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 
 // serve runs the manager until ctx ends.
 func serve(ctx context.Context, c *config, log logr.Logger) error {
-	src, warns, err := guard.LoadStatic(kueueconfig.Options{FairSharing: allot.FairSharing{Enabled: c.fairSharing}}, append(c.kueue, c.cluster...)...)
+	kopts := kueueconfig.Options{FairSharing: allot.FairSharing{Enabled: c.fairSharing}}
+	if len(c.kueue) == 0 {
+		// The live cluster: the manager's client configuration (in the
+		// cluster, its service account; else --kubeconfig or
+		// KUBECONFIG), its informers run by the manager.
+		rc, err := liveConfig(c.kubeconfig)
+		if err != nil {
+			return err
+		}
+		cl, err := cluster.New(rc, cluster.Options{Kueue: kopts, Log: log.WithName("cluster")})
+		if err != nil {
+			return err
+		}
+		mgr, err := newManager(c, rc, guard.NewLive(cl), log)
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(manager.RunnableFunc(cl.Run)); err != nil {
+			return err
+		}
+		return mgr.Start(ctx)
+	}
+	src, warns, err := guard.LoadStatic(kopts, append(c.kueue, c.cluster...)...)
 	if err != nil {
 		return err
 	}
 	for _, w := range warns {
 		log.Info("not modelled", "warning", w.String())
 	}
-	mgr, err := newManager(c, src, log)
+	mgr, err := newManager(c, filesConfig(), src, log)
 	if err != nil {
 		return err
 	}
@@ -133,7 +164,7 @@ func serve(ctx context.Context, c *config, log logr.Logger) error {
 
 // newManager wires the guard, the simulator and the metrics into a
 // controller-runtime manager.
-func newManager(c *config, src guard.Source, log logr.Logger) (manager.Manager, error) {
+func newManager(c *config, rc *rest.Config, src guard.Source, log logr.Logger) (manager.Manager, error) {
 	rec := metrics.NewRecorder()
 	opts := c.guard
 	opts.Observer, opts.Log = rec, log.WithName("guard")
@@ -147,7 +178,7 @@ func newManager(c *config, src guard.Source, log logr.Logger) (manager.Manager, 
 	if err := ctrlmetrics.Registry.Register(metrics.NewHealth(src)); err != nil {
 		return nil, err
 	}
-	mgr, err := ctrl.NewManager(restConfig(), ctrl.Options{
+	mgr, err := ctrl.NewManager(rc, ctrl.Options{
 		Metrics:                metricsserver.Options{BindAddress: c.metricsAddr},
 		HealthProbeBindAddress: c.probeAddr,
 		// The server reloads tls.crt and tls.key from CertDir when they
@@ -181,8 +212,19 @@ func newManager(c *config, src guard.Source, log logr.Logger) (manager.Manager, 
 	return mgr, nil
 }
 
-// restConfig is a placeholder: a guard of a cluster in files calls no API
-// server, and the manager connects only when a client or cache is used.
-func restConfig() *rest.Config {
+// liveConfig is the client configuration of the cluster to watch: the
+// kubeconfig named, else controller-runtime's search (in the cluster, its
+// service account; KUBECONFIG; ~/.kube/config).
+func liveConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		return clientcmd.BuildConfigFromFlags("", kubeconfig)
+	}
+	return ctrl.GetConfig()
+}
+
+// filesConfig is the manager's client configuration for a guard of a
+// cluster in files, which calls no API server: the manager connects only
+// when a client or cache is used, and none is.
+func filesConfig() *rest.Config {
 	return &rest.Config{Host: "https://127.0.0.1:1"}
 }

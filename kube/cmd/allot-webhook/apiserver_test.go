@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/yaml"
+
+	"github.com/allot-sched/allot/kube/internal/kubetest"
+	"github.com/allot-sched/allot/kube/kueueconfig"
+)
+
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
+
+// TestLiveGuard runs the webhook on a real API server: the seeds' Kueue
+// objects and the example cluster created through the API (Kueue's as
+// v1beta2, as the importer converts them: Kueue's conversion webhook is
+// not running), the guard watching them through its informers (no
+// --kueue), and the ValidatingWebhookConfiguration of kube/deploy
+// registered with the API server, pointed at the test's server and with
+// failurePolicy Fail so that a guard that does not answer fails the test.
+// Jobs created with client-go: a gang that fits is created; a gang its
+// required rack can never hold is refused by the API server with the
+// decision's reason; a Job of a namespace its ClusterQueue's selector does
+// not select is refused; a Job no LocalQueue takes is created. The
+// metrics endpoint serves the health numbers of the live snapshot, the
+// example's running Job charged to its ClusterQueue (its pods' queue is
+// the Job's label: the guard reads Jobs too).
+func TestLiveGuard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs against an API server")
+	}
+	rc := kubetest.Config(t)
+	cl := kubetest.Client(t, rc)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	objs, err := kueueconfig.ReadPaths("../../testdata/seeds/team-a.yaml", "../../testdata/seeds/training-cq-fixed.yaml", "../../testdata/cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sandbox's LocalQueue into team-a-cq, whose selector does not select
+	// sandbox.
+	objs = append(objs, kueueconfig.Object{Value: &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "batch", Namespace: "sandbox"},
+		Spec: kueue.LocalQueueSpec{ClusterQueue: "team-a-cq"}}})
+	var values []client.Object
+	for _, o := range objs {
+		values = append(values, o.Value.(client.Object))
+	}
+	kubetest.CreateAll(ctx, t, cl, values)
+
+	dir := t.TempDir()
+	writeCert(t, dir)
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	writeKubeconfig(t, rc, kubeconfig)
+	port, metricsAddr, probeAddr := freePort(t), fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan int)
+	var logs bytes.Buffer
+	go func() {
+		done <- run(runCtx, []string{"--kubeconfig", kubeconfig, "--cert-dir", dir, "--port", fmt.Sprint(port),
+			"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr}, &syncWriter{w: &logs})
+	}()
+	defer func() {
+		stop()
+		if code := <-done; code != 0 {
+			t.Errorf("exit %d:\n%s", code, logs.String())
+		}
+	}()
+	waitReady(t, "http://"+probeAddr+"/readyz", &logs)
+
+	ca, err := os.ReadFile(filepath.Join(dir, "tls.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vwc := deployedWebhook(t)
+	url := fmt.Sprintf("https://127.0.0.1:%d/validate", port)
+	fail := admissionregistrationv1.Fail
+	for i := range vwc.Webhooks {
+		vwc.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: ca}
+		vwc.Webhooks[i].FailurePolicy = &fail
+	}
+	kubetest.Create(ctx, t, cl, vwc)
+
+	never := rackJob(t, "rack-5x8", 5)
+	// The API server takes a moment to call a webhook it has just been
+	// given: until it refuses the gang that can never fit, try again.
+	deadline := time.Now().Add(30 * time.Second)
+	var refusal error
+	for {
+		refusal = cl.Create(ctx, never.DeepCopy(), client.DryRunAll)
+		if refusal != nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if refusal == nil || !strings.Contains(refusal.Error(), "allot: NeverFits") || !strings.Contains(refusal.Error(), "cloud.example.com/topology-rack") {
+		t.Fatalf("a 5x8 gang requiring one rack of four 8-GPU nodes: %v, want refused by the guard with NeverFits and the rack level\n%s", refusal, logs.String())
+	}
+	t.Logf("refused: %v", refusal)
+
+	fits := rackJob(t, "rack-4x8", 4)
+	if err := cl.Create(ctx, fits); err != nil {
+		t.Errorf("a 4x8 gang requiring a rack, which one rack holds: %v", err)
+	}
+	sandbox := rackJob(t, "sandboxed", 1)
+	sandbox.Namespace, sandbox.Labels["kueue.x-k8s.io/queue-name"] = "sandbox", "batch"
+	// team-a-cq's flavor has no topology: Kueue would refuse a topology
+	// request there before it looks at the namespace.
+	sandbox.Spec.Template.Annotations = nil
+	if err := cl.Create(ctx, sandbox); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("a job of namespace sandbox, which team-a-cq's selector does not select: %v, want refused as Unauthorized", err)
+	}
+	unmanaged := rackJob(t, "unmanaged", 1)
+	delete(unmanaged.Labels, "kueue.x-k8s.io/queue-name")
+	if err := cl.Create(ctx, unmanaged); err != nil {
+		t.Errorf("a job Kueue does not manage: %v, want created", err)
+	}
+
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := string(body)
+	for _, want := range []string{
+		`allot_gpus{flavor="a100-80gb"} 64`, "allot_gpu_utilization ", "allot_fragmentation_node_share ",
+		`allot_queue_admitted_workloads{queue="training-cq"} 1`,
+		`allot_decisions_total{denied="true",kind="Job",reason="NeverFits",verdict="Reject"}`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// rackJob is rack-4x8.yaml of the examples at parallelism pods: pods of 8
+// GPUs required in one rack.
+func rackJob(t *testing.T, name string, pods int32) *batchv1.Job {
+	t.Helper()
+	objs, err := kueueconfig.ReadPaths("../../testdata/jobs/rack-4x8.yaml")
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("rack-4x8.yaml: %v", err)
+	}
+	j := objs[0].Value.(*batchv1.Job).DeepCopy()
+	j.Name, j.Spec.Parallelism, j.Spec.Completions = name, &pods, &pods
+	return j
+}
+
+// deployedWebhook is kube/deploy's ValidatingWebhookConfiguration.
+func deployedWebhook(t *testing.T) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	t.Helper()
+	data, err := os.ReadFile("../../deploy/webhook.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := yaml.UnmarshalStrict(data, &vwc); err != nil {
+		t.Fatal(err)
+	}
+	return &vwc
+}
+
+// writeKubeconfig writes a kubeconfig of the API server rc names, as a
+// platform engineer's would be.
+func writeKubeconfig(t *testing.T, rc *rest.Config, path string) {
+	t.Helper()
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["test"] = &clientcmdapi.Cluster{Server: rc.Host, CertificateAuthorityData: rc.CAData}
+	kc.AuthInfos["test"] = &clientcmdapi.AuthInfo{ClientCertificateData: rc.CertData, ClientKeyData: rc.KeyData, Token: rc.BearerToken}
+	kc.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
+	kc.CurrentContext = "test"
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitReady waits until url answers 200.
+func waitReady(t *testing.T, url string, logs *bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready in 60 s:\n%s", logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
