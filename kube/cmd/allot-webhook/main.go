@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -139,10 +140,11 @@ func serve(ctx context.Context, c *config, log logr.Logger) error {
 		if err != nil {
 			return err
 		}
-		mgr, err := newManager(c, rc, guard.NewLive(cl), log)
+		mgr, unregister, err := newManager(c, rc, guard.NewLive(cl), log)
 		if err != nil {
 			return err
 		}
+		defer unregister()
 		if err := mgr.Add(manager.RunnableFunc(cl.Run)); err != nil {
 			return err
 		}
@@ -155,30 +157,41 @@ func serve(ctx context.Context, c *config, log logr.Logger) error {
 	for _, w := range warns {
 		log.Info("not modelled", "warning", w.String())
 	}
-	mgr, err := newManager(c, filesConfig(), src, log)
+	mgr, unregister, err := newManager(c, filesConfig(), src, log)
 	if err != nil {
 		return err
 	}
+	defer unregister()
 	return mgr.Start(ctx)
 }
 
 // newManager wires the guard, the simulator and the metrics into a
 // controller-runtime manager.
-func newManager(c *config, rc *rest.Config, src guard.Source, log logr.Logger) (manager.Manager, error) {
+func newManager(c *config, rc *rest.Config, src guard.Source, log logr.Logger) (mgr manager.Manager, unregister func(), err error) {
 	rec := metrics.NewRecorder()
 	opts := c.guard
 	opts.Observer, opts.Log = rec, log.WithName("guard")
 	g, err := guard.New(src, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := ctrlmetrics.Registry.Register(rec); err != nil {
-		return nil, err
+	// The manager serves controller-runtime's registry; what is
+	// registered here leaves it when the manager stops (a process may run
+	// one guard after another: the tests do).
+	var registered []prometheus.Collector
+	unregister = func() {
+		for _, col := range registered {
+			ctrlmetrics.Registry.Unregister(col)
+		}
 	}
-	if err := ctrlmetrics.Registry.Register(metrics.NewHealth(src)); err != nil {
-		return nil, err
+	for _, col := range []prometheus.Collector{rec, metrics.NewHealth(src)} {
+		if err := ctrlmetrics.Registry.Register(col); err != nil {
+			unregister()
+			return nil, nil, err
+		}
+		registered = append(registered, col)
 	}
-	mgr, err := ctrl.NewManager(rc, ctrl.Options{
+	mgr, err = ctrl.NewManager(rc, ctrl.Options{
 		Metrics:                metricsserver.Options{BindAddress: c.metricsAddr},
 		HealthProbeBindAddress: c.probeAddr,
 		// The server reloads tls.crt and tls.key from CertDir when they
@@ -189,17 +202,20 @@ func newManager(c *config, rc *rest.Config, src guard.Source, log logr.Logger) (
 		LeaderElection: false,
 	})
 	if err != nil {
-		return nil, err
+		unregister()
+		return nil, nil, err
 	}
 	// Asking for the server adds it to the manager's runnables.
 	srv := mgr.GetWebhookServer()
 	srv.Register("/validate", rec.Instrument("validate", g))
 	srv.Register("/simulate", rec.Instrument("simulate", g.Simulate()))
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return nil, err
+		unregister()
+		return nil, nil, err
 	}
 	if err := mgr.AddReadyzCheck("webhook", srv.StartedChecker()); err != nil {
-		return nil, err
+		unregister()
+		return nil, nil, err
 	}
 	if err := mgr.AddReadyzCheck("source", func(*http.Request) error {
 		if !src.Ready() {
@@ -207,9 +223,10 @@ func newManager(c *config, rc *rest.Config, src guard.Source, log logr.Logger) (
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		unregister()
+		return nil, nil, err
 	}
-	return mgr, nil
+	return mgr, unregister, nil
 }
 
 // liveConfig is the client configuration of the cluster to watch: the

@@ -31,7 +31,8 @@ func TestParse(t *testing.T) {
 	}{
 		{files, ""},
 		{append([]string{"--dry-run", "--require-topology", "--small-pod-min-free-share", "0.2"}, files...), ""},
-		{nil, "--kueue is required"},
+		{nil, ""}, // the live cluster
+		{[]string{"--cluster", "../../testdata/cluster"}, "--cluster describes a cluster in files with --kueue"},
 		{append([]string{"--small-pod-min-free-share", "2"}, files...), "SmallPodMinFreeShare 2"},
 		{append([]string{"--cache-size", "-3"}, files...), "CacheSize -3"},
 		{append(files, "extra"), "unexpected arguments"},
