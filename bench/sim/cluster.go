@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -112,13 +113,16 @@ func (r *run) generatedNodes(b *allot.Builder) error {
 	if len(r.o.Nodes) > 0 {
 		perRack, racks = 16, 8
 	}
-	flavor := b.Flavors[0].Name
+	// The nodes made carry what the flavor selects its nodes by: its
+	// labels, and the taints its nodes carry.
+	flavor := b.Flavors[0]
 	for i, c := range caps {
 		rack := i / perRack
+		labels := map[string]string{"block": "b" + strconv.Itoa(rack/racks), "rack": "r" + strconv.Itoa(rack)}
+		maps.Copy(labels, flavor.NodeLabels)
 		b.Nodes = append(b.Nodes, allot.Node{
-			Name: "n" + strconv.Itoa(i), Flavor: flavor,
-			Labels:   map[string]string{"block": "b" + strconv.Itoa(rack/racks), "rack": "r" + strconv.Itoa(rack)},
-			Capacity: r.capacity(c),
+			Name: "n" + strconv.Itoa(i), Flavor: flavor.Name, Labels: labels,
+			Taints: slices.Clone(flavor.NodeTaints), Capacity: r.capacity(c),
 		})
 	}
 	return r.takeNodes(b, caps, nil)

@@ -218,3 +218,23 @@ func TestKueueTAS(t *testing.T) {
 		t.Fatalf("a gang's topology %+v", w.PodSets[0].Topology)
 	}
 }
+
+// TestConfigFlavorByLabels: a configuration without nodes whose flavor
+// selects its nodes by labels and taints them runs on nodes made with
+// those labels and taints; the flavor's own toleration lets its jobs on.
+func TestConfigFlavorByLabels(t *testing.T) {
+	c, err := ParseConfig("labelled.json", []byte(`{"resources": ["gpu"],
+		"flavors": [{"name": "h100", "nodeLabels": {"gpu": "h100"}, "nodeTaints": [{"key": "gpu", "value": "h100", "effect": "NoSchedule"}],
+			"tolerations": [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}]}],
+		"queues": [{"name": "q", "quota": {"h100": {"gpu": {"nominal": 16}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &trace.Trace{Jobs: []trace.Job{job("j1", "q", 0, 100, 8, 0), job("j2", "q", 0, 100, 8, 0)}}
+	o := tiny(2)
+	o.Config = c
+	r := runTwice(t, tr, ConfigPolicy, o)
+	if r.Completed != 2 || r.Rejected != 0 {
+		t.Fatalf("completed %d, rejected %d of 2", r.Completed, r.Rejected)
+	}
+}
