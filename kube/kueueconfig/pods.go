@@ -4,8 +4,6 @@
 package kueueconfig
 
 import (
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,37 +59,6 @@ func perPod(req corev1.ResourceList) allot.Resources {
 		out[string(name)] = BaseUnits(name, q)
 	}
 	return out
-}
-
-// RoleHash is Kueue's name for the role of a pod in a pod group: the first
-// eight hex digits of the SHA-256 of the JSON of its spec's shape (the
-// containers' requests and ports, node selector, affinity, tolerations,
-// runtime class, priority, topology spread, overhead, resource claims).
-func RoleHash(spec *corev1.PodSpec) (string, error) {
-	containers := func(cs []corev1.Container) []map[string]any {
-		var out []map[string]any
-		for _, c := range cs {
-			out = append(out, map[string]any{"resources": map[string]any{"requests": c.Resources.Requests}, "ports": c.Ports})
-		}
-		return out
-	}
-	shape := map[string]any{"spec": map[string]any{
-		"initContainers":            containers(spec.InitContainers),
-		"containers":                containers(spec.Containers),
-		"nodeSelector":              spec.NodeSelector,
-		"affinity":                  spec.Affinity,
-		"tolerations":               spec.Tolerations,
-		"runtimeClassName":          spec.RuntimeClassName,
-		"priority":                  spec.Priority,
-		"topologySpreadConstraints": spec.TopologySpreadConstraints,
-		"overhead":                  spec.Overhead,
-		"resourceClaims":            spec.ResourceClaims,
-	}}
-	js, err := json.Marshal(shape)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%x", sha256.Sum256(js))[:8], nil
 }
 
 func roleOf(p *corev1.Pod) (string, error) {
