@@ -46,7 +46,9 @@ func naiveRoleHash(spec *corev1.PodSpec) (string, error) {
 // empty, omitted fields, escaped strings, quantities in every format)
 // hash as encoding/json's shape does.
 func TestRoleHashTable(t *testing.T) {
-	gpu := func(q string) corev1.ResourceList { return corev1.ResourceList{"nvidia.com/gpu": resource.MustParse(q)} }
+	gpu := func(q string) corev1.ResourceList {
+		return corev1.ResourceList{"nvidia.com/gpu": resource.MustParse(q)}
+	}
 	for _, tc := range []struct {
 		name string
 		spec corev1.PodSpec
@@ -119,7 +121,9 @@ func sameRoleHash(t *testing.T, spec *corev1.PodSpec) {
 
 func randomSpec(r *rand.Rand) *corev1.PodSpec {
 	pick := func(vals ...string) string { return vals[r.IntN(len(vals))] }
-	str := func() string { return pick("", "a", "gpu", "nvidia.com/gpu", "rack-1", "x<y>", "a&b", "q\"t", "tab\t", "ü", "\u2028", "\xfe", "10.0.0.1") }
+	str := func() string {
+		return pick("", "a", "gpu", "nvidia.com/gpu", "rack-1", "x<y>", "a&b", "q\"t", "tab\t", "ü", "\u2028", "\xfe", "10.0.0.1")
+	}
 	quantity := func() resource.Quantity {
 		switch r.IntN(5) {
 		case 0:
@@ -205,7 +209,7 @@ func randomSpec(r *rand.Rand) *corev1.PodSpec {
 func TestRoleHashAllocs(t *testing.T) {
 	spec := &corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{"nvidia.com/gpu": *resource.NewQuantity(4, resource.DecimalSI), "cpu": resource.MustParse("4")}}}},
-		Tolerations: []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+		Tolerations:  []corev1.Toleration{{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
 		NodeSelector: map[string]string{"gpu": "h100"}}
 	if n := testing.AllocsPerRun(100, func() {
 		if _, err := RoleHash(spec); err != nil {
