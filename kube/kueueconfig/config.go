@@ -63,10 +63,11 @@ type Config struct {
 	gangPods map[string]map[string]bool
 	nodePods map[string]map[string]bool
 	podGang  map[string]string
-	// podRole is each pod's role, computed once when it is added: a gang
-	// described anew as each of its pods binds reads its pods' roles
-	// again, and a role hash is a JSON encoding.
-	podRole map[string]string
+	// podDescs is what a gang's description reads of each pod (its role,
+	// its request), computed once when it is added: a gang described anew
+	// as each of its pods binds reads its pods again, and a role hash
+	// hashes an encoding of the spec.
+	podDescs map[string]podDesc
 }
 
 // owner is what a pod's owner chain reads of an object.
@@ -95,7 +96,7 @@ func New(opts Options) *Config {
 		gangPods:      map[string]map[string]bool{},
 		nodePods:      map[string]map[string]bool{},
 		podGang:       map[string]string{},
-		podRole:       map[string]string{},
+		podDescs:      map[string]podDesc{},
 	}
 }
 
@@ -160,9 +161,7 @@ func (c *Config) Add(o Object) error {
 		c.pods[key] = v
 		gang := c.GangID(v)
 		c.podGang[key] = gang
-		if role, err := roleOf(v); err == nil {
-			c.podRole[key] = role // else gang reports the error
-		}
+		c.podDescs[key] = describePod(v)
 		addToSet(c.gangPods, gang, key)
 		if v.Spec.NodeName != "" {
 			addToSet(c.nodePods, v.Spec.NodeName, key)
@@ -253,7 +252,7 @@ func (c *Config) unindexPod(key string) {
 	}
 	gang := c.podGang[key]
 	delete(c.podGang, key)
-	delete(c.podRole, key)
+	delete(c.podDescs, key)
 	removeFromSet(c.gangPods, gang, key)
 	if old.Spec.NodeName != "" {
 		removeFromSet(c.nodePods, old.Spec.NodeName, key)
