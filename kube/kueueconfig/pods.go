@@ -212,11 +212,12 @@ func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error)
 		return allot.Workload{}, false, nil, nil
 	}
 	return c.gang(id, pods, func(node string) (string, bool, error) {
-		if _, read := c.nodes[node]; !read {
+		n, read := c.nodes[node]
+		if !read {
 			return "", false, nil
 		}
-		n, ok, _, err := c.Node(node)
-		return n.Flavor, ok, err
+		flavor, _, ok, _, err := c.placement(n)
+		return flavor, ok, err
 	})
 }
 
