@@ -157,15 +157,19 @@ func (c *Config) Add(o Object) error {
 		c.nodes[v.Name] = v
 	case *corev1.Pod:
 		key := v.Namespace + "/" + v.Name
-		c.unindexPod(key)
-		c.pods[key] = v
 		gang := c.GangID(v)
-		c.podGang[key] = gang
-		c.podDescs[key] = describePod(v)
-		addToSet(c.gangPods, gang, key)
-		if v.Spec.NodeName != "" {
-			addToSet(c.nodePods, v.Spec.NodeName, key)
+		// An update that keeps the pod's gang and node (a status
+		// heartbeat, say) keeps its place in the indexes.
+		if old, ok := c.pods[key]; !ok || c.podGang[key] != gang || old.Spec.NodeName != v.Spec.NodeName {
+			c.unindexPod(key)
+			c.podGang[key] = gang
+			addToSet(c.gangPods, gang, key)
+			if v.Spec.NodeName != "" {
+				addToSet(c.nodePods, v.Spec.NodeName, key)
+			}
 		}
+		c.pods[key] = v
+		c.podDescs[key] = describePod(v)
 	case *kueue.Workload:
 		c.workloads[v.Namespace+"/"+v.Name] = v
 	case *batchv1.Job, *jobset.JobSet, *rayv1.RayJob:

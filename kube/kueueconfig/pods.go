@@ -302,17 +302,19 @@ func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string
 	}
 	// A role on two flavors is two pod sets; their names tell them apart.
 	// The names are compared before any is changed.
-	twice := make([]bool, len(wl.PodSets))
-	for i := range wl.PodSets {
-		for j := range i {
-			if wl.PodSets[i].Name == wl.PodSets[j].Name {
-				twice[i], twice[j] = true, true
+	if len(wl.PodSets) > 1 {
+		twice := make([]bool, len(wl.PodSets))
+		for i := range wl.PodSets {
+			for j := range i {
+				if wl.PodSets[i].Name == wl.PodSets[j].Name {
+					twice[i], twice[j] = true, true
+				}
 			}
 		}
-	}
-	for i := range wl.PodSets {
-		if twice[i] {
-			wl.PodSets[i].Name += "-" + wl.PodSets[i].Flavor
+		for i := range wl.PodSets {
+			if twice[i] {
+				wl.PodSets[i].Name += "-" + wl.PodSets[i].Flavor
+			}
 		}
 	}
 	if wl.SubmittedAt > wl.AdmittedAt {
