@@ -100,8 +100,9 @@ func benchCluster(b *testing.B, n int) *Cluster {
 // a pod): a Node's label allot does not model (described, no store
 // event), a Node cordoned and uncordoned (NodeCordon), a Node's rack label
 // changed and back (SetNode, which renumbers the nodes), a Pod bound and
-// deleted (SetRunning, then Finish). The events of a pair alternate, one
-// each op.
+// deleted (SetRunning, then Finish), a running Pod's status heartbeat
+// (described, no store event). The events of a pair alternate, one each
+// op.
 func BenchmarkEvent(b *testing.B) {
 	const n = 10_240
 	// The objects an informer would hand over are made before the clock
@@ -119,22 +120,30 @@ func BenchmarkEvent(b *testing.B) {
 		}
 	}
 	probe := benchPod("probe", "n1", 2)
+	// A running pod's status heartbeat: nothing allot models changes.
+	beat := [2]*corev1.Pod{benchPod("run-0", "n0", 4), benchPod("run-0", "n0", 4)}
+	for k, p := range beat {
+		p.ResourceVersion = fmt.Sprint(k + 1)
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+			LastProbeTime: metav1.Unix(int64(1_900_000_000+k), 0)}}
+	}
 	for _, bc := range []struct {
 		name  string
 		event func(*Cluster, int)
 		check func(*allot.Snapshot) error
+		quiet bool // no store event: the snapshot published stays
 	}{
 		{"event=node-label", nodeEvent(func(nd *corev1.Node, on bool) {
 			if on {
 				nd.Labels["example.com/owner"] = "ops"
 			}
-		}), nil},
+		}), nil, true},
 		{"event=node-cordon", nodeEvent(func(nd *corev1.Node, on bool) { nd.Spec.Unschedulable = on }), func(s *allot.Snapshot) error {
 			if st, _ := s.NodeStatus("n1"); !st.Cordoned {
 				return fmt.Errorf("n1 not cordoned after an odd number of events")
 			}
 			return nil
-		}},
+		}, false},
 		{"event=node-rack", nodeEvent(func(nd *corev1.Node, on bool) {
 			if on {
 				nd.Labels[rackLabel] = "r1"
@@ -144,7 +153,7 @@ func BenchmarkEvent(b *testing.B) {
 				return fmt.Errorf("n1 in rack %q", r)
 			}
 			return nil
-		}},
+		}, false},
 		{"event=pod-bound", func(c *Cluster, i int) {
 			if i%2 == 0 {
 				c.Upsert(probe)
@@ -156,10 +165,22 @@ func BenchmarkEvent(b *testing.B) {
 				return fmt.Errorf("the bound pod's gang does not run")
 			}
 			return nil
-		}},
+		}, false},
+		{"event=pod-heartbeat", func(c *Cluster, i int) { c.Upsert(beat[i%2]) }, func(s *allot.Snapshot) error {
+			if _, ok := s.Running("ml/run-0"); !ok {
+				return fmt.Errorf("the heartbeating pod's gang does not run")
+			}
+			return nil
+		}, true},
 	} {
 		b.Run(fmt.Sprintf("nodes=%d/%s", n, bc.name), func(b *testing.B) {
 			c := benchCluster(b, n)
+			if bc.quiet {
+				// The first event may describe anew what the build described.
+				bc.event(c, 0)
+				bc.event(c, 1)
+			}
+			published := c.Load()
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -169,6 +190,9 @@ func BenchmarkEvent(b *testing.B) {
 			b.StopTimer()
 			if i%2 == 0 {
 				bc.event(c, i) // end on the first event of the pair
+			}
+			if bc.quiet && c.Load() != published {
+				b.Fatal("an event that changes nothing allot models published a version")
 			}
 			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
 				b.Fatalf("stats %+v: an event was refused or rebuilt", st)

@@ -7,9 +7,11 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/kube/kueueconfig"
 )
 
 // TestHandlers: the examples' objects through the handlers, then each
@@ -108,4 +110,57 @@ func TestRebuilds(t *testing.T) {
 	if st := c.Stats(); st.Rebuilds != 3 {
 		t.Fatalf("after the squatter went: %+v, want a third build", st)
 	}
+}
+
+// TestQuietPodUpdates: a running pod's updates that change nothing allot
+// models (a status heartbeat, an annotation, a new resourceVersion)
+// apply no store event and publish nothing.
+func TestQuietPodUpdates(t *testing.T) {
+	events := 0
+	c := newCluster(Options{Log: testr.New(t), OnEvent: func(allot.Event, error) { events++ }})
+	w := newWorld(readExamples(t))
+	for _, o := range w.list() {
+		c.Upsert(o.Value)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pod := w.objs["pods/ml-training/resnet-0"].Value.(*corev1.Pod)
+	if _, ok := c.Load().Running(gangOf(t, c, pod)); !ok {
+		t.Fatal("resnet-0's gang does not run")
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*corev1.Pod)
+	}{
+		{"heartbeat", func(p *corev1.Pod) {
+			p.ResourceVersion += "1"
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+				LastProbeTime: metav1.NewTime(time.Unix(1_900_000_000, 0))})
+		}},
+		{"annotation", func(p *corev1.Pod) { p.Annotations = map[string]string{"example.com/owner": "ops"} }},
+		{"container status", func(p *corev1.Pod) {
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", Ready: true, RestartCount: 1}}
+		}},
+	} {
+		before, n := c.Load(), events
+		p := pod.DeepCopy()
+		tc.edit(p)
+		c.Upsert(p)
+		if events != n {
+			t.Errorf("%s: %d store events", tc.name, events-n)
+		}
+		if c.Load() != before {
+			t.Errorf("%s: a version was published", tc.name)
+		}
+	}
+}
+
+func gangOf(t *testing.T, c *Cluster, p *corev1.Pod) string {
+	t.Helper()
+	var id string
+	if err := c.WithConfig(func(cfg *kueueconfig.Config) error { id = cfg.GangID(p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -63,10 +63,11 @@ type Config struct {
 	gangPods map[string]map[string]bool
 	nodePods map[string]map[string]bool
 	podGang  map[string]string
-	// podRole is each pod's role, computed once when it is added: a gang
-	// described anew as each of its pods binds reads its pods' roles
-	// again, and a role hash is a JSON encoding.
-	podRole map[string]string
+	// podDescs is what a gang's description reads of each pod (its role,
+	// its request), computed once when it is added: a gang described anew
+	// as each of its pods binds reads its pods again, and a role hash
+	// hashes an encoding of the spec.
+	podDescs map[string]podDesc
 }
 
 // owner is what a pod's owner chain reads of an object.
@@ -95,7 +96,7 @@ func New(opts Options) *Config {
 		gangPods:      map[string]map[string]bool{},
 		nodePods:      map[string]map[string]bool{},
 		podGang:       map[string]string{},
-		podRole:       map[string]string{},
+		podDescs:      map[string]podDesc{},
 	}
 }
 
@@ -156,17 +157,19 @@ func (c *Config) Add(o Object) error {
 		c.nodes[v.Name] = v
 	case *corev1.Pod:
 		key := v.Namespace + "/" + v.Name
-		c.unindexPod(key)
-		c.pods[key] = v
 		gang := c.GangID(v)
-		c.podGang[key] = gang
-		if role, err := roleOf(v); err == nil {
-			c.podRole[key] = role // else gang reports the error
+		// An update that keeps the pod's gang and node (a status
+		// heartbeat, say) keeps its place in the indexes.
+		if old, ok := c.pods[key]; !ok || c.podGang[key] != gang || old.Spec.NodeName != v.Spec.NodeName {
+			c.unindexPod(key)
+			c.podGang[key] = gang
+			addToSet(c.gangPods, gang, key)
+			if v.Spec.NodeName != "" {
+				addToSet(c.nodePods, v.Spec.NodeName, key)
+			}
 		}
-		addToSet(c.gangPods, gang, key)
-		if v.Spec.NodeName != "" {
-			addToSet(c.nodePods, v.Spec.NodeName, key)
-		}
+		c.pods[key] = v
+		c.podDescs[key] = describePod(v)
 	case *kueue.Workload:
 		c.workloads[v.Namespace+"/"+v.Name] = v
 	case *batchv1.Job, *jobset.JobSet, *rayv1.RayJob:
@@ -253,7 +256,7 @@ func (c *Config) unindexPod(key string) {
 	}
 	gang := c.podGang[key]
 	delete(c.podGang, key)
-	delete(c.podRole, key)
+	delete(c.podDescs, key)
 	removeFromSet(c.gangPods, gang, key)
 	if old.Spec.NodeName != "" {
 		removeFromSet(c.nodePods, old.Spec.NodeName, key)

@@ -133,23 +133,13 @@ func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
 	if !ok {
 		return allot.Node{}, false, nil, fmt.Errorf("kueueconfig: no Node %q", name)
 	}
-	obj := objectName("Node", "", name)
-	flavor, warns := c.NodeFlavor(n)
-	if flavor == "" {
-		return allot.Node{}, false, warns, nil
-	}
-	levels, err := c.Levels()
-	if err != nil {
-		return allot.Node{}, false, nil, err
+	flavor, levels, ok, warns, err := c.placement(n)
+	if !ok || err != nil {
+		return allot.Node{}, false, warns, err
 	}
 	out := allot.Node{Name: name, Flavor: flavor, Labels: make(map[string]string, len(levels)), Unschedulable: n.Spec.Unschedulable}
 	for _, l := range levels {
-		v, ok := n.Labels[l]
-		if !ok || v == "" {
-			return allot.Node{}, false, append(warns, Warning{Object: obj, Field: "metadata.labels",
-				Message: fmt.Sprintf("no %q label (a level of its flavor %q's topology): not placed on, as in Kueue", l, flavor)}), nil
-		}
-		out.Labels[l] = v
+		out.Labels[l] = n.Labels[l]
 	}
 	// The labels ResourceFlavors select nodes by: allot keeps them, and
 	// checks the node carries its flavor's.
@@ -188,6 +178,27 @@ func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
 		}
 	}
 	return out, true, warns, nil
+}
+
+// placement is the flavor a node is placed on under and the topology's
+// levels, false for a node allot does not place on (Node's rule: of no
+// topology-aware flavor, or without a label of a level), with the
+// warnings that say why.
+func (c *Config) placement(n *corev1.Node) (flavor string, levels []string, ok bool, warns []Warning, err error) {
+	flavor, warns = c.NodeFlavor(n)
+	if flavor == "" {
+		return "", nil, false, warns, nil
+	}
+	if levels, err = c.Levels(); err != nil {
+		return "", nil, false, nil, err
+	}
+	for _, l := range levels {
+		if v, ok := n.Labels[l]; !ok || v == "" {
+			return "", nil, false, append(warns, Warning{Object: objectName("Node", "", n.Name), Field: "metadata.labels",
+				Message: fmt.Sprintf("no %q label (a level of its flavor %q's topology): not placed on, as in Kueue", l, flavor)}), nil
+		}
+	}
+	return flavor, levels, true, warns, nil
 }
 
 // taints are Kubernetes' taints as allot's (their time left out).

@@ -4,9 +4,8 @@
 package kueueconfig
 
 import (
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,21 +36,38 @@ const maxOwnerDepth = 8
 // Kubernetes' rule (the larger of the init containers' peak and the
 // containers' sum, sidecars counted, plus the pod's overhead).
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	s := spec.DeepCopy()
-	for _, list := range [][]corev1.Container{s.InitContainers, s.Containers} {
-		for i := range list {
-			r := &list[i].Resources
-			for name, q := range r.Limits {
-				if _, ok := r.Requests[name]; !ok {
-					if r.Requests == nil {
-						r.Requests = corev1.ResourceList{}
-					}
-					r.Requests[name] = q
+	// A shallow copy: only the containers whose limits fill in requests
+	// are copied, with their requests.
+	pod := corev1.Pod{Spec: *spec}
+	pod.Spec.InitContainers = limitsAsRequests(spec.InitContainers)
+	pod.Spec.Containers = limitsAsRequests(spec.Containers)
+	return resourcehelpers.PodRequests(&pod, resourcehelpers.PodResourcesOptions{})
+}
+
+// limitsAsRequests returns the containers with each limit that has no
+// request as its request: cs itself when none lacks one, else a copy.
+func limitsAsRequests(cs []corev1.Container) []corev1.Container {
+	out := cs
+	for i := range cs {
+		r := &cs[i].Resources
+		var filled corev1.ResourceList
+		for name, q := range r.Limits {
+			if _, ok := r.Requests[name]; !ok {
+				if filled == nil {
+					filled = make(corev1.ResourceList, len(r.Requests)+len(r.Limits))
+					maps.Copy(filled, r.Requests)
 				}
+				filled[name] = q
 			}
 		}
+		if filled != nil {
+			if &out[0] == &cs[0] {
+				out = slices.Clone(cs)
+			}
+			out[i].Resources.Requests = filled
+		}
 	}
-	return resourcehelpers.PodRequests(&corev1.Pod{Spec: *s}, resourcehelpers.PodResourcesOptions{})
+	return out
 }
 
 // perPod turns requests into allot's base units.
@@ -63,42 +79,23 @@ func perPod(req corev1.ResourceList) allot.Resources {
 	return out
 }
 
-// RoleHash is Kueue's name for the role of a pod in a pod group: the first
-// eight hex digits of the SHA-256 of the JSON of its spec's shape (the
-// containers' requests and ports, node selector, affinity, tolerations,
-// runtime class, priority, topology spread, overhead, resource claims).
-func RoleHash(spec *corev1.PodSpec) (string, error) {
-	containers := func(cs []corev1.Container) []map[string]any {
-		var out []map[string]any
-		for _, c := range cs {
-			out = append(out, map[string]any{"resources": map[string]any{"requests": c.Resources.Requests}, "ports": c.Ports})
-		}
-		return out
-	}
-	shape := map[string]any{"spec": map[string]any{
-		"initContainers":            containers(spec.InitContainers),
-		"containers":                containers(spec.Containers),
-		"nodeSelector":              spec.NodeSelector,
-		"affinity":                  spec.Affinity,
-		"tolerations":               spec.Tolerations,
-		"runtimeClassName":          spec.RuntimeClassName,
-		"priority":                  spec.Priority,
-		"topologySpreadConstraints": spec.TopologySpreadConstraints,
-		"overhead":                  spec.Overhead,
-		"resourceClaims":            spec.ResourceClaims,
-	}}
-	js, err := json.Marshal(shape)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%x", sha256.Sum256(js))[:8], nil
-}
-
 func roleOf(p *corev1.Pod) (string, error) {
 	if h, ok := p.Annotations[RoleHashAnnotation]; ok {
 		return h, nil
 	}
 	return RoleHash(&p.Spec)
+}
+
+// podDesc is what a gang's description reads of one of its pods.
+type podDesc struct {
+	role    string
+	roleErr error           // of its role hash, reported by gang
+	per     allot.Resources // its effective request in base units; read-only
+}
+
+func describePod(p *corev1.Pod) podDesc {
+	role, err := roleOf(p)
+	return podDesc{role: role, roleErr: err, per: perPod(PodRequests(&p.Spec))}
 }
 
 // chain is a pod's owner chain among the objects read, the pod first.
@@ -215,11 +212,12 @@ func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error)
 		return allot.Workload{}, false, nil, nil
 	}
 	return c.gang(id, pods, func(node string) (string, bool, error) {
-		if _, read := c.nodes[node]; !read {
+		n, read := c.nodes[node]
+		if !read {
 			return "", false, nil
 		}
-		n, ok, _, err := c.Node(node)
-		return n.Flavor, ok, err
+		flavor, _, ok, _, err := c.placement(n)
+		return flavor, ok, err
 	})
 }
 
@@ -248,9 +246,8 @@ func (c *Config) Gangs() []string { return sortedKeys(c.gangPods) }
 func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string, bool, error)) (allot.Workload, bool, []Warning, error) {
 	first := pods[0]
 	ch := c.chain(first)
-	obj := objectName("Pod", first.Namespace, first.Name)
 	var warns []Warning
-	queue, w := c.queueOf(first.Namespace, label(ch, QueueLabel), obj)
+	queue, w := c.queueOf(first.Namespace, label(ch, QueueLabel), first)
 	warns = append(warns, w...)
 	wl := allot.Workload{ID: id, Queue: queue, Tenant: first.Namespace}
 	if queue == UnmanagedQueue {
@@ -260,10 +257,8 @@ func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string
 	warns = append(warns, w...)
 	wl.Priority = prio
 	wl.SubmittedAt = c.created(ch[len(ch)-1].meta)
-	type setKey struct{ role, flavor string }
-	sets := map[setKey]int{}
+	var sets map[podSetKey]int // by role and flavor, once there are many
 	for _, p := range pods {
-		pobj := objectName("Pod", p.Namespace, p.Name)
 		flavor, placed, err := onNode(p.Spec.NodeName)
 		if err != nil {
 			return allot.Workload{}, false, nil, err
@@ -273,24 +268,25 @@ func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string
 				continue // neither quota nor a node of the snapshot
 			}
 			if flavor = c.quotaFlavor(queue, p); flavor == "" {
-				warns = append(warns, Warning{Object: pobj, Field: "spec.nodeName",
+				warns = append(warns, Warning{Object: objectName("Pod", p.Namespace, p.Name), Field: "spec.nodeName",
 					Message: fmt.Sprintf("node %q matches no flavor of ClusterQueue %q: left out", p.Spec.NodeName, queue)})
 				continue
 			}
 		}
-		role, ok := c.podRole[p.Namespace+"/"+p.Name]
+		d, ok := c.podDescs[p.Namespace+"/"+p.Name]
 		if !ok {
-			var err error
-			if role, err = roleOf(p); err != nil {
-				return allot.Workload{}, false, nil, fmt.Errorf("kueueconfig: %s: role hash: %w", pobj, err)
-			}
+			d = describePod(p)
 		}
-		k := setKey{role, flavor}
-		i, ok := sets[k]
-		if !ok {
+		if d.roleErr != nil {
+			return allot.Workload{}, false, nil, fmt.Errorf("kueueconfig: %s: role hash: %w", objectName("Pod", p.Namespace, p.Name), d.roleErr)
+		}
+		i := podSetIndex(wl.PodSets, &sets, podSetKey{d.role, flavor})
+		if i < 0 {
 			i = len(wl.PodSets)
-			sets[k] = i
-			wl.PodSets = append(wl.PodSets, allot.PodSet{Name: role, Flavor: flavor, PerPod: perPod(PodRequests(&p.Spec))})
+			wl.PodSets = append(wl.PodSets, allot.PodSet{Name: d.role, Flavor: flavor, PerPod: maps.Clone(d.per)})
+			if sets != nil {
+				sets[podSetKey{d.role, flavor}] = i
+			}
 		}
 		ps := &wl.PodSets[i]
 		ps.Count++
@@ -305,13 +301,20 @@ func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string
 		return allot.Workload{}, false, warns, nil
 	}
 	// A role on two flavors is two pod sets; their names tell them apart.
-	roles := map[string]int{}
-	for _, ps := range wl.PodSets {
-		roles[ps.Name]++
-	}
-	for i := range wl.PodSets {
-		if ps := &wl.PodSets[i]; roles[ps.Name] > 1 {
-			ps.Name += "-" + ps.Flavor
+	// The names are compared before any is changed.
+	if len(wl.PodSets) > 1 {
+		twice := make([]bool, len(wl.PodSets))
+		for i := range wl.PodSets {
+			for j := range i {
+				if wl.PodSets[i].Name == wl.PodSets[j].Name {
+					twice[i], twice[j] = true, true
+				}
+			}
+		}
+		for i := range wl.PodSets {
+			if twice[i] {
+				wl.PodSets[i].Name += "-" + wl.PodSets[i].Flavor
+			}
 		}
 	}
 	if wl.SubmittedAt > wl.AdmittedAt {
@@ -320,13 +323,45 @@ func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string
 	return wl, true, warns, nil
 }
 
+// podSetKey is a pod set of a running gang: its pods' role and flavor.
+type podSetKey struct{ role, flavor string }
+
+// manyPodSets is where a gang's pod sets are found by a map rather than
+// read in turn.
+const manyPodSets = 8
+
+// podSetIndex finds the pod set of key among sets, -1 if none: read in
+// turn while they are few, then through *index, made then and kept up to
+// date by the caller.
+func podSetIndex(sets []allot.PodSet, index *map[podSetKey]int, key podSetKey) int {
+	if *index == nil && len(sets) >= manyPodSets {
+		*index = make(map[podSetKey]int, 2*len(sets))
+		for i := range sets {
+			(*index)[podSetKey{sets[i].Name, sets[i].Flavor}] = i
+		}
+	}
+	if *index != nil {
+		if i, ok := (*index)[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range sets {
+		if sets[i].Name == key.role && sets[i].Flavor == key.flavor {
+			return i
+		}
+	}
+	return -1
+}
+
 // queueOf resolves a LocalQueue name in a namespace to its ClusterQueue;
 // UnmanagedQueue, with a warning when a name was given, when it does not
 // resolve.
-func (c *Config) queueOf(ns, lq, obj string) (string, []Warning) {
+func (c *Config) queueOf(ns, lq string, p *corev1.Pod) (string, []Warning) {
 	if lq == "" {
 		return UnmanagedQueue, nil
 	}
+	obj := objectName("Pod", p.Namespace, p.Name)
 	q, ok := c.localQueues[ns+"/"+lq]
 	if !ok {
 		return UnmanagedQueue, []Warning{{Object: obj, Field: "metadata.labels." + QueueLabel,
@@ -386,11 +421,11 @@ func (c *Config) podPriority(s *corev1.PodSpec) int32 {
 }
 
 // defaultPriority is the value of the PriorityClass marked globalDefault
-// (the lowest, if several), or 0.
+// (the lowest, if several), or 0. The lowest is the same in any order.
 func (c *Config) defaultPriority() int32 {
 	var v *int32
-	for _, name := range sortedKeys(c.pcs) {
-		if pc := c.pcs[name]; pc.GlobalDefault && (v == nil || pc.Value < *v) {
+	for _, pc := range c.pcs {
+		if pc.GlobalDefault && (v == nil || pc.Value < *v) {
 			v = &pc.Value
 		}
 	}
