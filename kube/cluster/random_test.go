@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -92,7 +93,7 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 		upsert(n)
 		return "change " + name
 	case k < 5 && len(gone) > 0:
-		names := sortedKeys(gone)
+		names := slices.Sorted(maps.Keys(gone))
 		name := names[rng.IntN(len(names))]
 		upsert(gone[name])
 		delete(gone, name)

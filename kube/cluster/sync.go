@@ -5,6 +5,7 @@ package cluster
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -317,7 +318,7 @@ func (c *Cluster) syncQueues(gangs bool) {
 			c.syncGang(id)
 		}
 	}
-	for _, name := range sortedKeys(l.queues) {
+	for _, name := range slices.Sorted(maps.Keys(l.queues)) {
 		if name != kueueconfig.UnmanagedQueue && !slices.Contains(names, name) {
 			if !c.apply(allot.RemoveQueue{Queue: name}) {
 				return
@@ -354,7 +355,7 @@ func byDepth(cohorts map[string]allot.Cohort) []string {
 		}
 		return len(cohorts) + 1
 	}
-	names := sortedKeys(cohorts)
+	names := slices.Sorted(maps.Keys(cohorts))
 	slices.SortStableFunc(names, func(a, b string) int { return depth(a) - depth(b) })
 	return names
 }
@@ -403,13 +404,4 @@ func (c *Cluster) rebuild(reason string) error {
 	c.log.Info("snapshot built", "reason", reason, "nodes", len(b.Nodes), "queues", len(b.Queues), "running", len(b.Running), "warnings", len(warns))
 	c.readyOne.Do(func() { close(c.ready) })
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
