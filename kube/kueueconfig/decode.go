@@ -68,6 +68,10 @@ func (o Object) Name() string {
 	return objectName(kind, m.Namespace, m.Name)
 }
 
+// ObjectName is the kubectl-style name of an object of a kind, as
+// Object.Name says it.
+func ObjectName(kind, namespace, name string) string { return objectName(kind, namespace, name) }
+
 // objectName is the resource/namespace/name form of objects in messages.
 func objectName(kind, namespace, name string) string {
 	res := strings.ToLower(kind) + "s"
