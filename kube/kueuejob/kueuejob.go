@@ -392,10 +392,10 @@ func topologyRequest(m *metav1.ObjectMeta) (*kueue.PodSetTopologyRequest, error)
 	a := m.Annotations
 	// The request and the values its pointers name, in one allocation.
 	v := new(struct {
-		req                                kueue.PodSetTopologyRequest
+		req                               kueue.PodSetTopologyRequest
 		required, preferred, slice, group string
-		unconstrained                      bool
-		size                               int32
+		unconstrained                     bool
+		size                              int32
 	})
 	req := &v.req
 	var hasRequired, hasPreferred, hasUnconstrained, hasSlice, hasSize bool
