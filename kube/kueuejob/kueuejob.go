@@ -157,7 +157,7 @@ func workload(c *kueueconfig.Config, job any) (*kueue.Workload, []kueueconfig.Wa
 		queue = kueueconfig.DefaultLocalQueue
 	}
 	wl := &kueue.Workload{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: "Workload"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: workloadAPIVersion, Kind: "Workload"},
 		ObjectMeta: metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, CreationTimestamp: meta.CreationTimestamp},
 		Spec:       kueue.WorkloadSpec{PodSets: podSets, QueueName: kueue.LocalQueueName(queue), Active: ptr.To(true)},
 	}
@@ -433,6 +433,9 @@ func topologyRequest(m *metav1.ObjectMeta) (*kueue.PodSetTopologyRequest, error)
 	}
 	return req, nil
 }
+
+// workloadAPIVersion is the apiVersion of the Workloads built here.
+var workloadAPIVersion = kueue.GroupVersion.String()
 
 // jobTemplateAnnotations is where a Job's pod template keeps its
 // annotations, built once: field paths are immutable.
