@@ -2,7 +2,6 @@ package guard
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,24 +86,24 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var review admissionv1.AdmissionReview
-	if err := unmarshal(body, &review, func() { review = admissionv1.AdmissionReview{} }); err != nil {
+	var review admissionReview
+	if err := unmarshal(body, &review, func() { review = admissionReview{} }); err != nil {
 		http.Error(w, "guard: malformed AdmissionReview: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if review.APIVersion != admissionv1.SchemeGroupVersion.String() || review.Kind != "AdmissionReview" {
+	if string(review.APIVersion) != reviewAPIVersion || string(review.Kind) != reviewKind {
 		http.Error(w, fmt.Sprintf("guard: apiVersion %q kind %q: want admission.k8s.io/v1 AdmissionReview", review.APIVersion, review.Kind), http.StatusBadRequest)
 		return
 	}
-	if review.Request == nil || review.Request.UID == "" {
+	if review.Request.UID == "" {
 		http.Error(w, "guard: AdmissionReview without a request and its uid", http.StatusBadRequest)
 		return
 	}
-	answer, _ := g.Review(review.Request)
-	resp := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: answer}
+	req := review.Request.request()
+	answer, _ := g.Review(&req)
 	// The body is read: its buffer holds the answer's bytes.
 	buf.Reset()
-	if err := json.NewEncoder(buf).Encode(&resp); err != nil {
+	if err := writeReview(buf, answer); err != nil {
 		http.Error(w, "guard: encoding the answer: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -180,11 +179,11 @@ func (g *Guard) review(req *admissionv1.AdmissionRequest) (answer, bool) {
 	if !g.src.Ready() {
 		return g.failure(ReasonNotReady, "allot: the guard's view of the cluster is not ready yet"), false
 	}
-	var meta gangMeta
-	if err := unmarshal(req.Object.Raw, &meta, func() { meta = gangMeta{} }); err != nil {
+	meta, err := decodeGangMeta(req.Kind.Kind, req.Object.Raw)
+	if err != nil {
 		return g.undecodable(req.Kind.Kind, err), false
 	}
-	key, owned, known := gangOf(req.Kind.Kind, &meta.Metadata)
+	key, owned, known := gangOf(req.Kind.Kind, &meta)
 	switch {
 	case !known:
 		return answer{allowed: true, verdict: VerdictNone, reason: ReasonUnmanaged}, false
