@@ -39,7 +39,9 @@ type admissionRequest struct {
 func (r *admissionRequest) request() admissionv1.AdmissionRequest {
 	req := admissionv1.AdmissionRequest{UID: r.UID, Name: r.Name, Namespace: r.Namespace, Operation: admissionv1.Operation(r.Operation)}
 	req.Kind.Kind = string(r.Kind.Kind)
-	req.Object.Raw = r.Object
+	if !bytes.Equal(r.Object, []byte("null")) { // as runtime.RawExtension reads it
+		req.Object.Raw = r.Object
+	}
 	return req
 }
 
