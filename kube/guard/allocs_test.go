@@ -18,6 +18,9 @@ func TestReviewAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the 10,240-node cluster")
 	}
+	if raceEnabled {
+		t.Skip("the race detector drops pooled buffers at random")
+	}
 	benchOnce.Do(func() { benchSrc = benchCluster(t, 10240) })
 	for _, c := range []struct {
 		path string
