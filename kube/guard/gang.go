@@ -10,16 +10,39 @@ import (
 
 // gangMeta is the part of an object's metadata that names its gang,
 // decoded alone: its annotations and managed fields are left for the full
-// decode, which a cached answer spares.
+// decode, which a cached answer spares. Only a pod's labels name its
+// gang: podMeta reads them, gangMeta does not.
 type gangMeta struct {
 	Metadata metaForGang `json:"metadata"`
+}
+
+type podMeta struct {
+	Metadata struct {
+		metaForGang
+		Labels map[string]string `json:"labels"`
+	} `json:"metadata"`
 }
 
 type metaForGang struct {
 	Name            string                  `json:"name"`
 	Namespace       string                  `json:"namespace"`
-	Labels          map[string]string       `json:"labels"`
+	Labels          map[string]string       `json:"-"`
 	OwnerReferences []metav1.OwnerReference `json:"ownerReferences"`
+}
+
+// decodeGangMeta decodes the metadata that names the gang of an object of
+// a kind.
+func decodeGangMeta(kind string, js []byte) (metaForGang, error) {
+	if kind == "Pod" {
+		var p podMeta
+		err := unmarshal(js, &p, func() { p = podMeta{} })
+		m := p.Metadata.metaForGang
+		m.Labels = p.Metadata.Labels
+		return m, err
+	}
+	var g gangMeta
+	err := unmarshal(js, &g, func() { g = gangMeta{} })
+	return g.Metadata, err
 }
 
 // gangOf names the gang an object of a kind belongs to, from its

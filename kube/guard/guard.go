@@ -1,7 +1,7 @@
 package guard
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -79,48 +79,61 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "guard: POST an AdmissionReview", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := readBody(r)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	body, err := readBody(r, buf)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(body, &review); err != nil {
+	var review admissionReview
+	if err := unmarshal(body, &review, func() { review = admissionReview{} }); err != nil {
 		http.Error(w, "guard: malformed AdmissionReview: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if review.APIVersion != admissionv1.SchemeGroupVersion.String() || review.Kind != "AdmissionReview" {
+	if string(review.APIVersion) != reviewAPIVersion || string(review.Kind) != reviewKind {
 		http.Error(w, fmt.Sprintf("guard: apiVersion %q kind %q: want admission.k8s.io/v1 AdmissionReview", review.APIVersion, review.Kind), http.StatusBadRequest)
 		return
 	}
-	if review.Request == nil || review.Request.UID == "" {
+	if review.Request.UID == "" {
 		http.Error(w, "guard: AdmissionReview without a request and its uid", http.StatusBadRequest)
 		return
 	}
-	answer, _ := g.Review(review.Request)
-	resp := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: answer}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(&resp)
+	req := review.Request.request()
+	answer, _ := g.Review(&req)
+	// The body is read: its buffer holds the answer's bytes.
+	buf.Reset()
+	if err := writeReview(buf, answer); err != nil {
+		http.Error(w, "guard: encoding the answer: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header()["Content-Type"] = jsonContentType
+	w.Write(buf.Bytes())
 }
 
-func readBody(r *http.Request) ([]byte, error) {
+// jsonContentType is the answer's Content-Type header, shared: the
+// server only reads it.
+var jsonContentType = []string{"application/json"}
+
+// readBody reads a request's body into buf.
+func readBody(r *http.Request, buf *bytes.Buffer) ([]byte, error) {
 	if n := r.ContentLength; n > 0 && n <= maxBody {
-		// The API server says how long: one allocation, not ReadAll's
-		// doublings.
-		body := make([]byte, n)
+		// The API server says how long: one read into a buffer of that
+		// size, not ReadFrom's doublings.
+		buf.Grow(int(n))
+		body := buf.AvailableBuffer()[:n]
 		if _, err := io.ReadFull(r.Body, body); err != nil {
 			return nil, fmt.Errorf("guard: reading the body: %v", err)
 		}
 		return body, nil
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, maxBody+1)); err != nil {
 		return nil, fmt.Errorf("guard: reading the body: %v", err)
 	}
-	if len(body) > maxBody {
+	if buf.Len() > maxBody {
 		return nil, fmt.Errorf("guard: body over %d bytes", maxBody)
 	}
-	return body, nil
+	return buf.Bytes(), nil
 }
 
 func response(uid types.UID, a answer) *admissionv1.AdmissionResponse {
@@ -166,11 +179,11 @@ func (g *Guard) review(req *admissionv1.AdmissionRequest) (answer, bool) {
 	if !g.src.Ready() {
 		return g.failure(ReasonNotReady, "allot: the guard's view of the cluster is not ready yet"), false
 	}
-	var meta gangMeta
-	if err := json.Unmarshal(req.Object.Raw, &meta); err != nil {
+	meta, err := decodeGangMeta(req.Kind.Kind, req.Object.Raw)
+	if err != nil {
 		return g.undecodable(req.Kind.Kind, err), false
 	}
-	key, owned, known := gangOf(req.Kind.Kind, &meta.Metadata)
+	key, owned, known := gangOf(req.Kind.Kind, &meta)
 	switch {
 	case !known:
 		return answer{allowed: true, verdict: VerdictNone, reason: ReasonUnmanaged}, false

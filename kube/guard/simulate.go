@@ -35,7 +35,7 @@ func (g *Guard) simulate(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "simulate: the view of the cluster is not ready yet", http.StatusServiceUnavailable)
 		return
 	}
-	body, err := readBody(r)
+	body, err := readBody(r, new(bytes.Buffer))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

@@ -68,6 +68,10 @@ func (o Object) Name() string {
 	return objectName(kind, m.Namespace, m.Name)
 }
 
+// ObjectName is the kubectl-style name of an object of a kind, as
+// Object.Name says it.
+func ObjectName(kind, namespace, name string) string { return objectName(kind, namespace, name) }
+
 // objectName is the resource/namespace/name form of objects in messages.
 func objectName(kind, namespace, name string) string {
 	res := strings.ToLower(kind) + "s"
@@ -308,8 +312,11 @@ type header struct {
 
 func decodeJSON(src string, js []byte) ([]Object, error) {
 	var h header
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &h); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrDecode, src, err)
+	if !lenientDecoders.decode(js, &h) {
+		h = header{}
+		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(js, &h); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrDecode, src, err)
+		}
 	}
 	if h.Kind == "" || h.APIVersion == "" {
 		return nil, fmt.Errorf("%w: %s: no apiVersion and kind: not a Kubernetes object", ErrDecode, src)
@@ -336,7 +343,14 @@ func decodeJSON(src string, js []byte) ([]Object, error) {
 		return []Object{{Source: src, Version: h.APIVersion, Value: &m}}, nil
 	}
 	v := kd.new()
-	strict, err := sigsjson.UnmarshalStrict(js, v)
+	var strict []error
+	var err error
+	if !strictDecoders.decode(js, v) {
+		// The answer, error or not, is UnmarshalStrict's, on a value the
+		// failed decode has not touched.
+		v = kd.new()
+		strict, err = sigsjson.UnmarshalStrict(js, v)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s: %v", ErrDecode, src, h.Kind, err)
 	}
@@ -361,4 +375,80 @@ func decodeJSON(src string, js []byte) ([]Object, error) {
 	}
 	applyDefaults(v)
 	return []Object{{Source: src, Version: h.APIVersion, Value: v, schemaErrs: schemaErrs}}, nil
+}
+
+// A decoderPool reuses sigs.k8s.io/json's stream decoders, which keep
+// their buffers and scanner state from one object to the next, where
+// Unmarshal allocates them anew: a good part of a small object's
+// allocations (the guard decodes one per admission request). Only a
+// clean decode goes through a pooled decoder; anything else (a syntax
+// error, a strict error, a decoder of another make) is answered by the
+// Unmarshal functions, so that answers do not depend on the pool.
+type decoderPool struct {
+	strict bool
+	pool   sync.Pool
+}
+
+var (
+	lenientDecoders = &decoderPool{}
+	strictDecoders  = &decoderPool{strict: true}
+)
+
+// maxPooled bounds the objects whose decoder goes back to the pool: a
+// decoder keeps a buffer as large as the largest object it read.
+const maxPooled = 64 << 10
+
+// pooledDecoder is a decoder and the reader it reads.
+type pooledDecoder struct {
+	r   bytes.Reader
+	dec sigsjson.Decoder
+}
+
+// strictStream is what a stream decoder needs to decode as UnmarshalStrict
+// does; sigs.k8s.io/json's has it, unexported.
+type strictStream interface {
+	DisallowUnknownFields()
+	DisallowDuplicateFields()
+}
+
+func (p *decoderPool) get() *pooledDecoder {
+	if d, ok := p.pool.Get().(*pooledDecoder); ok {
+		return d
+	}
+	d := &pooledDecoder{}
+	d.dec = sigsjson.NewDecoderCaseSensitivePreserveInts(&d.r)
+	if p.strict {
+		s, ok := d.dec.(strictStream)
+		if !ok {
+			return nil
+		}
+		s.DisallowUnknownFields()
+		s.DisallowDuplicateFields()
+	}
+	return d
+}
+
+// decode decodes js, one JSON value, into v, and tells whether it did so
+// cleanly; if not, v is to be thrown away and js decoded by Unmarshal.
+// A decoder that failed keeps its state (a strict decoder its strict
+// errors) and is dropped.
+func (p *decoderPool) decode(js []byte, v any) bool {
+	// json.Valid, which allocates nothing, leaves the stream decoder only
+	// whole values followed by spaces to read, as Unmarshal accepts them.
+	if !json.Valid(js) {
+		return false
+	}
+	d := p.get()
+	if d == nil {
+		return false
+	}
+	d.r.Reset(js)
+	if err := d.dec.Decode(v); err != nil {
+		return false
+	}
+	d.r.Reset(nil)
+	if len(js) <= maxPooled {
+		p.pool.Put(d)
+	}
+	return true
 }

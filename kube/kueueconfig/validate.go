@@ -600,16 +600,24 @@ func workloadPriorityClassCRD(w *kueue.WorkloadPriorityClass) field.ErrorList {
 
 // --- Workload
 
+// The paths of a Workload's spec, built once (a path is immutable): the
+// guard validates a Workload for every job it decides.
+var (
+	workloadSpec    = field.NewPath("spec")
+	workloadPodSets = workloadSpec.Child("podSets")
+)
+
 func workloadCRD(w *kueue.Workload, version string) field.ErrorList {
 	var errs field.ErrorList
-	spec := field.NewPath("spec")
+	spec := workloadSpec
 	s := &w.Spec
-	items(&errs, spec.Child("podSets"), len(s.PodSets), 1, 8)
+	items(&errs, workloadPodSets, len(s.PodSets), 1, 8)
 	for i := range s.PodSets {
 		ps := &s.PodSets[i]
-		p := spec.Child("podSets").Index(i)
-		maxLength(&errs, p.Child("name"), string(ps.Name), 63)
-		pattern(&errs, p.Child("name"), string(ps.Name), podSetNameRE, podSetNamePattern)
+		p := workloadPodSets.Index(i)
+		name := p.Child("name")
+		maxLength(&errs, name, string(ps.Name), 63)
+		pattern(&errs, name, string(ps.Name), podSetNameRE, podSetNamePattern)
 		if ps.Count < 0 {
 			errs = append(errs, field.Invalid(p.Child("count"), ps.Count, fmt.Sprintf("%s in body should be greater than or equal to 0", p.Child("count"))))
 		}
@@ -655,18 +663,17 @@ func workloadCRD(w *kueue.Workload, version string) field.ErrorList {
 
 func workloadWebhook(w *kueue.Workload) field.ErrorList {
 	var errs field.ErrorList
-	spec := field.NewPath("spec")
+	spec := workloadSpec
 	variable := 0
 	for i := range w.Spec.PodSets {
 		ps := &w.Spec.PodSets[i]
-		p := spec.Child("podSets").Index(i)
 		for _, c := range []struct {
 			list []corev1.Container
 			name string
 		}{{ps.Template.Spec.InitContainers, "initContainers"}, {ps.Template.Spec.Containers, "containers"}} {
 			for ci := range c.list {
 				if _, ok := c.list[ci].Resources.Requests[corev1.ResourcePods]; ok {
-					rp := p.Child("template", "spec", c.name).Index(ci).Child("resources", "requests")
+					rp := workloadPodSets.Index(i).Child("template", "spec", c.name).Index(ci).Child("resources", "requests")
 					errs = append(errs, field.Invalid(rp.Key(string(corev1.ResourcePods)), corev1.ResourcePods, "the key is reserved for internal kueue use"))
 				}
 			}

@@ -66,20 +66,26 @@ const DefaultLocalQueue = "default"
 // ClusterQueueOf resolves a workload's LocalQueue (namespace and name) to
 // its ClusterQueue, as Kueue's queue manager does.
 func (c *Config) ClusterQueueOf(object, namespace, localQueue string) (string, error) {
+	return c.clusterQueueOf(func() string { return object }, namespace, localQueue)
+}
+
+// clusterQueueOf is ClusterQueueOf with the object's name built only for
+// an error.
+func (c *Config) clusterQueueOf(object func() string, namespace, localQueue string) (string, error) {
 	if localQueue == "" {
-		return "", &InadmissibleError{Object: object, Reason: ReasonNoQueue, Message: "no " + QueueLabel + " label: not managed by Kueue"}
+		return "", &InadmissibleError{Object: object(), Reason: ReasonNoQueue, Message: "no " + QueueLabel + " label: not managed by Kueue"}
 	}
 	lq, ok := c.localQueues[namespace+"/"+localQueue]
 	if !ok {
-		return "", &InadmissibleError{Object: object, Reason: ReasonLocalQueueNotFound, Message: fmt.Sprintf("LocalQueue %s doesn't exist", localQueue)}
+		return "", &InadmissibleError{Object: object(), Reason: ReasonLocalQueueNotFound, Message: fmt.Sprintf("LocalQueue %s doesn't exist", localQueue)}
 	}
 	if lq.Spec.StopPolicy != nil && *lq.Spec.StopPolicy != kueue.None {
-		return "", &InadmissibleError{Object: object, Reason: ReasonLocalQueueStopped,
+		return "", &InadmissibleError{Object: object(), Reason: ReasonLocalQueueStopped,
 			Message: fmt.Sprintf("LocalQueue %s is stopped (stopPolicy %s)", localQueue, *lq.Spec.StopPolicy)}
 	}
 	cq := string(lq.Spec.ClusterQueue)
 	if _, ok := c.clusterQueues[cq]; !ok {
-		return "", &InadmissibleError{Object: object, Reason: ReasonClusterQueueNotFound, Message: fmt.Sprintf("ClusterQueue %s doesn't exist", cq)}
+		return "", &InadmissibleError{Object: object(), Reason: ReasonClusterQueueNotFound, Message: fmt.Sprintf("ClusterQueue %s doesn't exist", cq)}
 	}
 	return cq, nil
 }
@@ -114,18 +120,20 @@ func (c *Config) PodPriority(s *corev1.PodSpec) int32 { return c.podPriority(s) 
 // The error is an *InadmissibleError when Kueue would never admit it, or
 // an *ObjectError when Kueue's validation refuses it.
 func (c *Config) WorkloadRequest(wl *kueue.Workload) (allot.Request, []Warning, error) {
-	obj := objectName("Workload", wl.Namespace, wl.Name)
+	// The object's name is said only in errors and warnings: built when
+	// one is.
+	obj := func() string { return objectName("Workload", wl.Namespace, wl.Name) }
 	if errs := Validate(Object{Value: wl, Version: "kueue.x-k8s.io/v1beta2"}); len(errs) > 0 {
-		return allot.Request{}, nil, &ObjectError{Object: obj, Errs: errs, Err: ErrInvalid}
+		return allot.Request{}, nil, &ObjectError{Object: obj(), Errs: errs, Err: ErrInvalid}
 	}
-	cqName, err := c.ClusterQueueOf(obj, wl.Namespace, string(wl.Spec.QueueName))
+	cqName, err := c.clusterQueueOf(obj, wl.Namespace, string(wl.Spec.QueueName))
 	if err != nil {
 		return allot.Request{}, nil, err
 	}
 	cq := c.clusterQueues[cqName]
 	var warns []Warning
 	w := func(f, format string, args ...any) {
-		warns = append(warns, Warning{Object: obj, Field: f, Message: fmt.Sprintf(format, args...)})
+		warns = append(warns, Warning{Object: obj(), Field: f, Message: fmt.Sprintf(format, args...)})
 	}
 	req := allot.Request{ID: wl.Namespace + "/" + wl.Name, Queue: cqName, Tenant: wl.Namespace}
 	switch {
@@ -147,29 +155,35 @@ func (c *Config) WorkloadRequest(wl *kueue.Workload) (allot.Request, []Warning, 
 	if len(wl.Spec.PreemptionGates) > 0 {
 		w("spec.preemptionGates", "not modelled: the workload may preempt at once")
 	}
-	covered := sets.New[corev1.ResourceName]()
-	for _, rg := range cq.Spec.ResourceGroups {
-		covered.Insert(rg.CoveredResources...)
+	covered := func(name corev1.ResourceName) bool {
+		for _, rg := range cq.Spec.ResourceGroups {
+			if slices.Contains(rg.CoveredResources, name) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(wl.Spec.PodSets) > 0 {
+		req.PodSets = make([]allot.PodSet, 0, len(wl.Spec.PodSets))
 	}
 	for i := range wl.Spec.PodSets {
 		ps := &wl.Spec.PodSets[i]
-		p := fmt.Sprintf("spec.podSets[%d]", i)
+		p := func() string { return fmt.Sprintf("spec.podSets[%d]", i) }
 		reqs := PodRequests(&ps.Template.Spec)
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for n := range reqs {
-				if !yield(string(n)) {
-					return
-				}
+		// The first resource by name that is requested and not covered.
+		var uncovered corev1.ResourceName
+		for name, q := range reqs {
+			if !q.IsZero() && !covered(name) && (uncovered == "" || name < uncovered) {
+				uncovered = name
 			}
-		}) {
-			if q := reqs[corev1.ResourceName(name)]; !q.IsZero() && !covered.Has(corev1.ResourceName(name)) {
-				return allot.Request{}, nil, &InadmissibleError{Object: obj, Reason: ReasonResourceNotCovered,
-					Message: fmt.Sprintf("resource %s unavailable in ClusterQueue", name)}
-			}
+		}
+		if uncovered != "" {
+			return allot.Request{}, nil, &InadmissibleError{Object: obj(), Reason: ReasonResourceNotCovered,
+				Message: fmt.Sprintf("resource %s unavailable in ClusterQueue", uncovered)}
 		}
 		out := allot.PodSet{Name: string(ps.Name), Count: ps.Count, PerPod: perPod(reqs), Tolerations: tolerations(ps.Template.Spec.Tolerations)}
 		for name := range out.PerPod {
-			if !covered.Has(corev1.ResourceName(name)) {
+			if !covered(corev1.ResourceName(name)) {
 				delete(out.PerPod, name) // a zero request of a resource no quota covers
 			}
 		}
@@ -187,21 +201,21 @@ func (c *Config) WorkloadRequest(wl *kueue.Workload) (allot.Request, []Warning, 
 				out.Topology.Group = *tr.PodSetGroupName
 			}
 			if len(tr.PodsetSliceRequiredTopologyConstraints) > 0 {
-				w(p+".topologyRequest.podsetSliceRequiredTopologyConstraints", "ignored, as Kueue ignores it with its default feature gates (TASMultiLayerTopology is alpha)")
+				w(p()+".topologyRequest.podsetSliceRequiredTopologyConstraints", "ignored, as Kueue ignores it with its default feature gates (TASMultiLayerTopology is alpha)")
 			}
 		}
 		// Partial admission (Kueue's PartialAdmission gate is on by
 		// default): allot refuses a minimum below the count beside slices.
 		if m := ps.MinCount; m != nil {
 			if *m < ps.Count && len(out.Topology.Slices) > 0 {
-				w(p+".minCount", "partial admission does not combine with slices in allot: decided at the full count %d", ps.Count)
+				w(p()+".minCount", "partial admission does not combine with slices in allot: decided at the full count %d", ps.Count)
 			} else {
 				out.MinCount = *m
 			}
 		}
 		flavors, reasons := c.eligibleFlavors(cq, ps)
 		if len(flavors) == 0 {
-			return allot.Request{}, nil, &InadmissibleError{Object: obj, Reason: ReasonNoFlavor,
+			return allot.Request{}, nil, &InadmissibleError{Object: obj(), Reason: ReasonNoFlavor,
 				Message: fmt.Sprintf("couldn't assign flavors to pod set %s: %s", ps.Name, strings.Join(reasons, ", "))}
 		}
 		out.Flavors = flavors
@@ -220,8 +234,8 @@ func explicitTAS(ps *kueue.PodSet) bool {
 // eligibleFlavors are the flavors of a ClusterQueue, in order, that Kueue's
 // flavor assigner would try for a pod set, and why each other one is not.
 func (c *Config) eligibleFlavors(cq *kueue.ClusterQueue, ps *kueue.PodSet) ([]string, []string) {
-	var names []string
-	keys := sets.New[string]()
+	var buf [8]string // most ClusterQueues have a few flavors
+	names := buf[:0]
 	tasOnly := true
 	for _, rg := range cq.Spec.ResourceGroups {
 		for _, f := range rg.Flavors {
@@ -230,15 +244,25 @@ func (c *Config) eligibleFlavors(cq *kueue.ClusterQueue, ps *kueue.PodSet) ([]st
 				continue
 			}
 			names = append(names, string(f.Name))
-			for k := range rf.Spec.NodeLabels {
-				keys.Insert(k)
-			}
 			tasOnly = tasOnly && isTAS(rf)
 		}
 	}
 	tasOnly = tasOnly && len(names) > 0
 	tasRequested := explicitTAS(ps) || tasOnly
-	selector := flavorSelector(&ps.Template.Spec, keys)
+	// A pod that selects no nodes matches every flavor: its selector is
+	// built only when it has one.
+	spec := &ps.Template.Spec
+	var selector *nodeaffinity.RequiredNodeAffinity
+	if len(spec.NodeSelector) != 0 || (spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil) {
+		keys := sets.New[string]()
+		for _, name := range names {
+			for k := range c.flavors[name].Spec.NodeLabels {
+				keys.Insert(k)
+			}
+		}
+		s := flavorSelector(spec, keys)
+		selector = &s
+	}
 	var ok, reasons []string
 	for _, name := range names {
 		rf := c.flavors[name]
@@ -246,16 +270,23 @@ func (c *Config) eligibleFlavors(cq *kueue.ClusterQueue, ps *kueue.PodSet) ([]st
 			reasons = append(reasons, msg)
 			continue
 		}
-		tolerations := append(slices.Clone(ps.Template.Spec.Tolerations), rf.Spec.Tolerations...)
-		if taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), rf.Spec.NodeTaints, tolerations, func(t *corev1.Taint) bool {
-			return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-		}, true); untolerated {
-			reasons = append(reasons, fmt.Sprintf("untolerated taint %s in flavor %s", taint.ToString(), name))
-			continue
+		if len(rf.Spec.NodeTaints) > 0 {
+			tolerations := append(slices.Clone(spec.Tolerations), rf.Spec.Tolerations...)
+			if taint, untolerated := corev1helpers.FindMatchingUntoleratedTaint(logr.Discard(), rf.Spec.NodeTaints, tolerations, func(t *corev1.Taint) bool {
+				return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+			}, true); untolerated {
+				reasons = append(reasons, fmt.Sprintf("untolerated taint %s in flavor %s", taint.ToString(), name))
+				continue
+			}
 		}
-		if match, err := selector.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: rf.Spec.NodeLabels}}); err != nil || !match {
-			reasons = append(reasons, fmt.Sprintf("flavor %s doesn't match node affinity", name))
-			continue
+		if selector != nil {
+			if match, err := selector.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: rf.Spec.NodeLabels}}); err != nil || !match {
+				reasons = append(reasons, fmt.Sprintf("flavor %s doesn't match node affinity", name))
+				continue
+			}
+		}
+		if ok == nil {
+			ok = make([]string, 0, len(names))
 		}
 		ok = append(ok, name)
 	}

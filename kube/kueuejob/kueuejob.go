@@ -36,17 +36,21 @@ type PodGroup []*corev1.Pod
 // Request translates a job into the request Kueue would consider for it:
 // Workload, then c.WorkloadRequest.
 func Request(c *kueueconfig.Config, job any) (allot.Request, []kueueconfig.Warning, error) {
-	wl, warns, err := Workload(c, job)
+	// The Workload is read, never kept: it shares the job's pod
+	// templates instead of copying them.
+	wl, warns, err := workload(c, job)
 	if err != nil {
 		return allot.Request{}, nil, err
 	}
 	req, w, err := c.WorkloadRequest(wl)
-	// Kueue's no is said of what the user submitted, not of the Workload
-	// made for it.
-	var inad *kueueconfig.InadmissibleError
-	if errors.As(err, &inad) {
-		if m, kind := jobMeta(job); m != nil {
-			inad.Object = objectName(kind, m)
+	if err != nil {
+		// Kueue's no is said of what the user submitted, not of the
+		// Workload made for it.
+		var inad *kueueconfig.InadmissibleError
+		if errors.As(err, &inad) {
+			if m, kind := jobMeta(job); m != nil {
+				inad.Object = objectName(kind, m)
+			}
 		}
 	}
 	return req, append(warns, w...), err
@@ -76,6 +80,16 @@ func jobMeta(job any) (*metav1.ObjectMeta, string) {
 // resolved) or PodGroup, with its queue name and priority resolved
 // against c as Kueue's job framework resolves them.
 func Workload(c *kueueconfig.Config, job any) (*kueue.Workload, []kueueconfig.Warning, error) {
+	wl, warns, err := workload(c, job)
+	if err != nil {
+		return nil, nil, err
+	}
+	return wl.DeepCopy(), warns, nil
+}
+
+// workload is Workload's Workload before its copy: it shares the job's
+// pod templates and metadata.
+func workload(c *kueueconfig.Config, job any) (*kueue.Workload, []kueueconfig.Warning, error) {
 	var (
 		meta    *metav1.ObjectMeta
 		kind    string
@@ -106,7 +120,8 @@ func Workload(c *kueueconfig.Config, job any) (*kueue.Workload, []kueueconfig.Wa
 		}
 		podSets, err = podGroupPodSets(j)
 	case *kueue.Workload:
-		wl := j.DeepCopy()
+		wl := new(kueue.Workload)
+		*wl = *j
 		if wl.Spec.Priority == nil {
 			p, err := workloadPriority(c, wl)
 			if err != nil {
@@ -118,8 +133,8 @@ func Workload(c *kueueconfig.Config, job any) (*kueue.Workload, []kueueconfig.Wa
 	default:
 		return nil, nil, fmt.Errorf("%w: %T is not a Job, JobSet, RayJob, Workload or pod group", ErrNoJob, job)
 	}
-	obj := objectName(kind, meta)
 	if err != nil {
+		obj := objectName(kind, meta)
 		var fe *field.Error
 		if errors.As(err, &fe) {
 			return nil, nil, &kueueconfig.ObjectError{Object: obj, Errs: field.ErrorList{fe}, Err: kueueconfig.ErrInvalid}
@@ -133,7 +148,7 @@ func Workload(c *kueueconfig.Config, job any) (*kueue.Workload, []kueueconfig.Wa
 	}
 	for _, a := range []string{kueue.PodSetRequiredTopologyAnnotation, kueue.PodSetPreferredTopologyAnnotation, kueue.PodSetUnconstrainedTopologyAnnotation} {
 		if _, ok := meta.Annotations[a]; ok && kind != "Pod" {
-			warns = append(warns, kueueconfig.Warning{Object: obj, Field: "metadata.annotations." + a,
+			warns = append(warns, kueueconfig.Warning{Object: objectName(kind, meta), Field: "metadata.annotations." + a,
 				Message: "Kueue reads topology annotations from the pod template's metadata, not the " + kind + "'s: ignored"})
 		}
 	}
@@ -142,14 +157,14 @@ func Workload(c *kueueconfig.Config, job any) (*kueue.Workload, []kueueconfig.Wa
 		queue = kueueconfig.DefaultLocalQueue
 	}
 	wl := &kueue.Workload{
-		TypeMeta:   metav1.TypeMeta{APIVersion: kueue.GroupVersion.String(), Kind: "Workload"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: workloadAPIVersion, Kind: "Workload"},
 		ObjectMeta: metav1.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, CreationTimestamp: meta.CreationTimestamp},
 		Spec:       kueue.WorkloadSpec{PodSets: podSets, QueueName: kueue.LocalQueueName(queue), Active: ptr.To(true)},
 	}
 	if name := meta.Labels[kueueconfig.WorkloadPriorityClassLabel]; name != "" {
 		v, ok := c.PriorityOf(name)
 		if !ok {
-			return nil, nil, &kueueconfig.InadmissibleError{Object: obj, Reason: "WorkloadPriorityClassNotFound",
+			return nil, nil, &kueueconfig.InadmissibleError{Object: objectName(kind, meta), Reason: "WorkloadPriorityClassNotFound",
 				Message: fmt.Sprintf("workloadpriorityclasses.kueue.x-k8s.io %q not found", name)}
 		}
 		wl.Spec.PriorityClassRef = &kueue.PriorityClassRef{Group: kueue.WorkloadPriorityClassGroup, Kind: kueue.WorkloadPriorityClassKind, Name: name}
@@ -172,7 +187,7 @@ func Workload(c *kueueconfig.Config, job any) (*kueue.Workload, []kueueconfig.Wa
 }
 
 func objectName(kind string, m *metav1.ObjectMeta) string {
-	return kueueconfig.Object{Value: &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: kind}, ObjectMeta: *m}}.Name()
+	return kueueconfig.ObjectName(kind, m.Namespace, m.Name)
 }
 
 // workloadPriority resolves a Workload's priorityClassRef.
@@ -197,14 +212,14 @@ func workloadPriority(c *kueueconfig.Config, wl *kueue.Workload) (int32, error) 
 // minimum from the job-min-parallelism annotation.
 func jobPodSets(j *batchv1.Job) ([]kueue.PodSet, error) {
 	tmpl := &j.Spec.Template
-	if err := validateTAS(field.NewPath("spec", "template", "metadata"), &tmpl.ObjectMeta); err != nil {
+	if err := validateTAS(jobTemplateAnnotations, &tmpl.ObjectMeta); err != nil {
 		return nil, err
 	}
 	count := ptr.Deref(j.Spec.Parallelism, 1)
 	if j.Spec.Completions != nil && *j.Spec.Completions < count {
 		count = *j.Spec.Completions
 	}
-	ps := kueue.PodSet{Name: kueue.DefaultPodSetName, Template: *tmpl.DeepCopy(), Count: count}
+	ps := kueue.PodSet{Name: kueue.DefaultPodSetName, Template: *tmpl, Count: count}
 	if s, ok := j.Annotations[JobMinParallelismAnnotation]; ok {
 		if v, err := strconv.Atoi(s); err == nil {
 			ps.MinCount = ptr.To(int32(v))
@@ -225,7 +240,7 @@ func jobSetPodSets(j *jobset.JobSet) ([]kueue.PodSet, error) {
 	for i := range j.Spec.ReplicatedJobs {
 		rj := &j.Spec.ReplicatedJobs[i]
 		tmpl := &rj.Template.Spec.Template
-		if err := validateTAS(field.NewPath("spec", "replicatedJobs").Index(i).Child("template", "spec", "template", "metadata"), &tmpl.ObjectMeta); err != nil {
+		if err := validateTAS(field.NewPath("spec", "replicatedJobs").Index(i).Child("template", "spec", "template", "metadata", "annotations"), &tmpl.ObjectMeta); err != nil {
 			return nil, err
 		}
 		per := ptr.Deref(rj.Template.Spec.Parallelism, 1)
@@ -236,7 +251,7 @@ func jobSetPodSets(j *jobset.JobSet) ([]kueue.PodSet, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, kueue.PodSet{Name: kueue.PodSetReference(rj.Name), Template: *tmpl.DeepCopy(), Count: rj.Replicas * per, TopologyRequest: tr})
+		out = append(out, kueue.PodSet{Name: kueue.PodSetReference(rj.Name), Template: *tmpl, Count: rj.Replicas * per, TopologyRequest: tr})
 	}
 	return out, nil
 }
@@ -251,14 +266,14 @@ func rayJobPodSets(j *rayv1.RayJob) ([]kueue.PodSet, error) {
 	}
 	var out []kueue.PodSet
 	add := func(name string, tmpl *corev1.PodTemplateSpec, count int32, p *field.Path) error {
-		if err := validateTAS(p, &tmpl.ObjectMeta); err != nil {
+		if err := validateTAS(p.Child("annotations"), &tmpl.ObjectMeta); err != nil {
 			return err
 		}
 		tr, err := topologyRequest(&tmpl.ObjectMeta)
 		if err != nil {
 			return err
 		}
-		out = append(out, kueue.PodSet{Name: kueue.PodSetReference(name), Template: *tmpl.DeepCopy(), Count: count, TopologyRequest: tr})
+		out = append(out, kueue.PodSet{Name: kueue.PodSetReference(name), Template: *tmpl, Count: count, TopologyRequest: tr})
 		return nil
 	}
 	if err := add("head", &rc.HeadGroupSpec.Template, 1, field.NewPath("spec", "rayClusterSpec", "headGroupSpec", "template", "metadata")); err != nil {
@@ -310,7 +325,7 @@ func podGroupPodSets(pods PodGroup) ([]kueue.PodSet, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []kueue.PodSet{{Name: kueue.DefaultPodSetName, Count: 1, Template: corev1.PodTemplateSpec{Spec: *first.Spec.DeepCopy()}, TopologyRequest: tr}}, nil
+		return []kueue.PodSet{{Name: kueue.DefaultPodSetName, Count: 1, Template: corev1.PodTemplateSpec{Spec: first.Spec}, TopologyRequest: tr}}, nil
 	}
 	total, err := strconv.Atoi(first.Annotations[kueueconfig.PodGroupTotalCountAnnotation])
 	if err != nil || total < 1 {
@@ -336,14 +351,14 @@ func podGroupPodSets(pods PodGroup) ([]kueue.PodSet, error) {
 			out[i].Count++
 			continue
 		}
-		if err := validateTAS(field.NewPath("metadata"), &p.ObjectMeta); err != nil {
+		if err := validateTAS(field.NewPath("metadata", "annotations"), &p.ObjectMeta); err != nil {
 			return nil, err
 		}
 		tr, err := topologyRequest(&p.ObjectMeta)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, kueue.PodSet{Name: kueue.PodSetReference(role), Count: 1, Template: corev1.PodTemplateSpec{Spec: *p.Spec.DeepCopy()}, TopologyRequest: tr})
+		out = append(out, kueue.PodSet{Name: kueue.PodSetReference(role), Count: 1, Template: corev1.PodTemplateSpec{Spec: p.Spec}, TopologyRequest: tr})
 	}
 	slices.SortFunc(out, func(a, b kueue.PodSet) int {
 		switch {
@@ -375,48 +390,67 @@ func podGroupPodSets(pods PodGroup) ([]kueue.PodSet, error) {
 // default) and ignored, as Kueue ignores it by default.
 func topologyRequest(m *metav1.ObjectMeta) (*kueue.PodSetTopologyRequest, error) {
 	a := m.Annotations
-	req := &kueue.PodSetTopologyRequest{}
-	required, hasRequired := a[kueue.PodSetRequiredTopologyAnnotation]
-	preferred, hasPreferred := a[kueue.PodSetPreferredTopologyAnnotation]
-	unconstrained, hasUnconstrained := a[kueue.PodSetUnconstrainedTopologyAnnotation]
-	sliceLevel, hasSlice := a[kueue.PodSetSliceRequiredTopologyAnnotation]
-	sliceSize, hasSize := a[kueue.PodSetSliceSizeAnnotation]
+	// The request and the values its pointers name, in one allocation.
+	v := new(struct {
+		req                               kueue.PodSetTopologyRequest
+		required, preferred, slice, group string
+		unconstrained                     bool
+		size                              int32
+	})
+	req := &v.req
+	var hasRequired, hasPreferred, hasUnconstrained, hasSlice, hasSize bool
+	var unconstrained, sliceSize string
+	v.required, hasRequired = a[kueue.PodSetRequiredTopologyAnnotation]
+	v.preferred, hasPreferred = a[kueue.PodSetPreferredTopologyAnnotation]
+	unconstrained, hasUnconstrained = a[kueue.PodSetUnconstrainedTopologyAnnotation]
+	v.slice, hasSlice = a[kueue.PodSetSliceRequiredTopologyAnnotation]
+	sliceSize, hasSize = a[kueue.PodSetSliceSizeAnnotation]
 	switch {
 	case hasRequired:
-		req.Required = &required
+		req.Required = &v.required
 	case hasPreferred:
-		req.Preferred = &preferred
+		req.Preferred = &v.preferred
 	case hasUnconstrained:
 		b, err := strconv.ParseBool(unconstrained)
 		if err != nil {
 			return nil, err
 		}
-		req.Unconstrained = &b
+		v.unconstrained = b
+		req.Unconstrained = &v.unconstrained
 	}
 	if hasSlice && hasSize {
 		n, err := strconv.ParseInt(sliceSize, 10, 32)
 		if err != nil {
 			return nil, err
 		}
-		req.PodSetSliceRequiredTopology = &sliceLevel
-		req.PodSetSliceSize = ptr.To(int32(n))
+		v.size = int32(n)
+		req.PodSetSliceRequiredTopology = &v.slice
+		req.PodSetSliceSize = &v.size
 	}
-	if g, ok := a[kueue.PodSetGroupName]; ok && (hasRequired || hasPreferred) {
-		req.PodSetGroupName = &g
+	var hasGroup bool
+	if v.group, hasGroup = a[kueue.PodSetGroupName]; hasGroup && (hasRequired || hasPreferred) {
+		req.PodSetGroupName = &v.group
 	}
 	return req, nil
 }
 
+// workloadAPIVersion is the apiVersion of the Workloads built here.
+var workloadAPIVersion = kueue.GroupVersion.String()
+
+// jobTemplateAnnotations is where a Job's pod template keeps its
+// annotations, built once: field paths are immutable.
+var jobTemplateAnnotations = field.NewPath("spec", "template", "metadata", "annotations")
+
 // validateTAS is Kueue's ValidateTASPodSetRequest, the job webhooks' check
-// of a pod template's topology annotations.
-func validateTAS(p *field.Path, m *metav1.ObjectMeta) error {
+// of a pod template's topology annotations; ap is the path of the
+// annotations.
+func validateTAS(ap *field.Path, m *metav1.ObjectMeta) error {
 	a := m.Annotations
 	required, hasRequired := a[kueue.PodSetRequiredTopologyAnnotation]
 	preferred, hasPreferred := a[kueue.PodSetPreferredTopologyAnnotation]
 	_, hasUnconstrained := a[kueue.PodSetUnconstrainedTopologyAnnotation]
 	sliceLevel, hasSlice := a[kueue.PodSetSliceRequiredTopologyAnnotation]
 	_, hasSize := a[kueue.PodSetSliceSizeAnnotation]
-	ap := p.Child("annotations")
 	var errs field.ErrorList
 	n := 0
 	for _, b := range []bool{hasRequired, hasPreferred, hasUnconstrained} {
