@@ -34,11 +34,20 @@ func checkBuffered(t *testing.T, b *Buffered[int], want []int) {
 		}
 	}
 	// Stopping early stops both the buffer's items and the tree's.
+	// Deep stops end inside a subtree the scan walks without comparisons,
+	// or among the buffer's items after the tree's.
+	stops := []int{len(want) / 3, len(want) / 2, len(want) - 1}
 	for stop := 0; stop < min(len(want), 40); stop++ {
-		n := 0
-		b.Scan(func(int) bool { n++; return n <= stop })
-		if n != stop+1 {
-			t.Fatalf("Scan stopping after %d items called fn %d times", stop+1, n)
+		stops = append(stops, stop)
+	}
+	for _, stop := range stops {
+		if stop < 0 || stop >= len(want) {
+			continue
+		}
+		n, last := 0, 0
+		b.Scan(func(x int) bool { n++; last = x; return n <= stop })
+		if n != stop+1 || last != want[stop] {
+			t.Fatalf("Scan stopping after %d items called fn %d times, last on %d (want %d)", stop+1, n, last, want[stop])
 		}
 	}
 }
