@@ -145,60 +145,55 @@ func (b *Buffered[T]) Scan(fn func(T) bool) {
 		}
 		return
 	}
-	m := scanMerge[T]{buf: b.buf, less: b.less, fn: fn}
-	if !m.walk(b.Tree.root) {
-		return
-	}
-	for _, x := range m.buf {
-		if !fn(x) {
+	buf, more := mergeScan(b.Tree.root, b.buf, b.less, fn)
+	for _, x := range buf {
+		if !more || !fn(x) {
 			return
 		}
 	}
 }
 
-// scanMerge walks a tree in order with the buffer's items interleaved. It
-// compares the buffer's next item with a separator before each subtree and
-// with a leaf's last item, so a subtree or leaf wholly before it is
-// scanned without comparisons: a scan costs a few comparisons per buffered
-// item, not one per item of the tree (string keys make those dear).
-type scanMerge[T any] struct {
-	buf  []T // the buffer's items not yet visited
-	less func(a, b T) bool
-	fn   func(T) bool
-}
-
-// walk visits subtree n and the buffer's items before its last item, in
-// order; false when fn stopped the scan.
-func (m *scanMerge[T]) walk(n *tnode[T]) bool {
-	if len(m.buf) == 0 {
-		return scan(n, m.fn)
-	}
-	if n.leaf() && m.less(n.items[n.n-1], m.buf[0]) {
-		return scan(n, m.fn)
+// mergeScan visits subtree n in order with the buffered items buf that
+// come before its last item interleaved, and returns the buffered items
+// left and whether fn let the scan go on. It compares the next buffered
+// item with a separator before each subtree and with a leaf's last item,
+// so a subtree or leaf wholly before it is scanned without comparisons: a
+// scan costs a few comparisons per buffered item, not one per item of the
+// tree (string keys make those dear). buf is passed and returned rather
+// than pointed to, which would move the caller's copy to the heap.
+func mergeScan[T any](n *tnode[T], buf []T, less func(a, b T) bool, fn func(T) bool) ([]T, bool) {
+	if len(buf) == 0 || n.leaf() && less(n.items[n.n-1], buf[0]) {
+		return buf, scan(n, fn)
 	}
 	for i := 0; i < n.n; i++ {
 		x := n.items[i]
-		if len(m.buf) == 0 || m.less(x, m.buf[0]) {
+		if len(buf) == 0 || less(x, buf[0]) {
 			// x and its left subtree come before every buffered item left.
-			if n.kids[i] != nil && !scan(n.kids[i], m.fn) {
-				return false
+			if n.kids[i] != nil && !scan(n.kids[i], fn) {
+				return buf, false
 			}
 		} else {
-			if n.kids[i] != nil && !m.walk(n.kids[i]) {
-				return false
-			}
-			for len(m.buf) > 0 && m.less(m.buf[0], x) {
-				if !m.fn(m.buf[0]) {
-					return false
+			if n.kids[i] != nil {
+				var more bool
+				if buf, more = mergeScan(n.kids[i], buf, less, fn); !more {
+					return buf, false
 				}
-				m.buf = m.buf[1:]
+			}
+			for len(buf) > 0 && less(buf[0], x) {
+				if !fn(buf[0]) {
+					return buf, false
+				}
+				buf = buf[1:]
 			}
 		}
-		if !m.fn(x) {
-			return false
+		if !fn(x) {
+			return buf, false
 		}
 	}
-	return n.kids[n.n] == nil || m.walk(n.kids[n.n])
+	if n.kids[n.n] == nil {
+		return buf, true
+	}
+	return mergeScan(n.kids[n.n], buf, less, fn)
 }
 
 // Ascend calls fn in order on every item not less than pivot until fn
