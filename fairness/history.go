@@ -5,8 +5,8 @@ import "math"
 // Decay returns v decayed over dt seconds with the given half-life: halved
 // every halfLife seconds. Without a half-life (≤ 0) nothing decays.
 func Decay(v float64, dt, halfLife int64) float64 {
-	if halfLife <= 0 || dt <= 0 {
-		return v
+	if halfLife <= 0 || dt <= 0 || v == 0 {
+		return v // nothing decays (no debt, the common case, costs no Exp2)
 	}
 	return v * math.Exp2(-float64(dt)/float64(halfLife))
 }

@@ -131,7 +131,7 @@ func (s *search) fair() ([]*Victim, bool) {
 	// them many times), grouped by queue; IDRank makes Less a total order.
 	order := make([]int32, n)
 	for i := range s.cands {
-		f.keys[i], order[i] = s.key(&s.cands[i], int32(i)), int32(i)
+		f.keys[i], order[i] = s.key(s.cands[i].Booking, int32(i), int32(i)), int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		if qa, qb := s.cands[a].Queue, s.cands[b].Queue; qa != qb {
@@ -223,13 +223,6 @@ func (s *search) fair() ([]*Victim, bool) {
 		}
 	}
 	return nil, false
-}
-
-// key is candidate i's ordering key for fair-sharing preemption.
-func (s *search) key(c *Victim, i int32) Candidate {
-	k := Candidate{Index: i, IDRank: i, OwnQueue: c.Queue == s.Queue, Priority: c.Priority, AdmittedAt: c.AdmittedAt}
-	k.LostWork, k.Debt = s.allotKeys(c.Booking)
-	return k
 }
 
 // countRequest works out what the request adds to each node on the

@@ -295,29 +295,28 @@ func (s *search) startClassical() {
 // or the own queue's list.
 func (s *search) collect(b *view.Booking) {
 	s.rank++
-	if !s.usesNeeded(b) || b.Pinned {
+	// The cheap tests first: most admitted workloads fail a policy, and
+	// only a candidate's keys are worth computing.
+	if b.Pinned {
 		return
 	}
 	l := &s.Policies
-	c := Victim{Booking: b}
-	key := Candidate{Index: int32(len(s.cands)), IDRank: s.rank, OwnQueue: b.Queue == s.Queue,
-		Priority: b.Priority, AdmittedAt: b.AdmittedAt}
-	key.LostWork, key.Debt = s.allotKeys(b)
 	if b.Queue == s.Queue {
-		if l.WithinQueue.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) {
-			c.Variant = WithinQueue
-			s.cands = append(s.cands, c)
-			s.own.heap = append(s.own.heap, key)
+		if l.WithinQueue.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) && s.usesNeeded(b) {
+			s.own.heap = append(s.own.heap, s.key(b, int32(len(s.cands)), s.rank))
+			s.cands = append(s.cands, Victim{Booking: b, Variant: WithinQueue})
 		}
 		return
 	}
-	if l.Reclaim == Never || !l.Reclaim.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) {
+	if l.Reclaim == Never || !l.Reclaim.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) || !s.usesNeeded(b) {
 		return
 	}
 	lca := s.lcaIndex(b.Queue)
 	if lca < 0 || !s.borrowingBelow(s.Usage, b.Queue, lca) {
 		return
 	}
+	c := Victim{Booking: b}
+	key := s.key(b, int32(len(s.cands)), s.rank)
 	c.lca = int32(lca)
 	if s.adv[lca] {
 		c.Variant = HierarchicalReclaim
@@ -331,6 +330,14 @@ func (s *search) collect(b *view.Booking) {
 	}
 	s.cands = append(s.cands, c)
 	s.priority.heap = append(s.priority.heap, key)
+}
+
+// key is b's ordering key as candidate index, idRank among all admitted
+// workloads by ID.
+func (s *search) key(b *view.Booking, index, idRank int32) Candidate {
+	key := Candidate{Index: index, IDRank: idRank, OwnQueue: b.Queue == s.Queue, Priority: b.Priority, AdmittedAt: b.AdmittedAt}
+	key.LostWork, key.Debt = s.allotKeys(b)
+	return key
 }
 
 // classical is Kueue's classical preemption over the collected candidates:
