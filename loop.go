@@ -151,7 +151,7 @@ func cycles(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Deci
 				if s.limits[q].strict {
 					blocked[q] = true
 				}
-			} else if d, ok = c.commit(st, s, d, w, decide); ok {
+			} else if d, ok = c.commit(st, s, d, w, decide, lines); ok {
 				admitted++
 				preempted = preempted || d.Verdict == VerdictPreempt
 				if nested {
@@ -189,9 +189,12 @@ func admits(d *Decision) bool { return d.Verdict == VerdictAdmit || d.Verdict ==
 // sees room. So the head is decided again on the current snapshot and
 // committed if that gives the same verdict on the same flavors; otherwise
 // it stays at its queue's head for the next cycle, as Kueue requeues at
-// once a head that no longer fits.
-func (c *cycle) commit(st *Store, s *Snapshot, d *Decision, w *Workload, decide func(*Snapshot, Request) *Decision) (*Decision, bool) {
-	_, err := st.Commit(*d)
+// once a head that no longer fits. lines hears of a commit that took.
+func (c *cycle) commit(st *Store, s *Snapshot, d *Decision, w *Workload, decide func(*Snapshot, Request) *Decision, lines *queueLines) (*Decision, bool) {
+	next, err := st.Commit(*d)
+	if err == nil {
+		lines.committed(s.queueIdx[w.Queue], d, next)
+	}
 	if err == nil || !s.kueueExact() || st.Load().version == s.version {
 		return d, err == nil
 	}
@@ -202,7 +205,9 @@ func (c *cycle) commit(st *Store, s *Snapshot, d *Decision, w *Workload, decide 
 	if d.Verdict != verdict || !slices.Equal(c.flavors[:n], flavorsOf(s, d, c.flavors[n:n])) {
 		return d, false
 	}
-	_, err = st.Commit(*d)
+	if next, err = st.Commit(*d); err == nil {
+		lines.committed(s.queueIdx[w.Queue], d, next)
+	}
 	return d, err == nil
 }
 
@@ -536,17 +541,26 @@ func (f *filling) pick(s *Snapshot, u quota.Usage, headOf func(q int32) *Workloa
 // queueLines hold a cursor per queue over the snapshot's pending workloads
 // in the queue's order: the last workload that stepped aside there. A
 // cycle finds each queue's head with one seek, never scanning the pending
-// workloads.
+// workloads, and keeps the heads it found from cycle to cycle: a queue's
+// head changes only when its cursor moves, when one of its workloads is
+// admitted, or when a preemption or a write from elsewhere changes the
+// pending workloads.
 type queueLines struct {
 	start   []Workload // sorts before each queue's first workload
 	after   []*Workload
 	skipped map[string]bool
 	skip    func(*Workload) bool
 	out     []*Workload
+	// kept[q] is queue q's head on version, when known[q].
+	kept    []*Workload
+	known   []bool
+	version uint64
 }
 
 func newLines(s *Snapshot) *queueLines {
-	l := &queueLines{start: make([]Workload, len(s.queues)), after: make([]*Workload, len(s.queues)), skipped: map[string]bool{}}
+	n := len(s.queues)
+	l := &queueLines{start: make([]Workload, n), after: make([]*Workload, n), skipped: map[string]bool{},
+		kept: make([]*Workload, n), known: make([]bool, n), version: s.version}
 	for q := range s.queues {
 		l.start[q] = lineStart(s.queues[q].Name)
 	}
@@ -557,16 +571,43 @@ func newLines(s *Snapshot) *queueLines {
 // heads are s's workloads at the cursors of the queues not blocked, in
 // queue order; the slice is reused by the next call.
 func (l *queueLines) heads(s *Snapshot, blocked map[int32]bool) []*Workload {
+	if s.version != l.version {
+		l.forget(s.version)
+	}
 	l.out = l.out[:0]
 	for q := range s.queues {
 		if blocked[int32(q)] {
 			continue
 		}
-		if w := l.head(s, int32(q)); w != nil {
+		if q >= len(l.known) {
+			continue // a queue added since the loop started has no cursor
+		}
+		if !l.known[q] {
+			l.kept[q], l.known[q] = l.head(s, int32(q)), true
+		}
+		if w := l.kept[q]; w != nil {
 			l.out = append(l.out, w)
 		}
 	}
 	return l.out
+}
+
+// forget drops the heads kept: they are found again on version.
+func (l *queueLines) forget(version uint64) {
+	clear(l.known)
+	l.version = version
+}
+
+// committed hears that decision d of a head of queue q was committed,
+// making version next. An admission straight after the version the heads
+// are kept for changes only q's pending workloads; anything else (victims
+// pending again, or another writer's versions in between) may change any.
+func (l *queueLines) committed(q int32, d *Decision, next *Snapshot) {
+	if d.Verdict == VerdictAdmit && next.version == l.version+1 && int(q) < len(l.known) {
+		l.known[q], l.version = false, next.version
+		return
+	}
+	l.forget(next.version)
 }
 
 // head is s's workload at queue q's cursor, nil when none is left.
@@ -586,13 +627,16 @@ func (l *queueLines) head(s *Snapshot, q int32) *Workload {
 func (l *queueLines) stepAside(q int32, w *Workload) {
 	l.skipped[w.ID] = true
 	if int(q) < len(l.after) {
-		l.after[q] = w
+		l.after[q], l.known[q] = w, false
 	}
 }
 
 // rewind puts every cursor back at its queue's start: evicted victims are
 // pending again, maybe ahead of a cursor.
-func (l *queueLines) rewind() { clear(l.after) }
+func (l *queueLines) rewind() {
+	clear(l.after)
+	clear(l.known)
+}
 
 // Order lists the pending workloads in the order the scheduling loop
 // considers them if each were admitted in turn: by progressive filling
