@@ -118,3 +118,38 @@ func TestScheduleQueueDepth(t *testing.T) {
 		t.Fatal("a negative queue depth was accepted")
 	}
 }
+
+// TestScheduleSeesOtherWrites: the cycles keep each queue's head between
+// cycles, but a workload another writer submits while the loop runs, to a
+// queue that had none, is a head in the next cycle: submitted from the
+// callback of a decision that another commit of the loop follows (a1) or
+// of a cycle's last decision (a2).
+func TestScheduleSeesOtherWrites(t *testing.T) {
+	for _, after := range []string{"a1", "a2"} {
+		quota := []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 10}}}}
+		one := []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}
+		b := allot.Builder{
+			Resources: []string{"gpu"},
+			Flavors:   []allot.Flavor{{Name: "default"}},
+			Queues:    []allot.Queue{{Name: "a", Quota: quota}, {Name: "c", Quota: quota}},
+			Pending:   []allot.Workload{{ID: "a1", Queue: "a", Priority: 2, PodSets: one}, {ID: "a2", Queue: "a", Priority: 1, PodSets: one}},
+		}
+		s, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := allot.NewStore(s)
+		var seen []string
+		allot.ScheduleFunc(st, func(d *allot.Decision) {
+			seen = append(seen, d.Workload)
+			if d.Workload == after {
+				if _, err := st.Apply(allot.Submit{Workload: allot.Workload{ID: "c1", Queue: "c", PodSets: one}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		if _, ok := st.Load().Running("c1"); !ok {
+			t.Fatalf("submitted after %s: decided %v, c1 not admitted", after, seen)
+		}
+	}
+}
