@@ -122,8 +122,8 @@ func TestScheduleQueueDepth(t *testing.T) {
 // TestScheduleSeesOtherWrites: the cycles keep each queue's head between
 // cycles, but a workload another writer submits while the loop runs, to a
 // queue that had none, is a head in the next cycle: submitted from the
-// callback of a decision that another commit of the loop follows (a1) or
-// of a cycle's last decision (a2).
+// callback of a decision that another commit of the cycle follows (a1,
+// then b1) or of a cycle's last decision (a2).
 func TestScheduleSeesOtherWrites(t *testing.T) {
 	for _, after := range []string{"a1", "a2"} {
 		quota := []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 10}}}}
@@ -131,8 +131,9 @@ func TestScheduleSeesOtherWrites(t *testing.T) {
 		b := allot.Builder{
 			Resources: []string{"gpu"},
 			Flavors:   []allot.Flavor{{Name: "default"}},
-			Queues:    []allot.Queue{{Name: "a", Quota: quota}, {Name: "c", Quota: quota}},
-			Pending:   []allot.Workload{{ID: "a1", Queue: "a", Priority: 2, PodSets: one}, {ID: "a2", Queue: "a", Priority: 1, PodSets: one}},
+			Queues:    []allot.Queue{{Name: "a", Quota: quota}, {Name: "b", Quota: quota}, {Name: "c", Quota: quota}},
+			Pending: []allot.Workload{{ID: "a1", Queue: "a", Priority: 2, PodSets: one}, {ID: "a2", Queue: "a", Priority: 1, PodSets: one},
+				{ID: "b1", Queue: "b", Priority: 1, PodSets: one}},
 		}
 		s, err := b.Build()
 		if err != nil {
