@@ -290,24 +290,7 @@ func (p *partialSearch) reducible(i int) bool { return p.delta[i] > 0 }
 // appendPodSets names the reducible pod sets with their counts and
 // minimums: `pod set "workers" (count 10, minCount 4)`.
 func (p *partialSearch) appendPodSets(b []byte) []byte {
-	b = p.appendNoun(b)
-	k := 0
-	for i := range p.n {
-		if !p.reducible(i) {
-			continue
-		}
-		if k > 0 {
-			b = append(b, ", "...)
-		}
-		k++
-		ps := &p.r.PodSets[i]
-		b = strconv.AppendQuote(b, ps.Name)
-		b = append(b, " (count "...)
-		b = strconv.AppendInt(b, int64(ps.Count), 10)
-		b = append(b, ", minCount "...)
-		b = strconv.AppendInt(b, int64(ps.MinCount), 10)
-		b = append(b, ')')
-	}
+	b, k := p.appendReducible(b, nil)
 	if k > 1 {
 		b = append(b, ", reduced together"...)
 	}
@@ -317,6 +300,14 @@ func (p *partialSearch) appendPodSets(b []byte) []byte {
 // appendAdmitted writes the reducible pod sets at counts: `pod set
 // "workers" 6 of 10 pods (minCount 4)`.
 func (p *partialSearch) appendAdmitted(b []byte, counts *[maxPodSets]int32) []byte {
+	b, _ = p.appendReducible(b, counts)
+	return b
+}
+
+// appendReducible lists the reducible pod sets, each by name with its
+// count (at counts when not nil: "6 of 10 pods") and minimum, and says
+// how many it listed.
+func (p *partialSearch) appendReducible(b []byte, counts *[maxPodSets]int32) ([]byte, int) {
 	b = p.appendNoun(b)
 	k := 0
 	for i := range p.n {
@@ -329,15 +320,21 @@ func (p *partialSearch) appendAdmitted(b []byte, counts *[maxPodSets]int32) []by
 		k++
 		ps := &p.r.PodSets[i]
 		b = strconv.AppendQuote(b, ps.Name)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(counts[i]), 10)
-		b = append(b, " of "...)
-		b = strconv.AppendInt(b, int64(ps.Count), 10)
-		b = append(b, " pods (minCount "...)
+		if counts == nil {
+			b = append(b, " (count "...)
+			b = strconv.AppendInt(b, int64(ps.Count), 10)
+			b = append(b, ", minCount "...)
+		} else {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(counts[i]), 10)
+			b = append(b, " of "...)
+			b = strconv.AppendInt(b, int64(ps.Count), 10)
+			b = append(b, " pods (minCount "...)
+		}
 		b = strconv.AppendInt(b, int64(ps.MinCount), 10)
 		b = append(b, ')')
 	}
-	return b
+	return b, k
 }
 
 // reducibles is how many pod sets have a minCount below their count.

@@ -254,20 +254,34 @@ func rebuilt(t *testing.T, label string, s *allot.Snapshot, reqs []allot.Request
 // pseudo-random inputs, so that plain go test covers more than the seeds,
 // and checks that the churn events are applied and refused, both.
 func TestChurnGeneratedWorlds(t *testing.T) {
-	n := 600
+	applied, refused, n := generatedWorlds(t, 13, 17, genChurn)
+	t.Logf("applied %v; refused %v", applied, refused)
+	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "RemoveQueue", "RemoveCohort"} {
+		if k := "allot." + ev; applied[k] == 0 || refused[k] == 0 {
+			t.Errorf("%s: %d applied, %d refused in %d worlds", ev, applied[k], refused[k], n)
+		}
+	}
+}
+
+// generatedWorlds runs checkChurn on worlds gen makes of pseudo-random
+// inputs (the PCG seeded with seed1, seed2), and counts by event type, on
+// a store of each world's own, the steps applied and refused; n is the
+// number of worlds.
+func generatedWorlds(t *testing.T, seed1, seed2 uint64, gen func([]byte) churnWorld) (applied, refused map[string]int, n int) {
+	t.Helper()
+	n = 600
 	if testing.Short() {
 		n = 100
 	}
-	rng := rand.New(rand.NewPCG(13, 17))
-	applied, refused := map[string]int{}, map[string]int{}
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	applied, refused = map[string]int{}, map[string]int{}
 	for range n {
 		data := randomInput(rng, 600)
-		w := genChurn(data)
+		w := gen(data)
 		checkChurn(t, w)
 		if t.Failed() {
 			t.Fatalf("input %x", data)
 		}
-		// Count outcomes on a store of its own.
 		s, err, _ := build(&w.B)
 		if err != nil {
 			continue
@@ -285,10 +299,5 @@ func TestChurnGeneratedWorlds(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("applied %v; refused %v", applied, refused)
-	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "RemoveQueue", "RemoveCohort"} {
-		if k := "allot." + ev; applied[k] == 0 || refused[k] == 0 {
-			t.Errorf("%s: %d applied, %d refused in %d worlds", ev, applied[k], refused[k], n)
-		}
-	}
+	return applied, refused, n
 }

@@ -1,8 +1,6 @@
 package fuzz
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -396,36 +394,7 @@ func tenantedChurn(data []byte) churnWorld {
 // fixed set of pseudo-random inputs, and checks that each event of the
 // tenancy is applied, and each that can be refused is refused, somewhere.
 func TestChurnTenancyGeneratedWorlds(t *testing.T) {
-	n := 600
-	if testing.Short() {
-		n = 100
-	}
-	rng := rand.New(rand.NewPCG(19, 23))
-	applied, refused := map[string]int{}, map[string]int{}
-	for range n {
-		data := randomInput(rng, 600)
-		w := tenantedChurn(data)
-		checkChurn(t, w)
-		if t.Failed() {
-			t.Fatalf("input %x", data)
-		}
-		s, err, _ := build(&w.B)
-		if err != nil {
-			continue
-		}
-		st := allot.NewStore(s)
-		for _, ev := range w.Steps {
-			if ev == nil {
-				continue
-			}
-			name := fmt.Sprintf("%T", ev)
-			if _, err := st.Apply(ev); err != nil {
-				refused[name]++
-			} else {
-				applied[name]++
-			}
-		}
-	}
+	applied, refused, n := generatedWorlds(t, 19, 23, tenantedChurn)
 	t.Logf("applied %v; refused %v", applied, refused)
 	for _, ev := range []string{"SetNamespace", "RemoveNamespace", "SetLocalQueue", "RemoveLocalQueue", "SetPriorityClass", "RemovePriorityClass"} {
 		k := "allot." + ev
