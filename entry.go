@@ -170,33 +170,27 @@ func (s *Snapshot) appendEntryFault(b []byte, e *entry, r *Request) []byte {
 		b = localQueue(b)
 		b = append(b, " points at queue "...)
 		b = q(b, e.queue)
-	case faultTenant:
+	case faultTenant, faultNoNamespace, faultSelector:
 		b = append(b, "tenant "...)
 		b = q(b, r.Tenant)
 		b = append(b, " may not submit to queue "...)
 		b = q(b, e.queue)
+		switch e.fault {
+		case faultNoNamespace:
+			b = append(b, ": it admits the namespaces its namespace selector matches, and the snapshot declares no namespace "...)
+			b = q(b, r.Tenant)
+		case faultSelector:
+			sel := s.admission[e.q].selector
+			req, _ := sel.Mismatch(s.ten.namespaces[r.Tenant])
+			b = append(b, ": its namespace's labels do not satisfy "...)
+			b = append(b, req...)
+			b = append(b, " of the queue's namespace selector "...)
+			b = append(b, sel.String()...)
+		}
 	case faultNoTenant:
 		b = append(b, "a request with no tenant may not submit to queue "...)
 		b = q(b, e.queue)
 		b = append(b, ": it admits only the namespaces its namespace selector matches"...)
-	case faultNoNamespace:
-		b = append(b, "tenant "...)
-		b = q(b, r.Tenant)
-		b = append(b, " may not submit to queue "...)
-		b = q(b, e.queue)
-		b = append(b, ": it admits the namespaces its namespace selector matches, and the snapshot declares no namespace "...)
-		b = q(b, r.Tenant)
-	case faultSelector:
-		sel := s.admission[e.q].selector
-		req, _ := sel.Mismatch(s.ten.namespaces[r.Tenant])
-		b = append(b, "tenant "...)
-		b = q(b, r.Tenant)
-		b = append(b, " may not submit to queue "...)
-		b = q(b, e.queue)
-		b = append(b, ": its namespace's labels do not satisfy "...)
-		b = append(b, req...)
-		b = append(b, " of the queue's namespace selector "...)
-		b = append(b, sel.String()...)
 	case faultNoClass:
 		b = append(b, "priority class "...)
 		b = q(b, r.PriorityClass)

@@ -12,14 +12,20 @@ var selectorOperators = []string{string(labels.In), string(labels.NotIn), string
 
 // namespaceList reads the namespaces; names must be distinct.
 func (p *parser) namespaceList(n node) []allot.Namespace {
-	var out []allot.Namespace
+	return distinct(p, n, "namespace", &p.namespaces, p.namespace, func(ns allot.Namespace) string { return ns.Name })
+}
+
+// distinct reads the array n of named values with read, each name
+// recorded in seen, and refuses a name seen before ("duplicate WHAT").
+func distinct[T any](p *parser, n node, what string, seen *[]string, read func(node) T, name func(T) string) []T {
+	var out []T
 	for _, e := range p.array(n) {
-		ns := p.namespace(e)
-		if p.err == nil && slices.Contains(p.namespaces, ns.Name) {
-			p.failf(e.field("name"), "duplicate namespace %q", ns.Name)
+		v := read(e)
+		if p.err == nil && slices.Contains(*seen, name(v)) {
+			p.failf(e.field("name"), "duplicate %s %q", what, name(v))
 		}
-		p.namespaces = append(p.namespaces, ns.Name)
-		out = append(out, ns)
+		*seen = append(*seen, name(v))
+		out = append(out, v)
 	}
 	return out
 }
@@ -60,16 +66,7 @@ func (p *parser) localQueue(n node) (allot.LocalQueue, object) {
 
 // priorityClassList reads the priority classes; names must be distinct.
 func (p *parser) priorityClassList(n node) []allot.PriorityClass {
-	var out []allot.PriorityClass
-	for _, e := range p.array(n) {
-		c := p.priorityClass(e)
-		if p.err == nil && slices.Contains(p.classes, c.Name) {
-			p.failf(e.field("name"), "duplicate priority class %q", c.Name)
-		}
-		p.classes = append(p.classes, c.Name)
-		out = append(out, c)
-	}
-	return out
+	return distinct(p, n, "priority class", &p.classes, p.priorityClass, func(c allot.PriorityClass) string { return c.Name })
 }
 
 // priorityClass reads one priority class: {"name": "high", "value": 1000}.
