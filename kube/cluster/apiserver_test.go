@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -116,58 +117,19 @@ func readObject(ctx context.Context, t *testing.T, cl client.Client, name string
 func readBack(ctx context.Context, t *testing.T, cl client.Client) []kueueconfig.Object {
 	t.Helper()
 	var out []kueueconfig.Object
-	add := func(v any) { out = append(out, kueueconfig.Object{Source: source, Value: v}) }
-	list := func(l client.ObjectList) {
+	for _, l := range []client.ObjectList{&corev1.NamespaceList{}, &corev1.NodeList{}, &corev1.PodList{}, &batchv1.JobList{},
+		&schedulingv1.PriorityClassList{}, &kueue.ResourceFlavorList{}, &kueue.TopologyList{}, &kueue.CohortList{},
+		&kueue.ClusterQueueList{}, &kueue.LocalQueueList{}, &kueue.WorkloadPriorityClassList{}} {
 		if err := cl.List(ctx, l); err != nil {
 			t.Fatalf("list %T: %v", l, err)
 		}
-	}
-	var nss corev1.NamespaceList
-	var nodes corev1.NodeList
-	var pods corev1.PodList
-	var pcs schedulingv1.PriorityClassList
-	var jobs batchv1.JobList
-	var rfs kueue.ResourceFlavorList
-	var tops kueue.TopologyList
-	var cohorts kueue.CohortList
-	var cqs kueue.ClusterQueueList
-	var lqs kueue.LocalQueueList
-	var wpcs kueue.WorkloadPriorityClassList
-	for _, l := range []client.ObjectList{&nss, &nodes, &pods, &jobs, &pcs, &rfs, &tops, &cohorts, &cqs, &lqs, &wpcs} {
-		list(l)
-	}
-	for i := range nss.Items {
-		add(&nss.Items[i])
-	}
-	for i := range nodes.Items {
-		add(&nodes.Items[i])
-	}
-	for i := range pods.Items {
-		add(&pods.Items[i])
-	}
-	for i := range jobs.Items {
-		add(&jobs.Items[i])
-	}
-	for i := range pcs.Items {
-		add(&pcs.Items[i])
-	}
-	for i := range rfs.Items {
-		add(&rfs.Items[i])
-	}
-	for i := range tops.Items {
-		add(&tops.Items[i])
-	}
-	for i := range cohorts.Items {
-		add(&cohorts.Items[i])
-	}
-	for i := range cqs.Items {
-		add(&cqs.Items[i])
-	}
-	for i := range lqs.Items {
-		add(&lqs.Items[i])
-	}
-	for i := range wpcs.Items {
-		add(&wpcs.Items[i])
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			t.Fatalf("items of %T: %v", l, err)
+		}
+		for _, v := range items {
+			out = append(out, kueueconfig.Object{Source: source, Value: v})
+		}
 	}
 	return out
 }
