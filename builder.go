@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/res"
@@ -450,7 +451,7 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 		// nodes and GPU lists are read and dropped below).
 		ps.Flavors, ps.Tokens = slices.Clone(ps.Flavors), clonePtr(ps.Tokens)
 		ps.Topology.Slices = slices.Clone(ps.Topology.Slices)
-		pp := fmt.Sprintf("%s.podSets[%d]", p, i)
+		pp := p + ".podSets[" + strconv.Itoa(i) + "]" // not Sprintf: one allocation, on every running workload
 		if ps.Count < 1 || ps.Count > maxPodCount {
 			return buildErr(ErrInvalid, pp+".count", "%d out of range [1, %d]", ps.Count, maxPodCount)
 		}
@@ -488,7 +489,7 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 			return buildErr(ErrInvalid, pp+".gpuIndices", "%d lists for %d pods", len(ps.GPUIndices), ps.Count)
 		}
 		for k, name := range ps.Nodes {
-			np := fmt.Sprintf("%s.nodes[%d]", pp, k)
+			np := pp + ".nodes[" + strconv.Itoa(k) + "]"
 			n, ok := s.topo.NodeIndex(name)
 			if !ok {
 				return buildErr(ErrUnknownNode, np, "workload %q runs on unknown node %q", w.ID, name)

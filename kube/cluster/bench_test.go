@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -69,7 +70,9 @@ func benchNode(i int) *corev1.Node {
 func benchPod(name, node string, gpus int64) *corev1.Pod {
 	q := *resource.NewQuantity(gpus, resource.DecimalSI)
 	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ml", Labels: map[string]string{kueueconfig.QueueLabel: "train"}},
+		// Generation 1, as the API server sets it on a pod it creates.
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ml", Generation: 1, UID: types.UID("uid-" + name),
+			Labels: map[string]string{kueueconfig.QueueLabel: "train"}},
 		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{"nvidia.com/gpu": q, corev1.ResourceCPU: resource.MustParse("4")},
 			Limits:   corev1.ResourceList{"nvidia.com/gpu": q}}}}},
@@ -99,10 +102,11 @@ func benchCluster(b *testing.B, n int) *Cluster {
 // called directly on a 10,240-node cluster (a fourth of its nodes running
 // a pod): a Node's label allot does not model (described, no store
 // event), a Node cordoned and uncordoned (NodeCordon), a Node's rack label
-// changed and back (SetNode, which renumbers the nodes), a Pod bound and
-// deleted (SetRunning, then Finish), a running Pod's status heartbeat
-// (described, no store event). The events of a pair alternate, one each
-// op.
+// changed and back (SetNode, which renumbers the nodes), a Pod read
+// pending then bound to its node (SetRunning) and succeeded (Finish), a
+// Pod created bound and deleted (described, SetRunning, then Finish), a
+// running Pod's status heartbeat (no store event). The events of a pair
+// alternate, one each op.
 func BenchmarkEvent(b *testing.B) {
 	const n = 10_240
 	// The objects an informer would hand over are made before the clock
@@ -120,6 +124,11 @@ func BenchmarkEvent(b *testing.B) {
 		}
 	}
 	probe := benchPod("probe", "n1", 2)
+	// A pod the scheduler binds, then its end: the informer's updates
+	// of one pod, its spec's generation unchanged.
+	pending, bound, done := benchPod("bind", "", 2), benchPod("bind", "n1", 2), benchPod("bind", "n1", 2)
+	pending.Status.Phase = corev1.PodPending
+	done.Status.Phase = corev1.PodSucceeded
 	// A running pod's status heartbeat: nothing allot models changes.
 	beat := [2]*corev1.Pod{benchPod("run-0", "n0", 4), benchPod("run-0", "n0", 4)}
 	for k, p := range beat {
@@ -132,18 +141,19 @@ func BenchmarkEvent(b *testing.B) {
 		event func(*Cluster, int)
 		check func(*allot.Snapshot) error
 		quiet bool // no store event: the snapshot published stays
+		setup func(*Cluster)
 	}{
 		{"event=node-label", nodeEvent(func(nd *corev1.Node, on bool) {
 			if on {
 				nd.Labels["example.com/owner"] = "ops"
 			}
-		}), nil, true},
+		}), nil, true, nil},
 		{"event=node-cordon", nodeEvent(func(nd *corev1.Node, on bool) { nd.Spec.Unschedulable = on }), func(s *allot.Snapshot) error {
 			if st, _ := s.NodeStatus("n1"); !st.Cordoned {
 				return fmt.Errorf("n1 not cordoned after an odd number of events")
 			}
 			return nil
-		}, false},
+		}, false, nil},
 		{"event=node-rack", nodeEvent(func(nd *corev1.Node, on bool) {
 			if on {
 				nd.Labels[rackLabel] = "r1"
@@ -153,8 +163,20 @@ func BenchmarkEvent(b *testing.B) {
 				return fmt.Errorf("n1 in rack %q", r)
 			}
 			return nil
-		}, false},
-		{"event=pod-bound", func(c *Cluster, i int) {
+		}, false, nil},
+		{"event=pod-bound-succeeded", func(c *Cluster, i int) {
+			if i%2 == 0 {
+				c.Upsert(bound)
+			} else {
+				c.Upsert(done)
+			}
+		}, func(s *allot.Snapshot) error {
+			if _, ok := s.Running("ml/bind"); !ok {
+				return fmt.Errorf("the bound pod's gang does not run")
+			}
+			return nil
+		}, false, func(c *Cluster) { c.Upsert(pending) }},
+		{"event=pod-created-bound", func(c *Cluster, i int) {
 			if i%2 == 0 {
 				c.Upsert(probe)
 			} else {
@@ -165,16 +187,19 @@ func BenchmarkEvent(b *testing.B) {
 				return fmt.Errorf("the bound pod's gang does not run")
 			}
 			return nil
-		}, false},
+		}, false, nil},
 		{"event=pod-heartbeat", func(c *Cluster, i int) { c.Upsert(beat[i%2]) }, func(s *allot.Snapshot) error {
 			if _, ok := s.Running("ml/run-0"); !ok {
 				return fmt.Errorf("the heartbeating pod's gang does not run")
 			}
 			return nil
-		}, true},
+		}, true, nil},
 	} {
 		b.Run(fmt.Sprintf("nodes=%d/%s", n, bc.name), func(b *testing.B) {
 			c := benchCluster(b, n)
+			if bc.setup != nil {
+				bc.setup(c)
+			}
 			if bc.quiet {
 				// The first event may describe anew what the build described.
 				bc.event(c, 0)

@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/allot-sched/allot/kube/kueueconfig"
 )
@@ -121,6 +123,9 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"nvidia.com/gpu": q}, Limits: corev1.ResourceList{"nvidia.com/gpu": q}}}}},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 		p.Name, p.Namespace = fmt.Sprintf("random-%d", *pods), "ml-training"
+		// As the API server has them: a UID, and a generation its
+		// spec's changes bump.
+		p.UID, p.Generation = types.UID(fmt.Sprintf("uid-random-%d", *pods)), 1
 		switch rng.IntN(3) {
 		case 0:
 			p.Labels = map[string]string{kueueconfig.QueueLabel: "training"}
@@ -132,10 +137,33 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 	case len(bound) > 0:
 		name := bound[rng.IntN(len(bound))]
 		p := w.objs[name].Value.(*corev1.Pod).DeepCopy()
-		if rng.IntN(2) == 0 {
+		switch rng.IntN(5) {
+		case 0:
 			c.Delete(p)
 			w.remove(name)
 			return "delete " + name
+		case 1:
+			// A status heartbeat: nothing allot reads changes.
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+				LastProbeTime: metav1.Unix(int64(1_900_000_000+rng.IntN(1000)), 0)}}
+			upsert(p)
+			return "heartbeat " + name
+		case 2:
+			// Its queue label changed, its spec's generation not.
+			if p.Labels[kueueconfig.QueueLabel] == "" {
+				p.Labels = map[string]string{kueueconfig.QueueLabel: "training"}
+			} else {
+				p.Labels = nil
+			}
+			upsert(p)
+			return fmt.Sprintf("relabel %s %v", name, p.Labels)
+		case 3:
+			// Resized in place to one GPU: a new generation.
+			one := *resource.NewQuantity(1, resource.DecimalSI)
+			p.Spec.Containers[0].Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{"nvidia.com/gpu": one}, Limits: corev1.ResourceList{"nvidia.com/gpu": one}}
+			p.Generation++
+			upsert(p)
+			return "resize " + name
 		}
 		p.Status.Phase = corev1.PodSucceeded
 		upsert(p)

@@ -46,15 +46,19 @@ const source = "apiserver"
 func (c *Cluster) Upsert(obj any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	oldGang := ""
+	oldGang, quiet := "", false
 	if p, ok := obj.(*corev1.Pod); ok {
 		oldGang, _ = c.cfg.PodGang(p.Namespace, p.Name)
+		quiet = c.cfg.PodUnchanged(p)
 	}
 	o := kueueconfig.Object{Source: source, Value: obj}
 	if err := c.cfg.Add(o); err != nil {
 		c.invalid.Add(1)
 		c.log.Error(err, "object left out", "object", o.Name())
 		return
+	}
+	if quiet && c.live != nil && !c.broken {
+		return // a status heartbeat: nothing its gang's workload reads
 	}
 	c.changed(obj, oldGang, false)
 }

@@ -58,6 +58,7 @@ type Config struct {
 	sources       map[string]string          // object name → where it was read
 	warnings      []Warning                  // of the objects themselves
 	nsNames       []string                   // the namespaces sorted, see namespaceNames
+	flavorDerived *flavorDerived             // see derived; nil when a flavor or topology changed since
 	// The pods by gang and by node, and each pod's gang as added, for a
 	// live cluster's one-gang descriptions (RunningGang, GangsOn).
 	gangPods map[string]map[string]bool
@@ -131,15 +132,19 @@ func (c *Config) Add(o Object) error {
 	}
 	m, kind := metaOf(o.Value)
 	name := o.Name()
-	c.sources[name] = o.Source
+	if c.sources[name] != o.Source {
+		c.sources[name] = o.Source
+	}
 	if m.UID != "" {
 		c.owners[m.UID] = owner{kind: kind, meta: m}
 	}
 	switch v := o.Value.(type) {
 	case *kueue.ResourceFlavor:
 		c.flavors[v.Name] = v
+		c.flavorDerived = nil
 	case *kueue.Topology:
 		c.topologies[v.Name] = v
+		c.flavorDerived = nil
 	case *kueue.ClusterQueue:
 		c.clusterQueues[v.Name] = v
 	case *kueue.Cohort:
@@ -158,9 +163,16 @@ func (c *Config) Add(o Object) error {
 	case *corev1.Pod:
 		key := v.Namespace + "/" + v.Name
 		gang := c.GangID(v)
+		old, read := c.pods[key]
+		// A pod's spec changes only with its generation: an update
+		// that keeps it keeps the pod's description.
+		desc, described := c.podDescs[key]
+		if !read || !described || !sameSpec(old, v) {
+			desc = describePod(v)
+		}
 		// An update that keeps the pod's gang and node (a status
 		// heartbeat, say) keeps its place in the indexes.
-		if old, ok := c.pods[key]; !ok || c.podGang[key] != gang || old.Spec.NodeName != v.Spec.NodeName {
+		if !read || c.podGang[key] != gang || old.Spec.NodeName != v.Spec.NodeName {
 			c.unindexPod(key)
 			c.podGang[key] = gang
 			addToSet(c.gangPods, gang, key)
@@ -168,8 +180,8 @@ func (c *Config) Add(o Object) error {
 				addToSet(c.nodePods, v.Spec.NodeName, key)
 			}
 		}
+		c.podDescs[key] = desc
 		c.pods[key] = v
-		c.podDescs[key] = describePod(v)
 	case *kueue.Workload:
 		c.workloads[v.Namespace+"/"+v.Name] = v
 	case *batchv1.Job, *jobset.JobSet, *rayv1.RayJob:
@@ -204,8 +216,10 @@ func (c *Config) Remove(v any) error {
 	switch v.(type) {
 	case *kueue.ResourceFlavor:
 		removeKey(c.flavors, key, forget)
+		c.flavorDerived = nil
 	case *kueue.Topology:
 		removeKey(c.topologies, key, forget)
+		c.flavorDerived = nil
 	case *kueue.ClusterQueue:
 		removeKey(c.clusterQueues, key, forget)
 	case *kueue.Cohort:
@@ -306,7 +320,7 @@ func (c *Config) Builder() (allot.Builder, []Warning, error) {
 	if len(c.flavors) == 0 {
 		return b, nil, fmt.Errorf("%w: no ResourceFlavor read: a snapshot needs at least one flavor", ErrNotModelled)
 	}
-	for _, name := range sortedKeys(c.flavors) {
+	for _, name := range c.derived().names {
 		f, w, err := c.Flavor(name)
 		if err != nil {
 			return b, nil, err

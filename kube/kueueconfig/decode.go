@@ -74,9 +74,17 @@ func ObjectName(kind, namespace, name string) string { return objectName(kind, n
 
 // objectName is the resource/namespace/name form of objects in messages.
 func objectName(kind, namespace, name string) string {
-	res := strings.ToLower(kind) + "s"
-	if strings.HasSuffix(res, "ss") {
-		res = strings.TrimSuffix(res, "s") + "es" // PriorityClass → priorityclasses
+	var res string
+	switch kind {
+	case "Pod": // a live cluster's most frequent, named once per event
+		res = "pods"
+	case "Node":
+		res = "nodes"
+	default:
+		res = strings.ToLower(kind) + "s"
+		if strings.HasSuffix(res, "ss") {
+			res = strings.TrimSuffix(res, "s") + "es" // PriorityClass → priorityclasses
+		}
 	}
 	if namespace != "" {
 		return res + "/" + namespace + "/" + name

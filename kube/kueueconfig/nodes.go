@@ -22,9 +22,45 @@ import (
 // for "node"). allot has one topology a snapshot: flavors naming Topologies
 // with different levels are not modelled.
 func (c *Config) Levels() ([]string, error) {
+	d := c.derived()
+	return slices.Clone(d.levels), d.levelsErr
+}
+
+// flavorDerived is what every node's description reads of the
+// ResourceFlavors and Topologies, worked out once for all nodes (and
+// again after one of them changes): the flavors' names sorted, the node
+// labels they select nodes by, sorted, and the topology's levels.
+type flavorDerived struct {
+	names     []string
+	keys      []string
+	levels    []string
+	levelsErr error
+}
+
+// derived returns the flavorDerived of the configuration as it is.
+func (c *Config) derived() *flavorDerived {
+	if c.flavorDerived != nil {
+		return c.flavorDerived
+	}
+	d := &flavorDerived{names: sortedKeys(c.flavors)}
+	keys := map[string]bool{}
+	for _, rf := range c.flavors {
+		for k := range rf.Spec.NodeLabels {
+			keys[k] = true
+		}
+	}
+	d.keys = sortedKeys(keys)
+	d.levels, d.levelsErr = c.levels(d.names)
+	c.flavorDerived = d
+	return d
+}
+
+// levels is Levels' answer, worked out from the flavors (their names
+// sorted).
+func (c *Config) levels(names []string) ([]string, error) {
 	var levels []string
 	first := ""
-	for _, name := range sortedKeys(c.flavors) {
+	for _, name := range names {
 		rf := c.flavors[name]
 		if !isTAS(rf) {
 			continue
@@ -81,7 +117,7 @@ func LevelName(label string) string {
 func (c *Config) NodeFlavor(n *corev1.Node) (string, []Warning) {
 	var best []string
 	most := -1
-	for _, name := range sortedKeys(c.flavors) {
+	for _, name := range c.derived().names {
 		rf := c.flavors[name]
 		if !isTAS(rf) {
 			continue
@@ -143,11 +179,9 @@ func (c *Config) Node(name string) (allot.Node, bool, []Warning, error) {
 	}
 	// The labels ResourceFlavors select nodes by: allot keeps them, and
 	// checks the node carries its flavor's.
-	for _, name := range sortedKeys(c.flavors) {
-		for k := range c.flavors[name].Spec.NodeLabels {
-			if v, ok := n.Labels[k]; ok {
-				out.Labels[k] = v
-			}
+	for _, k := range c.derived().keys {
+		if v, ok := n.Labels[k]; ok {
+			out.Labels[k] = v
 		}
 	}
 	alloc := n.Status.Allocatable
@@ -189,9 +223,11 @@ func (c *Config) placement(n *corev1.Node) (flavor string, levels []string, ok b
 	if flavor == "" {
 		return "", nil, false, warns, nil
 	}
-	if levels, err = c.Levels(); err != nil {
-		return "", nil, false, nil, err
+	d := c.derived()
+	if d.levelsErr != nil {
+		return "", nil, false, nil, d.levelsErr
 	}
+	levels = d.levels // read-only
 	for _, l := range levels {
 		if v, ok := n.Labels[l]; !ok || v == "" {
 			return "", nil, false, append(warns, Warning{Object: objectName("Node", "", n.Name), Field: "metadata.labels",

@@ -98,6 +98,47 @@ func describePod(p *corev1.Pod) podDesc {
 	return podDesc{role: role, roleErr: err, per: perPod(PodRequests(&p.Spec))}
 }
 
+// sameSpec tells whether a pod's update p of old keeps what describePod
+// reads: the same pod (UID), the same generation (the API server bumps a
+// pod's metadata.generation on every change to its spec but the binding
+// to a node, which describePod does not read; a generation of 0, from a
+// file or an older server, tells nothing) and the same role-hash
+// annotation.
+func sameSpec(old, p *corev1.Pod) bool {
+	if p.Generation == 0 || old.Generation != p.Generation || old.UID != p.UID {
+		return false
+	}
+	h, ok := p.Annotations[RoleHashAnnotation]
+	oh, ook := old.Annotations[RoleHashAnnotation]
+	return h == oh && ok == ook
+}
+
+// PodUnchanged tells whether adding p, an update of a pod already read,
+// would leave its gang's running workload as it is: its spec as before
+// (sameSpec), and the same node, activity, start and creation times,
+// labels and controller. A running pod's status heartbeat is such an
+// update, and a live cluster applies nothing for it. False for a pod not
+// read.
+func (c *Config) PodUnchanged(p *corev1.Pod) bool {
+	old, ok := c.pods[p.Namespace+"/"+p.Name]
+	if !ok || !sameSpec(old, p) {
+		return false
+	}
+	return old.Spec.NodeName == p.Spec.NodeName && active(old) == active(p) &&
+		c.started(old) == c.started(p) && old.CreationTimestamp.Equal(&p.CreationTimestamp) &&
+		maps.Equal(old.Labels, p.Labels) && sameController(old, p)
+}
+
+// sameController tells whether two versions of an object name the same
+// controller.
+func sameController(a, b *corev1.Pod) bool {
+	ra, rb := metav1.GetControllerOf(a), metav1.GetControllerOf(b)
+	if ra == nil || rb == nil {
+		return ra == rb
+	}
+	return ra.UID == rb.UID && ra.Kind == rb.Kind && ra.Name == rb.Name
+}
+
 // chain is a pod's owner chain among the objects read, the pod first.
 func (c *Config) chain(p *corev1.Pod) []owner {
 	out := []owner{{kind: "Pod", meta: &p.ObjectMeta}}
@@ -203,9 +244,20 @@ func (c *Config) GangID(p *corev1.Pod) string { return gangKey(p, c.chain(p)) }
 // not the cluster's: one object's change, one gang described anew.
 func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error) {
 	var pods []*corev1.Pod
-	for _, key := range sortedKeys(c.gangPods[id]) {
-		if p := c.pods[key]; active(p) {
-			pods = append(pods, p)
+	keys := c.gangPods[id]
+	if len(keys) == 1 {
+		// A gang of one pod, the most common: nothing to sort.
+		var one [1]*corev1.Pod
+		for key := range keys {
+			if p := c.pods[key]; active(p) {
+				pods = append(one[:0], p)
+			}
+		}
+	} else {
+		for _, key := range sortedKeys(keys) {
+			if p := c.pods[key]; active(p) {
+				pods = append(pods, p)
+			}
 		}
 	}
 	if len(pods) == 0 {
@@ -361,14 +413,13 @@ func (c *Config) queueOf(ns, lq string, p *corev1.Pod) (string, []Warning) {
 	if lq == "" {
 		return UnmanagedQueue, nil
 	}
-	obj := objectName("Pod", p.Namespace, p.Name)
 	q, ok := c.localQueues[ns+"/"+lq]
 	if !ok {
-		return UnmanagedQueue, []Warning{{Object: obj, Field: "metadata.labels." + QueueLabel,
+		return UnmanagedQueue, []Warning{{Object: objectName("Pod", p.Namespace, p.Name), Field: "metadata.labels." + QueueLabel,
 			Message: fmt.Sprintf("LocalQueue %s/%s not found: counted as not managed by Kueue", ns, lq)}}
 	}
 	if _, ok := c.clusterQueues[string(q.Spec.ClusterQueue)]; !ok {
-		return UnmanagedQueue, []Warning{{Object: obj, Field: "metadata.labels." + QueueLabel,
+		return UnmanagedQueue, []Warning{{Object: objectName("Pod", p.Namespace, p.Name), Field: "metadata.labels." + QueueLabel,
 			Message: fmt.Sprintf("ClusterQueue %q of LocalQueue %s/%s not found: counted as not managed by Kueue", q.Spec.ClusterQueue, ns, lq)}}
 	}
 	return string(q.Spec.ClusterQueue), nil
