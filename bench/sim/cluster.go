@@ -293,6 +293,9 @@ func rigid(quotas []allot.FlavorQuota) []allot.FlavorQuota {
 // A queue depth the configuration leaves at zero is Options.QueueDepth.
 func (r *run) configQueues(b *allot.Builder, c *allot.Builder) {
 	b.Cohorts, b.Options, b.FairSharing = c.Cohorts, c.Options, c.FairSharing
+	// Who may submit where: the queues' selectors judge the namespaces'
+	// labels, and requests go through the local queues.
+	b.Namespaces, b.LocalQueues, b.PriorityClasses = c.Namespaces, c.LocalQueues, c.PriorityClasses
 	if b.Options.QueueDepth == 0 {
 		b.Options.QueueDepth = r.o.QueueDepth
 	}

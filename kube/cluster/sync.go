@@ -31,6 +31,8 @@ type state struct {
 	nodes     map[string]allot.Node
 	cohorts   map[string]allot.Cohort
 	queues    map[string]allot.Queue
+	spaces    map[string]allot.Namespace  // by name
+	locals    map[string]allot.LocalQueue // by namespace/name
 	running   map[string]allot.Workload
 	unmanaged int // running workloads of kueueconfig.UnmanagedQueue
 }
@@ -110,7 +112,12 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 			c.syncGang(v.Namespace + "/" + strings.ToLower(ref.Kind) + "/" + ref.Name)
 		}
 	case *corev1.Namespace:
-		c.syncQueues(false)
+		// The queues' selectors judge the namespaces' labels: a
+		// namespace's change is its own event, the queues' stay.
+		if c.setNamespaces() {
+			c.syncLocalQueues()
+		}
+		c.removeNamespaces()
 	case *kueue.ResourceFlavor, *kueue.Topology:
 		// allot's flavors and topology levels are fixed when a snapshot
 		// is built: no event adds a flavor or changes the levels.
@@ -286,6 +293,9 @@ func (c *Cluster) syncQueues(gangs bool) {
 		c.broken = true
 		return
 	}
+	if !c.setNamespaces() {
+		return
+	}
 	cohorts := map[string]allot.Cohort{}
 	for _, name := range c.cfg.CohortNames() {
 		co, _, err := c.cfg.Cohort(name)
@@ -317,6 +327,9 @@ func (c *Cluster) syncQueues(gangs bool) {
 			l.queues[name] = q
 		}
 	}
+	if !c.syncLocalQueues() {
+		return
+	}
 	if gangs {
 		for _, id := range c.cfg.Gangs() {
 			c.syncGang(id)
@@ -342,6 +355,76 @@ func (c *Cluster) syncQueues(gangs bool) {
 			return
 		}
 		delete(l.cohorts, order[i])
+	}
+	c.removeNamespaces()
+}
+
+// setNamespaces adds the namespaces read that the store lacks and
+// relabels those whose labels changed; false once an event is refused.
+func (c *Cluster) setNamespaces() bool {
+	l := c.live
+	for _, ns := range c.cfg.Namespaces() {
+		if have, ok := l.spaces[ns.Name]; ok && maps.Equal(have.Labels, ns.Labels) {
+			continue
+		}
+		if !c.apply(allot.SetNamespace{Namespace: ns}) {
+			return false
+		}
+		l.spaces[ns.Name] = ns
+	}
+	return true
+}
+
+// syncLocalQueues makes the store's local queues the configuration's:
+// those gone (or whose ClusterQueue or namespace went) removed, the new
+// ones added. The store's queues and namespaces are in place for the new
+// ones; the queues and namespaces to go are removed after.
+func (c *Cluster) syncLocalQueues() bool {
+	l := c.live
+	want := map[string]allot.LocalQueue{}
+	for _, lq := range c.cfg.LocalQueues() {
+		want[lq.Namespace+"/"+lq.Name] = lq
+	}
+	for _, key := range slices.Sorted(maps.Keys(l.locals)) {
+		if w, ok := want[key]; ok && w == l.locals[key] {
+			continue
+		}
+		have := l.locals[key]
+		if !c.apply(allot.RemoveLocalQueue{Namespace: have.Namespace, Name: have.Name}) {
+			return false
+		}
+		delete(l.locals, key)
+	}
+	for _, key := range slices.Sorted(maps.Keys(want)) {
+		if _, ok := l.locals[key]; ok {
+			continue
+		}
+		if !c.apply(allot.SetLocalQueue{LocalQueue: want[key]}) {
+			return false
+		}
+		l.locals[key] = want[key]
+	}
+	return true
+}
+
+// removeNamespaces removes the store's namespaces no longer read (their
+// local queues went first).
+func (c *Cluster) removeNamespaces() {
+	l := c.live
+	if len(l.spaces) == c.cfg.NamespaceCount() {
+		return
+	}
+	read := map[string]bool{}
+	for _, ns := range c.cfg.Namespaces() {
+		read[ns.Name] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.spaces)) {
+		if !read[name] {
+			if !c.apply(allot.RemoveNamespace{Name: name}) {
+				return
+			}
+			delete(l.spaces, name)
+		}
 	}
 }
 
@@ -395,6 +478,13 @@ func (c *Cluster) rebuild(reason string) error {
 	}
 	for _, q := range b.Queues {
 		l.queues[q.Name] = q
+	}
+	l.spaces, l.locals = map[string]allot.Namespace{}, map[string]allot.LocalQueue{}
+	for _, ns := range b.Namespaces {
+		l.spaces[ns.Name] = ns
+	}
+	for _, lq := range b.LocalQueues {
+		l.locals[lq.Namespace+"/"+lq.Name] = lq
 	}
 	for _, w := range b.Running {
 		l.running[w.ID] = w

@@ -89,6 +89,9 @@ func checkAdmission(t testing.TB, c *Cluster, done map[string]bool) {
 	if admitted := d.Verdict == allot.VerdictAdmit; admitted != done["namespace label"] {
 		t.Errorf("a job in sandbox: %v %v (%s); the namespace labelled: %v", d.Verdict, d.Reason, d.Message, done["namespace label"])
 	}
+	if done["namespace deleted"] {
+		return // nothing is submitted from ml-training any more
+	}
 	d = decideJob(t, c, probeJob("ml-training", "training", 1))
 	if held := d.Reason == allot.QueueHeld; held != done["Hold"] {
 		t.Errorf("a job through training-cq: %v %v (%s); held: %v", d.Verdict, d.Reason, d.Message, done["Hold"])
@@ -227,6 +230,9 @@ func exampleSteps() []step {
 			return cq
 		}},
 		{name: "node deleted", object: "nodes/gpu-0", delete: true},
+		{name: "local queue deleted", object: "localqueues/team-a/batch", delete: true},
+		// Its LocalQueue training still read: the store's goes first.
+		{name: "namespace deleted", object: "namespaces/ml-training", delete: true},
 	}
 }
 

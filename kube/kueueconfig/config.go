@@ -58,6 +58,7 @@ type Config struct {
 	sources       map[string]string          // object name → where it was read
 	warnings      []Warning                  // of the objects themselves
 	nsNames       []string                   // the namespaces sorted, see namespaceNames
+	nsByLabel     map[string][]string        // "key=value" → the namespaces with it, see selectsSome; nil until needed
 	flavorDerived *flavorDerived             // see derived; nil when a flavor or topology changed since
 	// The pods by gang and by node, and each pod's gang as added, for a
 	// live cluster's one-gang descriptions (RunningGang, GangsOn).
@@ -157,7 +158,7 @@ func (c *Config) Add(o Object) error {
 		c.pcs[v.Name] = v
 	case *corev1.Namespace:
 		c.namespaces[v.Name] = v
-		c.nsNames = nil
+		c.nsNames, c.nsByLabel = nil, nil
 	case *corev1.Node:
 		c.nodes[v.Name] = v
 	case *corev1.Pod:
@@ -232,7 +233,7 @@ func (c *Config) Remove(v any) error {
 		removeKey(c.pcs, key, forget)
 	case *corev1.Namespace:
 		removeKey(c.namespaces, key, forget)
-		c.nsNames = nil
+		c.nsNames, c.nsByLabel = nil, nil
 	case *corev1.Node:
 		removeKey(c.nodes, key, forget)
 	case *corev1.Pod:
@@ -379,6 +380,7 @@ func (c *Config) Builder() (allot.Builder, []Warning, error) {
 	for _, key := range sortedKeys(c.localQueues) {
 		add(c.LocalQueueWarnings(key))
 	}
+	b.Namespaces, b.LocalQueues = c.Namespaces(), c.LocalQueues()
 	b.Now = c.Now()
 	b.IgnoredResources = c.ignoredResources(res.Names)
 	warns = append(warns, c.warnings...)

@@ -30,10 +30,14 @@
 //     lending limits, in allot's base units: cpu millicores, memory
 //     bytes), cohort, flavor order, flavorFungibility, preemption,
 //     fairSharing weight, queueingStrategy, stopPolicy Hold and
-//     HoldAndDrain as hold, and its namespaceSelector evaluated against
-//     the Namespaces read as its tenant allow-list (a request's tenant is
-//     its namespace; NoNamespace when it selects none). One that Kueue
-//     keeps inactive (a flavor or Topology not found) is held.
+//     HoldAndDrain as hold, and its namespaceSelector as the queue's
+//     (matchLabels and matchExpressions; Kueue's nil, which admits no
+//     namespace, as kubernetes.io/metadata.name DoesNotExist). One that
+//     Kueue keeps inactive (a flavor or Topology not found) is held.
+//   - Namespaces are the snapshot's tenants, with their labels, which the
+//     queues' selectors judge (a request's tenant is its namespace), and
+//     LocalQueues its local queues (those whose namespace and
+//     ClusterQueue were read).
 //   - A Cohort is a cohort (parent, quota, fairSharing weight); one named
 //     without an object is made implicitly, as Kueue does.
 //   - Bound, active Pods are running workloads: a pod group, or the pods

@@ -67,11 +67,11 @@ spec:
 		return
 	}
 	q, warns, _ := c.Queue("team-a-cq")
-	fmt.Println(q.Cohort, q.Tenants, q.Hold, q.Quota[0].Resources[0].Nominal, *q.Quota[0].Resources[0].LendingLimit, q.Quota[0].Resources[1].Nominal)
+	fmt.Println(q.Cohort, q.NamespaceSelector, q.Hold, q.Quota[0].Resources[0].Nominal, *q.Quota[0].Resources[0].LendingLimit, q.Quota[0].Resources[1].Nominal)
 	for _, w := range warns {
 		fmt.Println(w)
 	}
 	// Output:
-	// research [team-a] true 16 8 250500
+	// research team=a true 16 8 250500
 	// clusterqueues/team-a-cq: spec.stopPolicy: HoldAndDrain: held; allot does not evict the admitted workloads Kueue drains (they stay running)
 }

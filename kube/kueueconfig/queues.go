@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/allot-sched/allot/labels"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -22,12 +22,6 @@ import (
 // maxResources is how many resources a snapshot tracks (allot's resource
 // vectors are fixed-size).
 const maxResources = 8
-
-// NoNamespace is the allow-list entry of a ClusterQueue whose
-// namespaceSelector selects no namespace: no namespace has the name (it is
-// not a DNS label), so no request is admitted, as in Kueue; an empty
-// allow-list would admit every tenant.
-const NoNamespace = "(no namespace)"
 
 // ResourceNames are the resources a configuration tracks.
 type ResourceNames struct {
@@ -301,21 +295,26 @@ func (c *Config) Queue(name string) (allot.Queue, []Warning, error) {
 	if as := s.AdmissionScope; as != nil && as.AdmissionMode == kueue.UsageBasedAdmissionFairSharing {
 		w("spec.admissionScope", "UsageBasedAdmissionFairSharing not modelled: the LocalQueues' usage does not order admission")
 	}
-	tenants, tw, err := c.tenants(obj, s.NamespaceSelector)
+	sel, tw, err := c.namespaceSelector(obj, s.NamespaceSelector)
 	if err != nil {
 		return allot.Queue{}, nil, err
 	}
-	q.Tenants = tenants
+	q.NamespaceSelector = sel
 	warns = append(warns, tw...)
 	return q, warns, nil
 }
 
-// tenants evaluates a namespaceSelector against the namespaces read: a
-// request's tenant is its namespace. A nil selector selects nothing, {}
-// everything (an empty allow-list), as in Kueue.
-func (c *Config) tenants(obj string, sel *metav1.LabelSelector) ([]string, []Warning, error) {
+// namespaceSelector is a ClusterQueue's namespaceSelector as allot's
+// (the snapshot's namespaces carry their labels; a request's tenant is its
+// namespace). Kueue's nil selects no namespace: allot's selector
+// kubernetes.io/metadata.name DoesNotExist, which no namespace matches.
+// Kueue's {} selects every namespace: allot's nil, which admits any
+// tenant, those not read too. A selector that selects none of the
+// namespaces read is kept, with a warning.
+func (c *Config) namespaceSelector(obj string, sel *metav1.LabelSelector) (*labels.Selector, []Warning, error) {
 	if sel == nil {
-		return []string{NoNamespace}, []Warning{{Object: obj, Field: "spec.namespaceSelector", Message: "not set: Kueue admits workloads from no namespace"}}, nil
+		return &labels.Selector{MatchExpressions: []labels.Requirement{{Key: corev1.LabelMetadataName, Operator: labels.DoesNotExist}}},
+			[]Warning{{Object: obj, Field: "spec.namespaceSelector", Message: "not set: Kueue admits workloads from no namespace"}}, nil
 	}
 	s, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
@@ -324,17 +323,87 @@ func (c *Config) tenants(obj string, sel *metav1.LabelSelector) ([]string, []War
 	if s.Empty() {
 		return nil, nil, nil
 	}
-	var out []string
-	for _, name := range c.namespaceNames() {
-		if s.Matches(labels.Set(c.namespaces[name].Labels)) {
-			out = append(out, name)
-		}
+	out := &labels.Selector{MatchLabels: maps.Clone(sel.MatchLabels)}
+	for _, r := range sel.MatchExpressions {
+		out.MatchExpressions = append(out.MatchExpressions, labels.Requirement{Key: r.Key, Operator: labels.Operator(r.Operator), Values: slices.Clone(r.Values)})
 	}
-	if len(out) == 0 {
-		return []string{NoNamespace}, []Warning{{Object: obj, Field: "spec.namespaceSelector",
-			Message: fmt.Sprintf("%s selects none of the %d namespaces read: nothing is admitted", s, len(c.namespaces))}}, nil
+	if !c.selectsSome(out) {
+		return out, []Warning{{Object: obj, Field: "spec.namespaceSelector",
+			Message: fmt.Sprintf("%s selects none of the %d namespaces read: nothing is admitted until one matches", s, len(c.namespaces))}}, nil
 	}
 	return out, nil, nil
+}
+
+// selectsSome tells whether a selector selects one of the namespaces read.
+// A selector with matchLabels reads only the namespaces with its first
+// label (through an index of the namespaces by label, made once until a
+// namespace changes), so that a thousand ClusterQueues over a thousand
+// namespaces are not a million matches.
+func (c *Config) selectsSome(sel *labels.Selector) bool {
+	names := c.namespaceNames()
+	if len(sel.MatchLabels) > 0 {
+		k := slices.Min(slices.Collect(maps.Keys(sel.MatchLabels)))
+		if c.nsByLabel == nil {
+			c.nsByLabel = map[string][]string{}
+			for _, name := range names {
+				for lk, lv := range c.namespaceLabels(name) {
+					c.nsByLabel[lk+"="+lv] = append(c.nsByLabel[lk+"="+lv], name)
+				}
+			}
+		}
+		names = c.nsByLabel[k+"="+sel.MatchLabels[k]]
+	}
+	for _, name := range names {
+		if sel.Matches(c.namespaceLabels(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// namespaceLabels are a namespace's labels as a selector judges them, with
+// kubernetes.io/metadata.name, which Kubernetes sets on every namespace.
+func (c *Config) namespaceLabels(name string) map[string]string {
+	ls := c.namespaces[name].Labels
+	if ls[corev1.LabelMetadataName] == name {
+		return ls
+	}
+	out := maps.Clone(ls)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[corev1.LabelMetadataName] = name
+	return out
+}
+
+// Namespaces are the namespaces read, by name, with their labels: the
+// snapshot's tenants.
+func (c *Config) Namespaces() []allot.Namespace {
+	var out []allot.Namespace
+	for _, name := range c.namespaceNames() {
+		out = append(out, allot.Namespace{Name: name, Labels: maps.Clone(c.namespaces[name].Labels)})
+	}
+	return out
+}
+
+// NamespaceCount is how many namespaces were read.
+func (c *Config) NamespaceCount() int { return len(c.namespaces) }
+
+// LocalQueues are the LocalQueues read that allot can hold, by namespace
+// then name: those whose namespace and ClusterQueue were read (Kueue keeps
+// one whose ClusterQueue is missing, and admits nothing through it; a
+// request through it is refused as Kueue's is, its queue not found).
+func (c *Config) LocalQueues() []allot.LocalQueue {
+	var out []allot.LocalQueue
+	for _, key := range sortedKeys(c.localQueues) {
+		lq := c.localQueues[key]
+		_, ns := c.namespaces[lq.Namespace]
+		_, cq := c.clusterQueues[string(lq.Spec.ClusterQueue)]
+		if ns && cq {
+			out = append(out, allot.LocalQueue{Namespace: lq.Namespace, Name: lq.Name, ClusterQueue: string(lq.Spec.ClusterQueue)})
+		}
+	}
+	return out
 }
 
 // namespaceNames are the namespaces' names in order, kept between calls
