@@ -32,7 +32,6 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	kueuev1beta1 "sigs.k8s.io/kueue/apis/kueue/v1beta1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	"sigs.k8s.io/yaml"
 )
 
 // ErrDecode is the error of a document that is not a readable Kubernetes
@@ -299,14 +298,18 @@ func DecodeJSON(name string, js []byte) ([]Object, error) {
 // decodeDocument decodes one YAML or JSON document.
 func decodeDocument(src string, chunk []byte) ([]Object, error) {
 	js := bytes.TrimSpace(chunk)
+	var h *header
 	if len(js) == 0 || js[0] != '{' {
 		var err error
-		if js, err = yaml.YAMLToJSON(chunk); err != nil {
+		if js, h, err = yamlToJSONHeader(chunk); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrDecode, src, err)
 		}
 	}
 	if t := bytes.TrimSpace(js); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		return nil, nil
+	}
+	if h != nil {
+		return decodeObject(src, js, h)
 	}
 	return decodeJSON(src, js)
 }
@@ -339,6 +342,14 @@ func decodeJSON(src string, js []byte) ([]Object, error) {
 			out = append(out, objs...)
 		}
 		return out, nil
+	}
+	return decodeObject(src, js, &h)
+}
+
+// decodeObject decodes one object (not a List) whose header is known.
+func decodeObject(src string, js []byte, h *header) ([]Object, error) {
+	if h.Kind == "" || h.APIVersion == "" {
+		return nil, fmt.Errorf("%w: %s: no apiVersion and kind: not a Kubernetes object", ErrDecode, src)
 	}
 	kd, ok := kinds[h.APIVersion+"/"+h.Kind]
 	if !ok {
