@@ -22,11 +22,15 @@
 //   - A Job added or changed: the gang of its pods is described anew (a
 //     Kueue-managed Job carries the queue-name label and priority class
 //     its pods do not, so without it they would count as unmanaged).
-//   - A Namespace's labels: SetQueue for each ClusterQueue whose
-//     namespaceSelector now selects other namespaces.
+//   - A Pod's update that keeps its spec's generation and changes
+//     nothing its gang's workload reads (a status heartbeat): nothing.
+//   - A Namespace added, relabelled or deleted: SetNamespace or
+//     RemoveNamespace (its local queues removed first); the queues'
+//     selectors judge the labels, and stay as they are.
 //   - A ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass or
-//     PriorityClass: SetCohort, SetQueue, RemoveQueue, RemoveCohort for
-//     what changed, and the gangs whose queue or priority changed.
+//     PriorityClass: SetCohort, SetQueue, SetLocalQueue, RemoveLocalQueue,
+//     RemoveQueue, RemoveCohort for what changed, and the gangs whose
+//     queue or priority changed.
 //
 // What cannot be expressed as an event rebuilds the snapshot from the
 // whole configuration, and only then: a ResourceFlavor or Topology added,
