@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,9 +13,12 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -22,6 +26,9 @@ import (
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/kube/cluster"
+	"github.com/allot-sched/allot/kube/guard"
 	"github.com/allot-sched/allot/kube/internal/kubetest"
 	"github.com/allot-sched/allot/kube/kueueconfig"
 )
@@ -209,4 +216,182 @@ func waitReady(t *testing.T, url string, logs *bytes.Buffer) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestReplicasAgree: two guards side by side, each with its own informers
+// and snapshot of the same API server, answer the same reviews alike once
+// their snapshots hold the same cluster: decisions are deterministic, so
+// replicas need no coordination.
+func TestReplicasAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs against an API server")
+	}
+	rc := kubetest.Config(t)
+	cl := kubetest.Client(t, rc)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// A cluster of its own, beside what other tests create: a rack of
+	// four 8-GPU nodes under a ClusterQueue of namespace replicas.
+	objs, err := kueueconfig.Decode("replicas", []byte(replicasCluster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []client.Object
+	for _, o := range objs {
+		values = append(values, o.Value.(client.Object))
+	}
+	kubetest.CreateAll(ctx, t, cl, values)
+
+	var guards [2]*guard.Guard
+	var clusters [2]*cluster.Cluster
+	for i := range guards {
+		c, err := cluster.New(rc, cluster.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runCtx, stop := context.WithCancel(ctx)
+		ran := make(chan error, 1)
+		go func() { ran <- c.Run(runCtx) }()
+		defer func() {
+			stop()
+			if err := <-ran; err != nil {
+				t.Errorf("replica %d: Run: %v", i, err)
+			}
+		}()
+		if !c.WaitForSync(ctx) {
+			t.Fatalf("replica %d not synced", i)
+		}
+		if guards[i], err = guard.New(guard.NewLive(c), guard.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		clusters[i] = c
+	}
+	// Both hold the same cluster once their informers have seen every
+	// object: until then, look again.
+	sameCluster := func() (string, string) {
+		var out [2]string
+		for i, c := range clusters {
+			b := c.Load().Builder()
+			b.Now, b.Version, b.History = 0, 0, allot.History{}
+			js, err := json.Marshal(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = string(js)
+		}
+		return out[0], out[1]
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for a, b := sameCluster(); a != b || !strings.Contains(a, `"replicas-cq"`); a, b = sameCluster() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replicas' snapshots differ:\n%s\n%s", a, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	answers := map[string]string{}
+	for _, job := range []struct {
+		name string
+		pods int32
+		rack bool
+	}{{"fits", 4, true}, {"never", 5, true}, {"loose", 2, false}} {
+		j := rackJob(t, job.name, job.pods)
+		j.Namespace, j.Labels["kueue.x-k8s.io/queue-name"] = "replicas", "q"
+		delete(j.Labels, "kueue.x-k8s.io/priority-class")
+		if !job.rack {
+			j.Spec.Template.Annotations = nil
+		}
+		raw, err := json.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &admissionv1.AdmissionRequest{UID: types.UID("uid-" + job.name), Kind: metav1.GroupVersionKind{Group: "batch", Version: "v1", Kind: "Job"},
+			Resource: metav1.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}, Name: j.Name, Namespace: j.Namespace,
+			Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw}}
+		var got [2]string
+		for i, g := range guards {
+			resp, _ := g.Review(req)
+			js, err := json.Marshal(resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = string(js)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: the replicas answer\n%s\n%s", job.name, got[0], got[1])
+		}
+		answers[job.name] = got[0]
+	}
+	// What the replicas agree on is what the cluster says: the gangs a
+	// rack of four nodes holds are allowed, the one it never can denied.
+	for name, allowed := range map[string]bool{"fits": true, "never": false, "loose": true} {
+		if strings.Contains(answers[name], `"allowed":true`) != allowed {
+			t.Errorf("%s: %s, want allowed %v", name, answers[name], allowed)
+		}
+	}
+	if !strings.Contains(answers["never"], "NeverFits") {
+		t.Errorf("never: %s, want NeverFits", answers["never"])
+	}
+}
+
+// replicasCluster is TestReplicasAgree's cluster: a rack of four 8-GPU
+// nodes of its own flavor, over a Topology of the examples' levels (a
+// snapshot has one set of levels), and a ClusterQueue of namespace
+// replicas.
+var replicasCluster = `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: replicas-topology}
+spec:
+  levels:
+  - nodeLabel: cloud.example.com/topology-block
+  - nodeLabel: cloud.example.com/topology-rack
+  - nodeLabel: kubernetes.io/hostname
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: replicas-h100}
+spec:
+  nodeLabels: {allot.example.com/pool: replicas}
+  topologyName: replicas-topology
+` + replicasNodes(4) + `---
+apiVersion: v1
+kind: Namespace
+metadata: {name: replicas, labels: {team: replicas}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: replicas}
+spec: {clusterQueue: replicas-cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: replicas-cq}
+spec:
+  namespaceSelector: {matchLabels: {team: replicas}}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu, cpu, memory]
+    flavors:
+    - name: replicas-h100
+      resources:
+      - {name: nvidia.com/gpu, nominalQuota: 64}
+      - {name: cpu, nominalQuota: 1000}
+      - {name: memory, nominalQuota: 8Ti}
+`
+
+// replicasNodes are n Ready nodes of 8 GPUs in rack rr0 of block rb0.
+func replicasNodes(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Node
+metadata:
+  name: replicas-%d
+  labels: {allot.example.com/pool: replicas, cloud.example.com/topology-block: rb0, cloud.example.com/topology-rack: rr0, kubernetes.io/hostname: replicas-%d}
+status:
+  allocatable: {nvidia.com/gpu: "8", cpu: "96", memory: 1Ti, pods: "110"}
+  capacity: {nvidia.com/gpu: "8", cpu: "96", memory: 1Ti, pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
+`, i, i)
+	}
+	return b.String()
 }
