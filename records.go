@@ -99,11 +99,7 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 		s.users[r.Queue] = s.users[r.Queue].With(r.w.User, t, sign)
 	}
 	if l.neverCap.Set() && s.neverPreempted(r) {
-		nu := s.never[r.Queue]
-		for i := range nu {
-			nu[i] += sign * t[i]
-		}
-		s.never[r.Queue] = nu
+		s.never[r.Queue] = quota.Held(s.never[r.Queue], t, sign)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
 )
 
@@ -48,15 +49,18 @@ func (s *fixed) validate(r *Request) (msg, field string) {
 	if len(r.PodSets) > maxPodSets {
 		return fmt.Sprintf("%d pod sets, at most %d", len(r.PodSets), maxPodSets), "podSets"
 	}
+	// total is what the pod sets before the one checked charge: together
+	// they may charge no more than quota.MaxQuantity of a resource either.
+	var total res.Vec
 	for i := range r.PodSets {
-		if m, f := s.validatePodSet(r, i); m != "" {
+		if m, f := s.validatePodSet(r, i, &total); m != "" {
 			return m, "podSets[" + strconv.Itoa(i) + "]." + f
 		}
 	}
 	return "", ""
 }
 
-func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
+func (s *fixed) validatePodSet(r *Request, i int, total *res.Vec) (msg, field string) {
 	ps := &r.PodSets[i]
 	if ps.Name == "" {
 		return "must not be empty", "name"
@@ -73,17 +77,19 @@ func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 		return fmt.Sprintf("%d pods, at most %d", ps.Count, maxPodCount), "count"
 	}
 	found := 0
-	for _, name := range s.resources {
+	var per res.Vec
+	for k, name := range s.resources {
 		q, ok := ps.PerPod[name]
 		if !ok {
 			continue
 		}
 		found++
+		per[k] = q
 		if q < 0 {
 			return fmt.Sprintf("must not be negative, got %d", q), "perPod." + name
 		}
 		if q > quota.MaxQuantity {
-			return fmt.Sprintf("%d is more than 2^56", q), "perPod." + name
+			return fmt.Sprintf("%d is more than %s", q, quota.MaxQuantityText), "perPod." + name
 		}
 		if !quota.Bounded(0, q, ps.Count) {
 			return fmt.Sprintf("%d pods × %d overflows", ps.Count, q), "perPod." + name
@@ -107,11 +113,16 @@ func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 		if t.Prompt < 0 || t.MaxTokens < 0 {
 			return "must not be negative", "tokens"
 		}
-		// Each term is at most 2^56, so the sum cannot overflow.
+		// Each term is at most quota.MaxQuantity, so the sum of three
+		// cannot overflow.
 		if t.Prompt > quota.MaxQuantity || t.MaxTokens > quota.MaxQuantity ||
 			!quota.Bounded(0, t.Prompt+t.MaxTokens+ps.PerPod["tokens"], ps.Count) {
 			return "token budget overflows", "tokens"
 		}
+		per[s.tokens] += t.Prompt + t.MaxTokens
+	}
+	if k := quota.AddCharge(total, per.Scale(int64(ps.Count))); k >= 0 {
+		return fmt.Sprintf("with the pod sets before it, more than %s of %s", quota.MaxQuantityText, s.resources[k]), "perPod." + s.resources[k]
 	}
 	for k, f := range ps.Flavors {
 		if _, ok := s.flavorIdx[f]; !ok {
