@@ -83,7 +83,7 @@ func (s *Snapshot) removeRunning(r *running) {
 }
 
 func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
-	s.rtree.AddVec(s.usage, q, int(f), v, int(sign))
+	s.rtree.AddVecFrom(s.usage, s.usageRows(), q, int(f), v, int(sign))
 }
 
 // trackLimits books (sign 1) or releases (sign -1) an admitted workload in

@@ -77,14 +77,13 @@ func (s *fixed) validatePodSet(r *Request, i int, total *res.Vec) (msg, field st
 		return fmt.Sprintf("%d pods, at most %d", ps.Count, maxPodCount), "count"
 	}
 	found := 0
-	var per res.Vec
+	var charge res.Vec // what the pod set charges, within quota.MaxQuantity
 	for k, name := range s.resources {
 		q, ok := ps.PerPod[name]
 		if !ok {
 			continue
 		}
 		found++
-		per[k] = q
 		if q < 0 {
 			return fmt.Sprintf("must not be negative, got %d", q), "perPod." + name
 		}
@@ -94,6 +93,7 @@ func (s *fixed) validatePodSet(r *Request, i int, total *res.Vec) (msg, field st
 		if !quota.Bounded(0, q, ps.Count) {
 			return fmt.Sprintf("%d pods × %d overflows", ps.Count, q), "perPod." + name
 		}
+		charge[k] = q * int64(ps.Count)
 	}
 	if found != len(ps.PerPod) {
 		found += s.ignoredIn(ps.PerPod)
@@ -119,9 +119,9 @@ func (s *fixed) validatePodSet(r *Request, i int, total *res.Vec) (msg, field st
 			!quota.Bounded(0, t.Prompt+t.MaxTokens+ps.PerPod["tokens"], ps.Count) {
 			return "token budget overflows", "tokens"
 		}
-		per[s.tokens] += t.Prompt + t.MaxTokens
+		charge[s.tokens] = (t.Prompt + t.MaxTokens + ps.PerPod["tokens"]) * int64(ps.Count)
 	}
-	if k := quota.AddCharge(total, per.Scale(int64(ps.Count))); k >= 0 {
+	if k := quota.AddCharge(total, charge); k >= 0 {
 		return fmt.Sprintf("with the pod sets before it, more than %s of %s", quota.MaxQuantityText, s.resources[k]), "perPod." + s.resources[k]
 	}
 	for k, f := range ps.Flavors {

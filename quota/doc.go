@@ -116,6 +116,8 @@
 // builds fresh rows (one allocation per call) and stores them in the
 // writer's outer slice. So Usage.Clone, a shallow copy of the outer slice,
 // is an independent version that costs one allocation; the writer publishes
-// clones to readers, and readers only read them. Queries (Available,
-// BorrowingLevel and the rest) do not allocate.
+// clones to readers, and readers only read them. A writer that publishes
+// at nearly every write (a store's master) takes the rows and the clones
+// from a Rows (AddVecFrom, CloneFrom), many to an allocation. Queries
+// (Available, BorrowingLevel and the rest) do not allocate.
 package quota
