@@ -55,10 +55,10 @@ type assignment struct {
 	overSoft bool
 }
 
-// resolve turns the request's pod sets into vectors.
+// resolve turns the request's pod sets into vectors (validateInto does it
+// for a request it validates).
 func (dc *assigner) resolve() {
 	s, r := dc.s, dc.r
-	dc.n = len(r.PodSets)
 	for i := range r.PodSets {
 		ps := &r.PodSets[i]
 		var v res.Vec
@@ -76,6 +76,15 @@ func (dc *assigner) resolve() {
 			set.Tokens = ps.Tokens.Prompt + ps.Tokens.MaxTokens
 		}
 		dc.need[i] = set.Need(s.tokens)
+	}
+	dc.resolved(len(r.PodSets))
+}
+
+// resolved starts the flavor assignment of n pod sets resolved into
+// vectors: none has a flavor yet.
+func (dc *assigner) resolved(n int) {
+	dc.n = n
+	for i := range n {
 		dc.asg.flavor[i] = -1
 		dc.asg.placed[i] = -1
 	}

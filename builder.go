@@ -254,6 +254,7 @@ func buildResources(s *Snapshot, names []string, gpu string, ignored []string) e
 		return buildErr(ErrInvalid, "resources", "%d resources, at most %d", len(names), res.Max)
 	}
 	s.resources = slices.Clone(names)
+	s.scaled = scaledResources(names)
 	s.resIdx = make(map[string]int, len(names))
 	s.gpu, s.tokens = -1, -1
 	for i, n := range names {

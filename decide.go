@@ -122,7 +122,7 @@ type decider struct {
 func (dc *decider) run() {
 	s, r := dc.s, dc.r
 	// Validate.
-	if msg, field := s.validate(r); msg != "" {
+	if msg, field := s.validateInto(r, &dc.assigner); msg != "" {
 		m := dc.mark()
 		dc.w(field)
 		dc.w(": ")
@@ -174,7 +174,6 @@ func (dc *decider) run() {
 		return
 	}
 	dc.check(StageHold, true, span{})
-	dc.resolve()
 	if !dc.caps() {
 		return
 	}

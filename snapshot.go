@@ -164,6 +164,9 @@ type fixed struct {
 	gpu       int // index of the GPU resource, -1 if undeclared
 	tokens    int // index of "tokens", -1 if undeclared
 	resIdx    map[string]int
+	// scaled has bit r set when resource r's quantities are written with
+	// a unit (quantity.Scaled: cpu, memory), so messages need not ask.
+	scaled uint16
 	// ignored are the names nodes and pod sets may carry untracked.
 	ignored []string
 
