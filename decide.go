@@ -67,6 +67,7 @@ func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	d.request, d.decided = r, true
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
 	dc := decider{assigner: assigner{s: s, r: &d.request, usage: s.usage}, d: d}
+	dc.useVectors(&d.work.vectors)
 	partial := r.minCounted()
 	if partial {
 		d.work.placeable.start() // for the full counts and every count searched
