@@ -14,15 +14,18 @@ type Block[T any] struct {
 }
 
 // blockSlices is how many slices of the length asked for an array holds at
-// least, and blockMin how many elements.
+// least, and blockMin how many elements; a slice longer than blockMax (a
+// usage of more queues and cohorts than that) is allocated apart, so that
+// an array stays within a few hundred kilobytes.
 const (
 	blockSlices = 16
 	blockMin    = 256
+	blockMax    = 1024
 )
 
 // Take returns a fresh slice of n zero values.
 func (b *Block[T]) Take(n int) []T {
-	if b == nil || n > blockMin {
+	if b == nil || n > blockMax {
 		return make([]T, n)
 	}
 	if len(b.free) < n {

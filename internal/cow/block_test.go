@@ -42,7 +42,10 @@ func TestBlockHandsOutEachSliceOnce(t *testing.T) {
 	if c := b.Clone(nil); c != nil {
 		t.Fatalf("Clone of nothing gave %v", c)
 	}
-	if s := b.Take(blockMin + 1); len(s) != blockMin+1 {
-		t.Fatalf("a large take gave %d", len(s))
+	for _, n := range []int{blockMin + 1, blockMax, blockMax + 1} {
+		s, c := b.Take(n), b.Take(n)
+		if len(s) != n || cap(s) != n || &s[0] == &c[0] {
+			t.Fatalf("a take of %d gave len %d cap %d, shared %v", n, len(s), cap(s), &s[0] == &c[0])
+		}
 	}
 }
