@@ -211,9 +211,9 @@ func (s *Snapshot) NodeFreeGPUs(node string) (GPUSet, bool) {
 
 func (s *Snapshot) usageOf(q, f int32) res.Vec {
 	var v res.Vec
-	for r := range s.resources {
-		v[r] = s.usage.At(q, s.rtree.FR(int(f), r))
-	}
+	// Flavor f's resources are consecutive in the row (ResourceTree.FR).
+	r := len(s.resources)
+	copy(v[:r], s.usage[q][int(f)*r:])
 	return v
 }
 

@@ -79,15 +79,14 @@ func TestStoreCommitAllocs(t *testing.T) {
 		own     bool // commit the pending workloads, as Schedule does
 		want    float64
 	}{
-		// Measured: the publish (a version, the copied pages and tree
-		// paths) and the running record. (The cluster's 64 racks are too
-		// few for a fit index; where there is one, its pages add about
-		// one allocation at 10,240 nodes.)
-		{"pending=0", 0, false, 8},
-		{"pending=512/admit=other", 512, false, 8},
+		// Measured: the publish (a version; the copied pages, usage rows
+		// and buffers come from the master's spare blocks, a fraction of
+		// an allocation each) and the running record.
+		{"pending=0", 0, false, 2},
+		{"pending=512/admit=other", 512, false, 2},
 		// Measured: dequeuing the admitted workload copies the paths of
 		// the pending indexes besides.
-		{"pending=512/admit=pending", 512, true, 19},
+		{"pending=512/admit=pending", 512, true, 14},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base, pending := allocCluster(t, c.pending)
@@ -110,8 +109,8 @@ func TestStoreFinishAllocs(t *testing.T) {
 		pending int
 		want    float64 // measured
 	}{
-		{"pending=0", 0, 9},
-		{"pending=512", 512, 9},
+		{"pending=0", 0, 4},
+		{"pending=512", 512, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base, pending := allocCluster(t, c.pending)
@@ -130,6 +129,35 @@ func TestStoreFinishAllocs(t *testing.T) {
 				i++
 			})
 			checkAllocs(t, "Store.Apply(Finish)", n, c.want)
+		})
+	}
+}
+
+// TestStoreCommitAllocsAtScale: a commit allocates at most four times at
+// any size; the fit index's pages, which grow with the cluster, come from
+// spare blocks. (AllocsPerRun rounds the average down.)
+func TestStoreCommitAllocsAtScale(t *testing.T) {
+	for _, c := range []struct {
+		nodes int
+		want  float64 // measured
+	}{{10_240, 2}, {102_400, 3}} {
+		t.Run(fmt.Sprintf("nodes=%d", c.nodes), func(t *testing.T) {
+			if testing.Short() && c.nodes > 10_240 {
+				t.Skip("builds 102,400 nodes")
+			}
+			base, err := bench.Cluster(c.nodes, true).Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := allocPlan(t, base, nil, false)
+			st, i := allot.NewStore(base), 0
+			n := testing.AllocsPerRun(allocRuns, func() {
+				if _, err := st.Commit(plan[i]); err != nil {
+					t.Fatal(err)
+				}
+				i++
+			})
+			checkAllocs(t, "Store.Commit", n, c.want)
 		})
 	}
 }

@@ -26,10 +26,12 @@ type assigner struct {
 
 	q  int32
 	qc *quota.Queue
-	// Per pod set: resolved vectors.
+	// Per pod set: resolved vectors, in storage of the caller's that
+	// outlives the assigner (a decision's workspace, a nominee's own), so
+	// that a decision does not clear a kilobyte of them (vectors).
 	n      int
-	perPod [maxPodSets]res.Vec // what a pod books on a node of its flavor
-	need   [maxPodSets]res.Vec // what the pod set charges to quota, tokens included
+	perPod *[maxPodSets]res.Vec // what a pod books on a node of its flavor
+	need   *[maxPodSets]res.Vec // what the pod set charges to quota, tokens included
 	// zeros marks the resources the pod set asks for as an explicit 0
 	// (bit r for resource r), which Kueue's flavor assignment checks.
 	zeros [maxPodSets]uint16
@@ -55,10 +57,27 @@ type assignment struct {
 	overSoft bool
 }
 
-// resolve turns the request's pod sets into vectors.
+// vectors is where the assigner's per-pod-set vectors live.
+type vectors struct {
+	perPod, need [maxPodSets]res.Vec
+}
+
+// useVectors gives the assigner the vectors v to resolve into, or vectors
+// of its own when v is nil and it has none.
+func (dc *assigner) useVectors(v *vectors) {
+	switch {
+	case v != nil:
+		dc.perPod, dc.need = &v.perPod, &v.need
+	case dc.perPod == nil:
+		v = new(vectors)
+		dc.perPod, dc.need = &v.perPod, &v.need
+	}
+}
+
+// resolve turns the request's pod sets into vectors (validateInto does it
+// for a request it validates).
 func (dc *assigner) resolve() {
 	s, r := dc.s, dc.r
-	dc.n = len(r.PodSets)
 	for i := range r.PodSets {
 		ps := &r.PodSets[i]
 		var v res.Vec
@@ -76,6 +95,15 @@ func (dc *assigner) resolve() {
 			set.Tokens = ps.Tokens.Prompt + ps.Tokens.MaxTokens
 		}
 		dc.need[i] = set.Need(s.tokens)
+	}
+	dc.resolved(len(r.PodSets))
+}
+
+// resolved starts the flavor assignment of n pod sets resolved into
+// vectors: none has a flavor yet.
+func (dc *assigner) resolved(n int) {
+	dc.n = n
+	for i := range n {
 		dc.asg.flavor[i] = -1
 		dc.asg.placed[i] = -1
 	}
@@ -687,6 +715,7 @@ func (s *Snapshot) nominate(w *Workload, u quota.Usage, a *assigner) (fits bool)
 	}
 	a.s, a.r, a.q, a.qc, a.usage = s, (*Request)(w), q, &s.quota.Queues[q], u
 	a.asg.level, a.asg.overSoft = 0, false
+	a.useVectors(nil)
 	a.resolve()
 	fits = true
 	var done uint16

@@ -255,6 +255,7 @@ func buildResources(s *Snapshot, names []string, gpu string, ignored []string) e
 		return buildErr(ErrInvalid, "resources", "%d resources, at most %d", len(names), res.Max)
 	}
 	s.resources = slices.Clone(names)
+	s.scaled = scaledResources(names)
 	s.resIdx = make(map[string]int, len(names))
 	s.gpu, s.tokens = -1, -1
 	for i, n := range names {
@@ -601,18 +602,27 @@ func holdPod(s *Snapshot, n int32, mask uint64, book res.Vec, p string) error {
 func checkCharge(s *Snapshot, per res.Vec, tokens int64, count int32, p string) error {
 	for r, name := range s.resources {
 		if !quota.Bounded(0, per[r], count) {
-			return buildErr(ErrInvalid, p+".perPod."+name, "%d pods × %d is more than 2^56", count, per[r])
+			return buildErr(ErrInvalid, p+".perPod."+name, "%d pods × %d is more than %s", count, per[r], quota.MaxQuantityText)
 		}
 		if r == s.tokens && !quota.Bounded(0, per[r]+tokens, count) {
-			return buildErr(ErrInvalid, p+".tokens", "%d pods × %d tokens is more than 2^56", count, per[r]+tokens)
+			return buildErr(ErrInvalid, p+".tokens", "%d pods × %d tokens is more than %s", count, per[r]+tokens, quota.MaxQuantityText)
 		}
 	}
 	return nil
 }
 
-// checkUsage refuses a running workload r that would take its queue's usage
-// of a flavor's resource past quota.MaxQuantity, with the workloads before it.
+// checkUsage refuses a running workload r that charges more than
+// quota.MaxQuantity of a resource over all its pod sets, or that would take
+// its queue's usage of a flavor's resource past it, with the workloads
+// before it.
 func checkUsage(s *Snapshot, r *running, p string) error {
+	var total res.Vec
+	for i := range r.Sets {
+		if k := quota.AddCharge(&total, r.Need(i, s.tokens)); k >= 0 {
+			return buildErr(ErrInvalid, fmt.Sprintf("%s.podSets[%d].perPod.%s", p, i, s.resources[k]),
+				"the pod sets charge more than %s of %s together", quota.MaxQuantityText, s.resources[k])
+		}
+	}
 	for i := range r.Sets {
 		f := r.Sets[i].Flavor
 		used := s.usageOf(r.Queue, f)
@@ -625,7 +635,7 @@ func checkUsage(s *Snapshot, r *running, p string) error {
 		for k, name := range s.resources {
 			if !quota.Bounded(used[k], need[k], 1) {
 				return buildErr(ErrInvalid, fmt.Sprintf("%s.podSets[%d].perPod.%s", p, i, name),
-					"queue %q would hold %d %s of flavor %q, more than 2^56", r.w.Queue, used[k]+need[k], name, s.flavors[f].Name)
+					"queue %q would hold %d %s of flavor %q, more than %s", r.w.Queue, used[k]+need[k], name, s.flavors[f].Name, quota.MaxQuantityText)
 			}
 		}
 	}

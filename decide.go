@@ -67,6 +67,7 @@ func decide(s *Snapshot, r Request, d *Decision, copyText bool) {
 	d.request, d.decided = r, true
 	d.Workload, d.Queue, d.Version = r.ID, r.Queue, s.version
 	dc := decider{assigner: assigner{s: s, r: &d.request, usage: s.usage}, d: d}
+	dc.useVectors(&d.work.vectors)
 	partial := r.minCounted()
 	if partial {
 		d.work.placeable.start() // for the full counts and every count searched
@@ -122,7 +123,7 @@ type decider struct {
 func (dc *decider) run() {
 	s, r := dc.s, dc.r
 	// Validate.
-	if msg, field := s.validate(r); msg != "" {
+	if msg, field := s.validateInto(r, &dc.assigner); msg != "" {
 		m := dc.mark()
 		dc.w(field)
 		dc.w(": ")
@@ -174,7 +175,6 @@ func (dc *decider) run() {
 		return
 	}
 	dc.check(StageHold, true, span{})
-	dc.resolve()
 	if !dc.caps() {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/bench"
+	"github.com/allot-sched/allot/quota"
 )
 
 func TestDecideRejectsInvalidRequests(t *testing.T) {
@@ -30,7 +31,13 @@ func TestDecideRejectsInvalidRequests(t *testing.T) {
 		{"zero count", func(r *allot.Request) { r.PodSets[0].Count = 0 }, "podSets[0].count"},
 		{"negative quantity", func(r *allot.Request) { r.PodSets[0].PerPod["cpu"] = -1 }, "podSets[0].perPod.cpu"},
 		{"overflowing quantity", func(r *allot.Request) { r.PodSets[0].PerPod["cpu"] = 1 << 62 }, "podSets[0].perPod.cpu"},
-		{"overflowing product", func(r *allot.Request) { r.PodSets[0].Count = 1 << 20; r.PodSets[0].PerPod["cpu"] = 1 << 40 }, "podSets[0].perPod.cpu"},
+		{"overflowing product", func(r *allot.Request) { r.PodSets[0].Count = 1 << 20; r.PodSets[0].PerPod["cpu"] = 1 << 42 }, "podSets[0].perPod.cpu"},
+		{"quantity just past the bound", func(r *allot.Request) { r.PodSets[0].PerPod["cpu"] = quota.MaxQuantity + 1 }, "podSets[0].perPod.cpu"},
+		{"product just past the bound", func(r *allot.Request) { r.PodSets[0].Count = 2; r.PodSets[0].PerPod["cpu"] = quota.MaxQuantity/2 + 1 }, "podSets[0].perPod.cpu"},
+		{"pod sets past the bound together", func(r *allot.Request) {
+			r.PodSets[0].PerPod["cpu"] = quota.MaxQuantity/2 + 1
+			r.PodSets = append(r.PodSets, allot.PodSet{Name: "second", Count: 1, PerPod: allot.Resources{"cpu": quota.MaxQuantity / 2}})
+		}, "podSets[1].perPod.cpu"},
 		{"unknown resource", func(r *allot.Request) { r.PodSets[0].PerPod["rdma"] = 1 }, "podSets[0].perPod.rdma"},
 		{"unknown level", func(r *allot.Request) { r.PodSets[0].Topology.Required = "zone" }, "podSets[0].topology.required"},
 		{"both levels", func(r *allot.Request) {

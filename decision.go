@@ -279,6 +279,8 @@ type workspace struct {
 	// nominee nominates the workloads ahead of a request when planning
 	// backfill.
 	nominee assigner
+	// vectors are the decision's pod sets resolved (its decider's).
+	vectors vectors
 	// placeable remembers, while a request with a minCount is decided,
 	// which of its counts could be placed on the empty cluster.
 	placeable placeableMemo

@@ -67,8 +67,8 @@ func (s *Snapshot) historyNow() History {
 			}
 			h.Preemptions[name] = d
 		}
-		// Build takes at most quota.MaxQuantity: 2^56 GPU-seconds, two
-		// billion GPU-years.
+		// Build takes at most quota.MaxQuantity: 2^61 GPU-seconds, some
+		// seventy billion GPU-years.
 		if u := min(math.Round(s.used[q].Now(s.now, h.HalfLife)), float64(quota.MaxQuantity)); u != 0 {
 			if h.Usage == nil {
 				h.Usage = map[string]Resources{}

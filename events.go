@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/fairness"
+	"github.com/allot-sched/allot/quota"
 )
 
 // Event is a change to the cluster, applied with Store.Apply. Each is
@@ -193,7 +194,7 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 	for q := range s.used {
 		held := int64(0)
 		for f := range s.flavors {
-			held += s.usageOf(int32(q), int32(f))[r]
+			held = quota.AddAmount(held, s.usageOf(int32(q), int32(f))[r])
 		}
 		s.used[q] = s.used[q].Add(s.now, s.history.HalfLife, 0)
 		s.used[q] = fairness.Debt{Value: fairness.Decay(s.used[q].Value, e.Seconds, s.history.HalfLife) + float64(held)*float64(e.Seconds), At: s.now + e.Seconds}

@@ -15,3 +15,16 @@ func appendQuantity(b []byte, resource string, v int64) []byte {
 	}
 	return strconv.AppendInt(b, v, 10)
 }
+
+// scaledResources has bit r set when names[r]'s quantities are written
+// with a unit (quantity.Scaled), which appendQuantity would ask again of
+// every quantity a message writes.
+func scaledResources(names []string) uint16 {
+	var m uint16
+	for r, n := range names {
+		if quantity.Scaled(n) {
+			m |= 1 << r
+		}
+	}
+	return m
+}

@@ -83,7 +83,7 @@ func (s *Snapshot) removeRunning(r *running) {
 }
 
 func (s *Snapshot) addUsage(q, f int32, v res.Vec, sign int64) {
-	s.rtree.AddVec(s.usage, q, int(f), v, int(sign))
+	s.rtree.AddVecFrom(s.usage, s.usageRows(), q, int(f), v, int(sign))
 }
 
 // trackLimits books (sign 1) or releases (sign -1) an admitted workload in
@@ -99,11 +99,7 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 		s.users[r.Queue] = s.users[r.Queue].With(r.w.User, t, sign)
 	}
 	if l.neverCap.Set() && s.neverPreempted(r) {
-		nu := s.never[r.Queue]
-		for i := range nu {
-			nu[i] += sign * t[i]
-		}
-		s.never[r.Queue] = nu
+		s.never[r.Queue] = quota.Held(s.never[r.Queue], t, sign)
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 	"github.com/allot-sched/allot"
 )
 
-// The Builder refuses running workloads whose quota charge passes 2^56:
+// The Builder refuses running workloads whose quota charge passes the
+// bound (2^56 then, quota.MaxQuantity now):
 // usage saturated, went negative after Finish, and a hard cap was passed.
 func TestUsageSaturation(t *testing.T) {
 	hard := int64(1 << 56)

@@ -40,7 +40,7 @@ func (s *fixed) vectorKeys(m Resources, path string, ignore bool) (res.Vec, uint
 		found++
 		keys |= 1 << i
 		if q < 0 || q > quota.MaxQuantity {
-			return v, keys, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, 2^56]", q)
+			return v, keys, buildErr(ErrInvalid, path+"."+name, "quantity %d out of range [0, %s]", q, quota.MaxQuantityText)
 		}
 		v[i] = q
 	}

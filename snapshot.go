@@ -75,6 +75,28 @@ type Snapshot struct {
 	// shared marks the per-queue rows this snapshot shares with another
 	// version; own clones them before a write.
 	shared uint8
+	// spares is, on a store's master only, where the small copies it makes
+	// at nearly every version come from; nil elsewhere (newVersion).
+	spares *spares
+}
+
+// spares holds what a store's master copies at nearly every commit,
+// allocated ahead, many copies to an allocation (cow.Block): usage rows and
+// the usage a version publishes, and the per-queue counts of running
+// workloads. Only the master takes from them, so no two writers share a
+// block.
+type spares struct {
+	rows     quota.Rows
+	runCount cow.Block[int32]
+}
+
+// usageRows is where s's new usage rows come from: nil (each allocated
+// apart) but on a store's master.
+func (s *Snapshot) usageRows() *quota.Rows {
+	if s.spares == nil {
+		return nil
+	}
+	return &s.spares.rows
 }
 
 // pendingSet holds the pending workloads and what is kept in step with
@@ -142,6 +164,9 @@ type fixed struct {
 	gpu       int // index of the GPU resource, -1 if undeclared
 	tokens    int // index of "tokens", -1 if undeclared
 	resIdx    map[string]int
+	// scaled has bit r set when resource r's quantities are written with
+	// a unit (quantity.Scaled: cpu, memory), so messages need not ask.
+	scaled uint16
 	// ignored are the names nodes and pod sets may carry untracked.
 	ignored []string
 
@@ -249,7 +274,11 @@ func (s *Snapshot) own(rows uint8) {
 		return
 	}
 	if todo&rowRunCount != 0 {
-		s.runCount = slices.Clone(s.runCount)
+		var b *cow.Block[int32]
+		if s.spares != nil {
+			b = &s.spares.runCount
+		}
+		s.runCount = b.Clone(s.runCount)
 	}
 	if todo&(rowUsers|rowNever) != 0 {
 		lu := *s.limitUsage
@@ -294,6 +323,9 @@ func (s *Snapshot) private() *Snapshot {
 // fork returns the next version of the master s: both share structure
 // from now on, and writing s never changes what the version shows.
 func (s *Snapshot) fork() *Snapshot {
+	if s.spares == nil {
+		s.spares = new(spares)
+	}
 	c, v := s.newVersion()
 	child, parent := cow.NewOwner(), cow.NewOwner()
 	s.state.CloneInto(&v.state, child, parent)
@@ -307,13 +339,13 @@ func (s *Snapshot) newVersion() (*Snapshot, *version) {
 	v := &version{Snapshot: *s}
 	c := &v.Snapshot
 	c.state = &v.state
-	c.usage = s.usage.Clone()
+	c.usage = s.usage.CloneFrom(s.usageRows())
 	// The per-queue rows and the pending set are shared: whichever side
 	// writes one copies it first (own). Only a store's master is ever
 	// written.
 	c.shared = allRows
 	c.bf = &v.bf
-	c.staged = nil
+	c.staged, c.spares = nil, nil
 	return c, v
 }
 

@@ -46,7 +46,13 @@ func (dc *decider) wnote() {
 
 // wqty writes a quantity of resource r the way people write it: cpu in
 // cores (or millicores), memory with a binary suffix when it divides evenly.
-func (dc *decider) wqty(r int, v int64) { dc.d.buf = appendQuantity(dc.d.buf, dc.s.resources[r], v) }
+func (dc *decider) wqty(r int, v int64) {
+	if dc.s.scaled&(1<<r) == 0 {
+		dc.d.buf = strconv.AppendInt(dc.d.buf, v, 10)
+		return
+	}
+	dc.d.buf = appendQuantity(dc.d.buf, dc.s.resources[r], v)
+}
 
 // finish turns the text buffer into the decision's strings: one copy of
 // it, or (for DecideInto) views of it, which cost nothing.

@@ -5,16 +5,22 @@ import (
 	"testing"
 
 	"github.com/allot-sched/allot"
+	"github.com/allot-sched/allot/quota"
 )
 
 // TestBuildRefusesUsagePastTheBound: a running pod set, or the running
 // workloads of a queue together, may charge a flavor's resource at most
-// 2^56, the bound Decide holds requests to.
+// quota.MaxQuantity, the bound Decide holds requests to; so may a running
+// workload's pod sets together, over flavors.
 func TestBuildRefusesUsagePastTheBound(t *testing.T) {
-	const half = int64(1)<<55 + 1
-	ps := func(name string, count int32, cpu int64) allot.PodSet {
-		return allot.PodSet{Name: name, Count: count, Flavor: "qo", PerPod: allot.Resources{"cpu": cpu}}
+	const (
+		bound = quota.MaxQuantity
+		half  = bound/2 + 1
+	)
+	on := func(flavor, name string, count int32, cpu int64) allot.PodSet {
+		return allot.PodSet{Name: name, Count: count, Flavor: flavor, PerPod: allot.Resources{"cpu": cpu}}
 	}
+	ps := func(name string, count int32, cpu int64) allot.PodSet { return on("qo", name, count, cpu) }
 	run := func(id string, sets ...allot.PodSet) allot.Workload {
 		return allot.Workload{ID: id, Queue: "q", PodSets: sets}
 	}
@@ -23,19 +29,23 @@ func TestBuildRefusesUsagePastTheBound(t *testing.T) {
 		running []allot.Workload
 		path    string // "" builds
 	}{
-		{name: "one pod set at the bound", running: []allot.Workload{run("a", ps("w", 4, 1<<54))}},
-		{name: "one pod set past it", running: []allot.Workload{run("a", ps("w", 1024, 1<<50))}, path: "running[0].podSets[0].perPod.cpu"},
-		{name: "count times perPod overflows", running: []allot.Workload{run("a", ps("w", 1<<20, 1<<56))}, path: "running[0].podSets[0].perPod.cpu"},
+		{name: "one pod set at the bound", running: []allot.Workload{run("a", ps("w", 4, bound/4))}},
+		{name: "one pod set past it", running: []allot.Workload{run("a", ps("w", 4096, bound/2048))}, path: "running[0].podSets[0].perPod.cpu"},
+		{name: "count times perPod overflows", running: []allot.Workload{run("a", ps("w", 1<<20, bound))}, path: "running[0].podSets[0].perPod.cpu"},
+		{name: "a quantity past the bound", running: []allot.Workload{run("a", ps("w", 1, bound+1))}, path: "running[0].podSets[0].perPod.cpu"},
+		{name: "pod sets on two flavors past it together", running: []allot.Workload{run("a", on("qo", "w", 1, half), on("qp", "v", 1, half))}, path: "running[0].podSets[1].perPod.cpu"},
+		{name: "pod sets on two flavors at it together", running: []allot.Workload{run("a", on("qo", "w", 1, bound/2), on("qp", "v", 1, bound/2))}},
 		{name: "two pod sets", running: []allot.Workload{run("a", ps("w", 1, half), ps("v", 1, half))}, path: "running[0].podSets[1].perPod.cpu"},
 		{name: "two workloads", running: []allot.Workload{run("a", ps("w", 1, half)), run("b", ps("w", 1, half))}, path: "running[1].podSets[0].perPod.cpu"},
-		{name: "two workloads at the bound", running: []allot.Workload{run("a", ps("w", 1, 1<<55)), run("b", ps("w", 1, 1<<55))}},
+		{name: "two workloads at the bound", running: []allot.Workload{run("a", ps("w", 1, bound/2)), run("b", ps("w", 1, bound/2))}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := allot.Builder{
 				Resources: []string{"cpu"},
-				Flavors:   []allot.Flavor{{Name: "qo"}},
-				Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{{Flavor: "qo",
-					Resources: []allot.ResourceQuota{{Name: "cpu", Nominal: 1 << 56}}}}}},
+				Flavors:   []allot.Flavor{{Name: "qo"}, {Name: "qp"}},
+				Queues: []allot.Queue{{Name: "q", Quota: []allot.FlavorQuota{
+					{Flavor: "qo", Resources: []allot.ResourceQuota{{Name: "cpu", Nominal: bound}}},
+					{Flavor: "qp", Resources: []allot.ResourceQuota{{Name: "cpu", Nominal: bound}}}}}},
 				Running: c.running,
 			}
 			s, err := b.Build()
@@ -44,7 +54,7 @@ func TestBuildRefusesUsagePastTheBound(t *testing.T) {
 			case c.path == "" && err != nil:
 				t.Fatalf("refused: %v", err)
 			case c.path == "":
-				if u := s.Usage("q", "qo", "cpu"); u != 1<<56 {
+				if u := s.Usage("q", "qo", "cpu") + s.Usage("q", "qp", "cpu"); u != bound {
 					t.Errorf("usage %d", u)
 				}
 			case !errors.As(err, &be) || !errors.Is(err, allot.ErrInvalid) || be.Path != c.path:
@@ -54,12 +64,12 @@ func TestBuildRefusesUsagePastTheBound(t *testing.T) {
 	}
 }
 
-// TestUsageBoundHoldsOnAdmission: a queue that could borrow past 2^56 is
+// TestUsageBoundHoldsOnAdmission: a queue that could borrow past the bound is
 // held to it, by Decide and by Commit re-checking an older decision.
 func TestUsageBoundHoldsOnAdmission(t *testing.T) {
 	q := func(name string) allot.Queue {
 		return allot.Queue{Name: name, Cohort: "c", Quota: []allot.FlavorQuota{{Flavor: "qo",
-			Resources: []allot.ResourceQuota{{Name: "cpu", Nominal: 1 << 56}}}}}
+			Resources: []allot.ResourceQuota{{Name: "cpu", Nominal: quota.MaxQuantity}}}}}
 	}
 	b := allot.Builder{
 		Resources: []string{"cpu"},
@@ -67,7 +77,7 @@ func TestUsageBoundHoldsOnAdmission(t *testing.T) {
 		Cohorts:   []allot.Cohort{{Name: "c"}},
 		Queues:    []allot.Queue{q("a"), q("b")},
 		Running: []allot.Workload{{ID: "big", Queue: "a", PodSets: []allot.PodSet{{Name: "w", Count: 1, Flavor: "qo",
-			PerPod: allot.Resources{"cpu": 1<<56 - 4}}}}},
+			PerPod: allot.Resources{"cpu": quota.MaxQuantity - 4}}}}},
 	}
 	s, err := b.Build()
 	if err != nil {
@@ -89,7 +99,7 @@ func TestUsageBoundHoldsOnAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	commitRefused(t, st, d2, allot.ErrConflict)
-	if u := st.Load().Usage("a", "qo", "cpu"); u != 1<<56-1 {
+	if u := st.Load().Usage("a", "qo", "cpu"); u != quota.MaxQuantity-1 {
 		t.Errorf("usage %d", u)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
 )
 
@@ -20,7 +21,12 @@ const maxPodCount = 1 << 20
 
 // validate checks a request; on a problem it returns a message and the path
 // of the field at fault. It does not allocate when the request is valid.
-func (s *fixed) validate(r *Request) (msg, field string) {
+func (s *fixed) validate(r *Request) (msg, field string) { return s.validateInto(r, nil) }
+
+// validateInto is validate resolving a valid request's pod sets into a's
+// vectors (assigner.resolve) on the way, when a is not nil: the checks read
+// every quantity once, and Decide need not read them again.
+func (s *fixed) validateInto(r *Request, a *assigner) (msg, field string) {
 	if r.ID == "" {
 		return "must not be empty", "id"
 	}
@@ -48,15 +54,33 @@ func (s *fixed) validate(r *Request) (msg, field string) {
 	if len(r.PodSets) > maxPodSets {
 		return fmt.Sprintf("%d pod sets, at most %d", len(r.PodSets), maxPodSets), "podSets"
 	}
+	// total is what the pod sets before the one checked charge: together
+	// they may charge no more than quota.MaxQuantity of a resource either.
+	var total res.Vec
+	var into resolvedSet
 	for i := range r.PodSets {
-		if m, f := s.validatePodSet(r, i); m != "" {
+		if m, f := s.validatePodSet(r, i, &total, &into); m != "" {
 			return m, "podSets[" + strconv.Itoa(i) + "]." + f
 		}
+		if a != nil {
+			a.perPod[i], a.zeros[i], a.need[i] = into.per, into.zeros, into.need
+		}
+	}
+	if a != nil {
+		a.resolved(len(r.PodSets))
 	}
 	return "", ""
 }
 
-func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
+// resolvedSet is one pod set as validation reads it: what a pod books on a
+// node, the resources asked for as an explicit 0, and what the pod set
+// charges to quota, tokens included.
+type resolvedSet struct {
+	per, need res.Vec
+	zeros     uint16
+}
+
+func (s *fixed) validatePodSet(r *Request, i int, total *res.Vec, into *resolvedSet) (msg, field string) {
 	ps := &r.PodSets[i]
 	if ps.Name == "" {
 		return "must not be empty", "name"
@@ -73,21 +97,28 @@ func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 		return fmt.Sprintf("%d pods, at most %d", ps.Count, maxPodCount), "count"
 	}
 	found := 0
-	for _, name := range s.resources {
+	var per, charge res.Vec // charge: what the pod set charges, within quota.MaxQuantity
+	var zeros uint16
+	for k, name := range s.resources {
 		q, ok := ps.PerPod[name]
 		if !ok {
 			continue
 		}
 		found++
+		per[k] = q
+		if q == 0 {
+			zeros |= 1 << k
+		}
 		if q < 0 {
 			return fmt.Sprintf("must not be negative, got %d", q), "perPod." + name
 		}
 		if q > quota.MaxQuantity {
-			return fmt.Sprintf("%d is more than 2^56", q), "perPod." + name
+			return fmt.Sprintf("%d is more than %s", q, quota.MaxQuantityText), "perPod." + name
 		}
 		if !quota.Bounded(0, q, ps.Count) {
 			return fmt.Sprintf("%d pods × %d overflows", ps.Count, q), "perPod." + name
 		}
+		charge[k] = q * int64(ps.Count)
 	}
 	if found != len(ps.PerPod) {
 		found += s.ignoredIn(ps.PerPod)
@@ -107,12 +138,21 @@ func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 		if t.Prompt < 0 || t.MaxTokens < 0 {
 			return "must not be negative", "tokens"
 		}
-		// Each term is at most 2^56, so the sum cannot overflow.
+		// Each term is at most quota.MaxQuantity, so the sum of three
+		// cannot overflow.
 		if t.Prompt > quota.MaxQuantity || t.MaxTokens > quota.MaxQuantity ||
 			!quota.Bounded(0, t.Prompt+t.MaxTokens+ps.PerPod["tokens"], ps.Count) {
 			return "token budget overflows", "tokens"
 		}
+		charge[s.tokens] = (t.Prompt + t.MaxTokens + ps.PerPod["tokens"]) * int64(ps.Count)
 	}
+	// The first pod set's charge is within the bound: it is the total.
+	if i == 0 {
+		*total = charge
+	} else if k := quota.AddCharge(total, charge); k >= 0 {
+		return fmt.Sprintf("with the pod sets before it, more than %s of %s", quota.MaxQuantityText, s.resources[k]), "perPod." + s.resources[k]
+	}
+	*into = resolvedSet{per: per, need: charge, zeros: zeros}
 	for k, f := range ps.Flavors {
 		if _, ok := s.flavorIdx[f]; !ok {
 			return fmt.Sprintf("unknown flavor %q", f), "flavors[" + strconv.Itoa(k) + "]"

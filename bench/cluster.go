@@ -17,7 +17,7 @@ const (
 // Cluster describes the benchmark cluster of n nodes, fragmented or not, with
 // one queue "train" on flavor "h100" whose nominal quota is the whole
 // cluster. A node has 2 TiB of memory, less where the cluster's total would
-// pass quota.MaxQuantity (past about 32,000 nodes): no benchmark request
+// pass quota.MaxQuantity (past about a million nodes): no benchmark request
 // asks for memory, so only the quota's figure changes.
 func Cluster(n int, fragmented bool) *allot.Builder {
 	mem := int64(2 << 40)

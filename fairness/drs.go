@@ -43,7 +43,8 @@ func shareOn(t *quota.ResourceTree, u quota.Usage, n int32, extra, requested []i
 		r := fr % R
 		v := u.At(n, fr)
 		if extra != nil {
-			v += extra[fr]
+			// A cohort's usage may have saturated near math.MaxInt64.
+			v = quota.AddAmount(v, extra[fr])
 		}
 		if b := v - t.SubtreeQuota(n, fr); b > 0 {
 			borrowed[r] += float64(b)

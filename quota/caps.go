@@ -32,8 +32,10 @@ func (c *Cap) Over(used, need res.Vec) (r int, over, alone bool) {
 			return r, true, true
 		}
 	}
+	// need[r] ≤ Limit[r] now, so the difference cannot overflow, however
+	// much the group holds.
 	for r := range c.Limit {
-		if c.Mask&(1<<r) != 0 && need[r] > 0 && used[r]+need[r] > c.Limit[r] {
+		if c.Mask&(1<<r) != 0 && need[r] > 0 && used[r] > c.Limit[r]-need[r] {
 			return r, true, false
 		}
 	}
@@ -52,14 +54,26 @@ func (u UserUsage) With(user string, v res.Vec, sign int64) UserUsage {
 	if next == nil {
 		next = UserUsage{}
 	}
-	cur := next[user]
-	for i := range cur {
-		cur[i] += sign * v[i]
-	}
+	cur := Held(next[user], v, sign)
 	if cur.IsZero() {
 		delete(next, user)
 	} else {
 		next[user] = cur
 	}
 	return next
+}
+
+// Held is what a group holds, held, with v added (sign 1) or taken (sign
+// -1), saturating as AddAmount and SubAmount do: a group's holding sums a
+// resource over flavors, each within MaxQuantity, so it may pass what an
+// int64 holds, where it saturates rather than wraps.
+func Held(held, v res.Vec, sign int64) res.Vec {
+	for i := range held {
+		if sign > 0 {
+			held[i] = AddAmount(held[i], v[i])
+		} else {
+			held[i] = SubAmount(held[i], v[i])
+		}
+	}
+	return held
 }

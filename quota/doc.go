@@ -25,9 +25,12 @@
 // or the tree has too little available now (Exhausted); else Fit, with the
 // borrowing level, whether it borrows and whether it passes a soft cap.
 // The never-checks run over every resource before the now-checks, so a
-// request that can never fit is not told to wait. MaxQuantity bounds every
-// quantity so that sums and products of pod counts cannot overflow; Bounded
-// checks it.
+// request that can never fit is not told to wait. MaxQuantity (2^61)
+// bounds every quantity, every pod set's, request's and running workload's
+// charge and every queue's usage of a flavor's resource, so that the sums
+// the decision forms (never more than three bounded terms) cannot overflow;
+// Bounded checks a pod set's charge and a queue's usage against it,
+// AddCharge a request's or a workload's total over its pod sets.
 //
 // # Caps
 //
@@ -113,6 +116,8 @@
 // builds fresh rows (one allocation per call) and stores them in the
 // writer's outer slice. So Usage.Clone, a shallow copy of the outer slice,
 // is an independent version that costs one allocation; the writer publishes
-// clones to readers, and readers only read them. Queries (Available,
-// BorrowingLevel and the rest) do not allocate.
+// clones to readers, and readers only read them. A writer that publishes
+// at nearly every write (a store's master) takes the rows and the clones
+// from a Rows (AddVecFrom, CloneFrom), many to an allocation. Queries
+// (Available, BorrowingLevel and the rest) do not allocate.
 package quota

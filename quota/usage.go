@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 )
 
@@ -39,12 +40,34 @@ func (t *ResourceTree) NewUsage() Usage {
 // Clone is an independent version of u. It copies only the outer slice.
 func (u Usage) Clone() Usage { return slices.Clone(u) }
 
+// Rows is where a writer that writes usage at nearly every version (a
+// store's master) takes its fresh rows, and the outer slices of the
+// versions it publishes, many to an allocation (cow.Block). A nil *Rows
+// allocates each apart. A Rows has one writer.
+type Rows struct {
+	rows  cow.Block[int64]
+	outer cow.Block[[]int64]
+}
+
+// CloneFrom is Clone with the copy taken from r.
+func (u Usage) CloneFrom(r *Rows) Usage {
+	if r == nil || len(u) == 0 {
+		return u.Clone()
+	}
+	return r.outer.Clone(u)
+}
+
 // At is node n's usage of fr.
 func (u Usage) At(n int32, fr int) int64 { return u[n][fr] }
 
 // slab is k fresh rows of t.frs in one allocation, so a write that touches
-// k nodes allocates once.
-func (t *ResourceTree) slab(k int) []int64 { return make([]int64, k*t.frs) }
+// k nodes allocates once, or, from r, a fraction of once.
+func (t *ResourceTree) slab(r *Rows, k int) []int64 {
+	if r == nil {
+		return make([]int64, k*t.frs)
+	}
+	return r.rows.Take(k * t.frs)
+}
 
 // rowOf is the i-th row of a slab, its capacity clipped so that it never
 // reaches into its neighbour.
@@ -81,7 +104,7 @@ func (t *ResourceTree) AddUsage(u Usage, q int32, fr int, v int64) {
 		}
 		n, d = t.parent[n], SubAmount(d, la)
 	}
-	slab := t.slab(k)
+	slab := t.slab(nil, k)
 	n, d := q, v
 	for i := range k {
 		la := t.LocalAvailable(u, n, fr)
@@ -111,7 +134,7 @@ func (t *ResourceTree) RemoveUsage(u Usage, q int32, fr int, v int64) {
 	for n := q; t.parent[n] >= 0 && SubAmount(u[n][fr], t.local[int(n)*t.frs+fr]) > 0; n = t.parent[n] {
 		k++
 	}
-	slab := t.slab(k)
+	slab := t.slab(nil, k)
 	n, d := q, v
 	for i := range k {
 		stored := SubAmount(u[n][fr], t.local[int(n)*t.frs+fr])
@@ -130,6 +153,11 @@ func (t *ResourceTree) RemoveUsage(u Usage, q int32, fr int, v int64) {
 // whole call allocates once. Every component of vec must be ≥ 0; components
 // past Resources() are ignored.
 func (t *ResourceTree) AddVec(u Usage, q int32, flavor int, vec res.Vec, sign int) {
+	t.AddVecFrom(u, nil, q, flavor, vec, sign)
+}
+
+// AddVecFrom is AddVec taking the new rows from rows.
+func (t *ResourceTree) AddVecFrom(u Usage, rows *Rows, q int32, flavor int, vec res.Vec, sign int) {
 	t.mustQueue("AddVec", q)
 	if sign != 1 && sign != -1 {
 		panic(fmt.Sprintf("quota: AddVec sign %d, want +1 or -1", sign))
@@ -152,7 +180,7 @@ func (t *ResourceTree) AddVec(u Usage, q int32, flavor int, vec res.Vec, sign in
 	for n := q; t.parent[n] >= 0 && t.spill(u, n, base, &d, sign); n = t.parent[n] {
 		k++
 	}
-	slab := t.slab(k)
+	slab := t.slab(rows, k)
 	n, d := q, vec
 	for i := range k {
 		here := d
@@ -216,7 +244,7 @@ func (t *ResourceTree) Recompute(u Usage) error {
 			return fmt.Errorf("%w: queue %q has %d entries, want %d", ErrUsageShape, t.names[n], len(row), t.frs)
 		}
 	}
-	slab := t.slab(cohorts)
+	slab := t.slab(nil, cohorts)
 	i := 0
 	for n := range u {
 		if !t.queue[n] {

@@ -8,11 +8,12 @@ import (
 	"github.com/allot-sched/allot/bench/trace"
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
 )
 
 // maxAmount is the largest quantity allot accepts; the cluster's CPU and
 // memory totals become queue quotas, so they must stay within it.
-const maxAmount = int64(1) << 56
+const maxAmount = quota.MaxQuantity
 
 // room is an amount of the resources the simulator books on a node: GPUs,
 // CPU in millicores and memory in bytes. It is both what a node has free

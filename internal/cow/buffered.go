@@ -15,6 +15,10 @@ package cow
 type Buffered[T any] struct {
 	Tree[T]
 	buf []T // sorted, disjoint from the tree
+	// spare is where a writer that publishes again and again (the parent
+	// of CloneAs: a store's master) takes its new buffers from; nil
+	// elsewhere.
+	spare *Block[T]
 }
 
 // bufMax is the most items the buffer holds: a commit copies half of it
@@ -35,6 +39,9 @@ func (b *Buffered[T]) Clone() Buffered[T] { return b.CloneAs(NewOwner(), NewOwne
 
 // CloneAs is Tree.CloneAs for the buffered tree.
 func (b *Buffered[T]) CloneAs(child, parent Owner) Buffered[T] {
+	if b.spare == nil {
+		b.spare = new(Block[T])
+	}
 	return Buffered[T]{Tree: b.Tree.CloneAs(child, parent), buf: b.buf}
 }
 
@@ -70,8 +77,7 @@ func (b *Buffered[T]) Set(v T) (T, bool) {
 	i, found := b.search(v)
 	if found {
 		old := b.buf[i]
-		nb := make([]T, len(b.buf))
-		copy(nb, b.buf)
+		nb := b.spare.Clone(b.buf)
 		nb[i] = v
 		b.buf = nb
 		return old, true
@@ -101,7 +107,7 @@ func (b *Buffered[T]) insertAt(i int, v T) {
 		b.Tree.Set(v)
 		return
 	}
-	nb := make([]T, len(b.buf)+1)
+	nb := b.spare.Take(len(b.buf) + 1)
 	copy(nb, b.buf[:i])
 	nb[i] = v
 	copy(nb[i+1:], b.buf[i:])
@@ -128,7 +134,7 @@ func (b *Buffered[T]) Delete(key T) (T, bool) {
 		b.buf = nil
 		return old, true
 	}
-	nb := make([]T, len(b.buf)-1)
+	nb := b.spare.Take(len(b.buf) - 1)
 	copy(nb, b.buf[:i])
 	copy(nb[i:], b.buf[i+1:])
 	b.buf = nb
@@ -232,8 +238,7 @@ func (b *Buffered[T]) Update(fn func(T) (T, bool)) {
 	for i, x := range b.buf {
 		if v, ok := fn(x); ok {
 			if nb == nil {
-				nb = make([]T, len(b.buf))
-				copy(nb, b.buf)
+				nb = b.spare.Clone(b.buf)
 			}
 			nb[i] = v
 		}

@@ -80,12 +80,16 @@ type Slice[T any] struct {
 	spare *spare[T]
 }
 
-// spare holds copies allocated ahead, several to an allocation, for a
-// writer that copies a page, two directories and the list at nearly every
-// version: a store's commit then makes one allocation where it made four.
-// The copies are handed out once each, so versions never share one; a
-// block lives while any copy in it is in some version, which sizing blocks
-// to about a kilobyte keeps cheap.
+// spare holds copies allocated ahead, many to an allocation, for a writer
+// that copies pages, their directories and the list at nearly every
+// version: at 102,400 nodes a commit copies some fifty pages of the fit
+// index and thirty directories, which blocks of a kilobyte and of twelve
+// directories made eight allocations and blocks of eight kilobytes and of
+// 128 directories make one. The copies are handed out once each, so
+// versions never share one; a block lives while any copy in it is in some
+// version, so a page written once and never again keeps its block (eight
+// kilobytes at most), and a list keeps the versions whose lists share its
+// block.
 type spare[T any] struct {
 	pages []page[T]
 	dirs  []dir[T]
@@ -94,9 +98,9 @@ type spare[T any] struct {
 }
 
 const (
-	spareBytes = 1024 // the size of a block of spare pages
-	spareDirs  = 12   // directories (and middle directories) to a block
-	spareLists = 4    // lists to a block
+	spareBytes = 8192 // the size of a block of spare pages
+	spareDirs  = 128  // directories (and middle directories) to a block
+	spareLists = 32   // lists to a block
 )
 
 // page, dir, mid and list return a copy of from owned by o; a nil spare
@@ -209,9 +213,10 @@ func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(NewOwner(), NewOwner()) }
 
 // Fork returns a private version for a caller that will write it, without
 // touching s: s itself must never be written again (it is a published,
-// read-only version), so it needs no new owner.
+// read-only version), so it needs no new owner. The version takes its
+// copies from spare blocks of its own, as a store's master does.
 func (s *Slice[T]) Fork() Slice[T] {
-	return Slice[T]{mids: s.mids, owner: NewOwner() | sharedList}
+	return Slice[T]{mids: s.mids, owner: NewOwner() | sharedList, spare: new(spare[T])}
 }
 
 // CloneAs is Clone with the owners given: child for the new version, parent

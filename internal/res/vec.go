@@ -3,7 +3,10 @@
 // that number, never a map.
 package res
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // Max is the most resources a snapshot may declare.
 const Max = 8
@@ -69,22 +72,19 @@ func Fill(x int64) Vec {
 
 // MulSat multiplies two non-negative quantities, saturating at MaxInt64.
 func MulSat(a, b int64) int64 {
-	if a == 0 || b == 0 {
-		return 0
+	if p, ok := MulOK(a, b); ok {
+		return p
 	}
-	if a > math.MaxInt64/b {
-		return math.MaxInt64
-	}
-	return a * b
+	return math.MaxInt64
 }
 
-// MulOK multiplies two non-negative quantities and reports overflow.
+// MulOK multiplies two non-negative quantities and reports overflow. The
+// full 128-bit product costs one multiplication, where a division to test
+// for overflow cost tens of cycles.
 func MulOK(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	if a > math.MaxInt64/b {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
 		return 0, false
 	}
-	return a * b, true
+	return int64(lo), true
 }
