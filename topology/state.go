@@ -190,6 +190,15 @@ func (s *State) ForkInto(c *State) {
 	c.setFree(s.free)
 }
 
+// Spare gives the state's copy-on-write slices spare blocks, for a store's
+// master, which writes and publishes them again and again (cow.Slice.Spare).
+func (s *State) Spare() {
+	s.nodes.Spare()
+	s.fits.Spare()
+	s.aggs.Spare()
+	s.idx.Spare()
+}
+
 // CloneInto is Clone with the copy-on-write owners given (see
 // cow.CloneAs), writing the new version into c, for a caller that
 // allocates it together with other things.

@@ -213,10 +213,22 @@ func (s *Slice[T]) Clone() Slice[T] { return s.CloneAs(NewOwner(), NewOwner()) }
 
 // Fork returns a private version for a caller that will write it, without
 // touching s: s itself must never be written again (it is a published,
-// read-only version), so it needs no new owner. The version takes its
-// copies from spare blocks of its own, as a store's master does.
+// read-only version), so it needs no new owner. A fork has no spare
+// blocks: most are a decision's or an event's trial copy, written a few
+// times and dropped, which a block of eight kilobytes would cost more than
+// the pages it saves; one that becomes a store's master takes spares at
+// its first CloneAs.
 func (s *Slice[T]) Fork() Slice[T] {
-	return Slice[T]{mids: s.mids, owner: NewOwner() | sharedList, spare: new(spare[T])}
+	return Slice[T]{mids: s.mids, owner: NewOwner() | sharedList}
+}
+
+// Spare gives s spare blocks, for a version that will be written and
+// published again and again (a store's master) from its first write on;
+// CloneAs gives them to its parent otherwise.
+func (s *Slice[T]) Spare() {
+	if s.spare == nil {
+		s.spare = new(spare[T])
+	}
 }
 
 // CloneAs is Clone with the owners given: child for the new version, parent
