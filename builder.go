@@ -55,6 +55,14 @@ type Builder struct {
 	// two kinds of accelerator is two snapshots, one for each kind's
 	// nodes, or one that ignores the other kind.
 	GPUResource string
+	// GPUShareResource names among Resources the resource a pod asks for
+	// part of one GPU by, in thousandths (the Alibaba trace's gpu_milli:
+	// 250, 500 …, 1 to 999): such a pod asks for no whole GPU, and its
+	// pods pack onto the nodes' shareable GPUs (Node.ShareableGPUs), each
+	// on one GPU, never across two. Quota charges the resource as any
+	// other; nodes do not list it, their shareable GPUs give it. Empty
+	// means none: GPUs are booked whole.
+	GPUShareResource string
 	// IgnoredResources are names the snapshot does not track, which nodes'
 	// capacity and pod sets' requests (of requests, running and pending
 	// workloads) may carry all the same, as a cluster's objects carry
@@ -124,6 +132,9 @@ func (b *Builder) Build() (*Snapshot, error) {
 		return nil, err
 	}
 	if err := buildResources(s, b.Resources, b.GPUResource, b.IgnoredResources); err != nil {
+		return nil, err
+	}
+	if err := buildShare(s, b.GPUShareResource); err != nil {
 		return nil, err
 	}
 	if err := buildFlavors(s, b.Flavors); err != nil {
@@ -394,7 +405,16 @@ func (s *fixed) nodeSpec(n *Node, p string, levels []string) (topology.NodeSpec,
 	if n.MaxPods < 0 {
 		return topology.NodeSpec{}, buildErr(ErrInvalid, p+".maxPods", "negative")
 	}
-	return topology.NodeSpec{Name: n.Name, Flavor: f, Labels: labels, Capacity: capacity, Groups: n.GPUGroups, MaxPods: n.MaxPods}, nil
+	gpus := int64(0)
+	if s.gpu >= 0 {
+		gpus = capacity[s.gpu]
+	}
+	shareable, err := s.shareableMask(n, gpus, p)
+	if err != nil {
+		return topology.NodeSpec{}, err
+	}
+	return topology.NodeSpec{Name: n.Name, Flavor: f, Labels: labels, Capacity: capacity, Groups: n.GPUGroups, MaxPods: n.MaxPods,
+		Shareable: shareable}, nil
 }
 
 // nodeResOf says, per flavor, which resources some node of the flavor
@@ -472,6 +492,10 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 		if err := checkCharge(s, per, tokens, ps.Count, pp); err != nil {
 			return err
 		}
+		if err := s.checkShare(per, pp); err != nil {
+			return err
+		}
+		share := s.shareOf(per)
 		book := s.nodeRes.Mask(f, per)
 		r.Sets = append(r.Sets, view.Set{Flavor: f, Count: ps.Count, Per: per, Keys: keys, Tokens: tokens})
 		ps.PerPod = nil // kept as Per and Keys
@@ -495,6 +519,21 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 			}
 			if err := s.podFlavor(n, f, np); err != nil {
 				return err
+			}
+			if share > 0 && s.flavorHasNodes(f) {
+				var indices []int
+				if len(ps.GPUIndices) > 0 {
+					indices = ps.GPUIndices[k]
+					if indices == nil {
+						indices = []int{}
+					}
+				}
+				mask, err := holdShare(s, n, indices, share, book, fmt.Sprintf("%s.gpuIndices[%d]", pp, k))
+				if err != nil {
+					return err
+				}
+				r.Pods = append(r.Pods, view.Pod{Node: n, Share: share, GPUs: mask})
+				continue
 			}
 			free := s.state.FreeMask(n)
 			g := int64(0)

@@ -24,6 +24,10 @@ func (s *fixed) capacityVector(n *Node, p string) (res.Vec, error) {
 	if err != nil {
 		return capacity, err
 	}
+	if s.share >= 0 && capacity[s.share] != 0 {
+		name := s.resources[s.share]
+		return capacity, buildErr(ErrInvalid, p+".capacity."+name, "node %q lists %s, which its shareableGpus give: list the GPUs fractional pods may share", n.Name, name)
+	}
 	if s.gpu >= 0 && capacity[s.gpu] > topology.MaxNodeGPUs {
 		return capacity, buildErr(ErrInvalid, p+".capacity."+s.resources[s.gpu], "%d GPUs, at most %d per node", capacity[s.gpu], topology.MaxNodeGPUs)
 	}

@@ -248,7 +248,11 @@ func addRuns(s *Snapshot, b *running, runs []heldRun, at map[int32]int, grow boo
 				at[pa.Node] = j
 				runs = append(runs, heldRun{node: pa.Node})
 			}
-			runs[j].gpus |= pa.GPUs
+			if pa.Share == 0 {
+				// A fractional pod's GPU share is freed at once, as in
+				// one phase: the run holds its other resources.
+				runs[j].gpus |= pa.GPUs
+			}
 			runs[j].res = runs[j].res.Add(book)
 			runs[j].pods++
 		}

@@ -53,7 +53,7 @@ func (s *Snapshot) node(n int32) Node {
 	tn := &s.topo.Nodes[n]
 	ns := s.state.Node(n)
 	out := Node{Name: s.topo.NodeName(n), Capacity: s.resourceMap(tn.Capacity, nonZero(tn.Capacity)),
-		GPUGroups: tn.GroupSizes(), MaxPods: tn.MaxPods, Unschedulable: ns.Cordoned, Down: ns.Down}
+		GPUGroups: tn.GroupSizes(), ShareableGPUs: GPUSet(tn.Shareable), MaxPods: tn.MaxPods, Unschedulable: ns.Cordoned, Down: ns.Down}
 	if ns.CooldownUntil > s.now {
 		out.CooldownUntil = ns.CooldownUntil
 	}

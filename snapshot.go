@@ -141,6 +141,9 @@ type fixed struct {
 	resources []string
 	gpu       int // index of the GPU resource, -1 if undeclared
 	tokens    int // index of "tokens", -1 if undeclared
+	// share is the index of the GPU share resource (thousandths of one
+	// GPU, Builder.GPUShareResource), -1 if undeclared.
+	share  int
 	resIdx    map[string]int
 	// ignored are the names nodes and pod sets may carry untracked.
 	ignored []string

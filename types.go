@@ -155,6 +155,10 @@ type Node struct {
 	// GPUGroups splits the node's GPUs into islands (NVLink or NUMA); it sums
 	// to the node's gpu capacity. Empty means one island.
 	GPUGroups []int `json:"gpuGroups,omitempty"`
+	// ShareableGPUs are the GPUs fractional pods may share (see
+	// Builder.GPUShareResource); a whole-GPU pod takes one only while no
+	// share of it is held. Empty: every GPU is booked whole.
+	ShareableGPUs GPUSet `json:"shareableGpus,omitempty"`
 	// MaxPods limits the pods on the node; zero means no limit.
 	MaxPods       int32 `json:"maxPods,omitempty"`
 	CooldownUntil int64 `json:"cooldownUntil,omitempty"`

@@ -89,6 +89,11 @@ func (s *fixed) validatePodSet(r *Request, i int) (msg, field string) {
 			return fmt.Sprintf("%d pods × %d overflows", ps.Count, q), "perPod." + name
 		}
 	}
+	if s.share >= 0 {
+		if msg := s.shareRule(ps.PerPod[s.resources[s.gpu]], ps.PerPod[s.resources[s.share]]); msg != "" {
+			return msg, "perPod." + s.resources[s.share]
+		}
+	}
 	if found != len(ps.PerPod) {
 		found += s.ignoredIn(ps.PerPod)
 	}

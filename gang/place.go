@@ -45,7 +45,11 @@ type PodSet struct {
 	Count  int64
 	// GPUs per pod; Res per pod, the GPU count included.
 	GPUs int
-	Res  res.Vec
+	// Share, when not zero, is the thousandths of one shareable GPU each
+	// pod takes (GPUs is then 0): the pods pack onto shared GPUs, never
+	// across two (share.go).
+	Share int32
+	Res   res.Vec
 	Mode Mode
 	// Level is the tree level of Required or Preferred (1 is the broadest
 	// declared level, topology.NodeLevel() the node).
@@ -109,10 +113,13 @@ func AnyIn(b []uint64, lo, hi int32) bool {
 	return false
 }
 
-// Assignment places one pod: a node and a node-local GPU mask.
+// Assignment places one pod: a node and a node-local GPU mask. A
+// fractional pod's mask is the one GPU it shares, Share the thousandths
+// of it the pod holds (0 for a pod of whole GPUs).
 type Assignment struct {
-	Node int32
-	GPUs uint64
+	Node  int32
+	Share int32
+	GPUs  uint64
 }
 
 // Failure explains why a pod set did not fit.
@@ -154,7 +161,10 @@ type Placer struct {
 	// Reset, so its pods need not be remembered for later calls (which
 	// saves the bookkeeping on a request's last pod set).
 	Final       bool
-	ov          []ovNode
+	ov []ovNode
+	// ovShares are the thousandths of shared GPUs the overlay's
+	// fractional pods hold, by node and GPU (share.go).
+	ovShares    []ovShare
 	cands, next []cand
 	tmp         []cand
 	ps          *PodSet
@@ -188,7 +198,7 @@ type Placer struct {
 // Reset points the placer at a state and forgets earlier pod sets.
 func (p *Placer) Reset(st *topology.State) {
 	p.st, p.t = st, st.T
-	p.ov = p.ov[:0]
+	p.ov, p.ovShares = p.ov[:0], p.ovShares[:0]
 	p.IgnoreCooldown, p.Final = false, false
 }
 
@@ -330,7 +340,7 @@ func (p *Placer) placeGroup(sets []PodSet, group int, out []Assignment) ([]Assig
 		slices.SortStableFunc(p.cands, func(a, b cand) int { return cmpInt(a.count, b.count) })
 		tried := slices.Clone(p.cands)
 		for _, c := range tried {
-			saved := slices.Clone(p.ov)
+			saved, savedShares := slices.Clone(p.ov), len(p.ovShares)
 			mark := len(out)
 			ok := true
 			for _, i := range members {
@@ -349,7 +359,7 @@ func (p *Placer) placeGroup(sets []PodSet, group int, out []Assignment) ([]Assig
 				return out, Failure{}, true
 			}
 			out = out[:mark]
-			p.ov = saved
+			p.ov, p.ovShares = saved, p.ovShares[:savedShares]
 		}
 		if mode != Preferred {
 			break
@@ -479,6 +489,13 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 	total := p.count(scope, scopeLevel)
 	if total < need {
 		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
+	}
+	if ps.Share > 0 && need == 1 {
+		// One fractional pod: best fit GPU by GPU (share.go).
+		if n := p.shareHolder(scope); n >= 0 {
+			p.next = append(p.next[:0], cand{id: n, count: 1})
+			return p.emit(out), Failure{}, true
+		}
 	}
 	if need <= p.nodeBound() {
 		p.holder, p.holderCount = -1, math.MaxInt64
@@ -928,14 +945,18 @@ func (p *Placer) emit(out []Assignment) []Assignment {
 			}
 		}
 		var taken uint64
-		for range c.count {
-			m := uint64(0)
-			if ps.GPUs > 0 {
-				m = node.TakeGPUs(mask, ps.GPUs)
-				mask &^= m
-				taken |= m
+		if ps.Share > 0 {
+			out, taken = p.emitShares(n, c.count, out)
+		} else {
+			for range c.count {
+				m := uint64(0)
+				if ps.GPUs > 0 {
+					m = node.TakeGPUs(mask, ps.GPUs)
+					mask &^= m
+					taken |= m
+				}
+				out = append(out, Assignment{Node: n, GPUs: m})
 			}
-			out = append(out, Assignment{Node: n, GPUs: m})
 		}
 		if !p.keep {
 			continue
@@ -1000,6 +1021,9 @@ func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
 	c := int64(math.MaxInt64)
 	if ps.GPUs > 0 {
 		c = min(c, int64(node.GPUFits(mask, ps.GPUs)))
+	}
+	if ps.Share > 0 {
+		c = min(c, p.shareFits(n))
 	}
 	for r := 0; r < p.t.Resource; r++ {
 		if r != p.t.GPU && ps.Res[r] > 0 {
@@ -1181,8 +1205,9 @@ func (p *Placer) touchedAt(l int) func(yield func(int32) bool) {
 func (p *Placer) Feasible(sets []PodSet) bool {
 	if len(sets) != 1 || sets[0].Group != 0 {
 		saved := append([]ovNode(nil), p.ov...)
+		savedShares := len(p.ovShares)
 		_, _, ok := p.Place(sets, nil)
-		p.ov = saved
+		p.ov, p.ovShares = saved, p.ovShares[:savedShares]
 		return ok
 	}
 	ps := &sets[0]

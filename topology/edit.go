@@ -74,7 +74,7 @@ func (t *Topology) spec(n int32, labels []string) NodeSpec {
 		labels[l] = t.NodeLabel(n, l)
 	}
 	return NodeSpec{Name: t.NodeName(n), Flavor: node.Flavor, Labels: labels, Capacity: node.Capacity,
-		Groups: node.GroupSizes(), MaxPods: node.MaxPods}
+		Groups: node.GroupSizes(), MaxPods: node.MaxPods, Shareable: node.Shareable}
 }
 
 // GroupSizes are the sizes of the node's GPU islands, in GPU order; nil
@@ -105,6 +105,7 @@ func Restate(t *Topology, now int64, node func(n int32) NodeState) *State {
 	}
 	s.fits = cow.Make[int32](len(t.Domains) * t.G)
 	s.aggs = cow.Make[DomainAgg](len(t.Domains))
+	s.makeShared()
 	s.Rebuild()
 	return s
 }
@@ -158,6 +159,12 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 		}
 	}
 	ns.setCooling(cooling)
+	ns.makeShared()
+	for m := range t.Nodes {
+		if o := from[m]; !changed[m] && o >= 0 {
+			ns.carryShares(int32(m), s, o)
+		}
+	}
 	// The domain of s in the same place as each domain of t: the one its
 	// nodes that were in s sat in, where they keep their flavor and
 	// labels down to the domain's level.

@@ -15,6 +15,7 @@ var (
 	ErrMissingLabel = errors.New("topology: node misses a topology label")
 	ErrBadGroups    = errors.New("topology: bad gpu groups")
 	ErrTooManyGPUs  = errors.New("topology: more than 64 GPUs on a node")
+	ErrBadShareable = errors.New("topology: shareable GPUs the node does not have")
 )
 
 // MaxNodeGPUs is the most GPUs one node may have (a node's GPUs are one uint64
@@ -30,6 +31,9 @@ type NodeSpec struct {
 	// Groups are the sizes of the node's GPU islands; empty means one.
 	Groups  []int
 	MaxPods int32
+	// Shareable are the GPUs (a node-local mask) that fractional pods may
+	// share: several pods, each holding thousandths of one GPU.
+	Shareable uint64
 }
 
 // Node is a node of the built topology. It holds no pointer: its name,
@@ -48,7 +52,12 @@ type Node struct {
 	// MaxGroup is the size of the largest island.
 	MaxGroup int32
 	MaxPods  int32
-	name     [2]int32 // the name's bounds in Topology.names
+	// Shareable are the GPUs fractional pods may share (a node-local
+	// mask); shareBase is where the node's first one sits among a
+	// state's per-GPU shares (see State.ShareRoom).
+	Shareable uint64
+	shareBase int32
+	name      [2]int32 // the name's bounds in Topology.names
 }
 
 // Domain is a set of nodes sharing a topology path prefix: a contiguous node
@@ -86,7 +95,9 @@ type Topology struct {
 	// entries.
 	G         int
 	TotalGPUs int
-	byName    nameIndex
+	// ShareSlots counts the shareable GPUs of all nodes.
+	ShareSlots int32
+	byName     nameIndex
 	// names holds every node's name back to back; domains holds each
 	// node's domain at every level (Levels+1 per node); labels each node's
 	// label value at every level, as an index into labelValues.
@@ -176,6 +187,9 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		if err != nil {
 			return nil, fmt.Errorf("%w: node %q: %v", ErrBadGroups, sp.Name, err)
 		}
+		if extra := sp.Shareable &^ maskBits(int(gpus)); extra != 0 {
+			return nil, fmt.Errorf("%w: node %q has %d GPUs, GPU %d is shareable", ErrBadShareable, sp.Name, gpus, bits.TrailingZeros64(extra))
+		}
 		for _, v := range sp.Labels {
 			id, ok := labelIDs[v]
 			if !ok {
@@ -187,7 +201,9 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		}
 		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: sp.Capacity, GPUs: int32(gpus),
 			Islands: islands, islandStarts: starts, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
+			Shareable: sp.Shareable, shareBase: t.ShareSlots,
 			name: [2]int32{at, at + int32(len(sp.Name))}}
+		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
 		total += int(gpus)
 		t.byName.add(t, int32(i))
