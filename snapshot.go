@@ -144,7 +144,7 @@ type fixed struct {
 	// share is the index of the GPU share resource (thousandths of one
 	// GPU, Builder.GPUShareResource), -1 if undeclared.
 	share  int
-	resIdx    map[string]int
+	resIdx map[string]int
 	// ignored are the names nodes and pod sets may carry untracked.
 	ignored []string
 

@@ -50,7 +50,7 @@ type PodSet struct {
 	// across two (share.go).
 	Share int32
 	Res   res.Vec
-	Mode Mode
+	Mode  Mode
 	// Level is the tree level of Required or Preferred (1 is the broadest
 	// declared level, topology.NodeLevel() the node).
 	Level  int
@@ -160,8 +160,8 @@ type Placer struct {
 	// Final says that no Place call follows this one before the next
 	// Reset, so its pods need not be remembered for later calls (which
 	// saves the bookkeeping on a request's last pod set).
-	Final       bool
-	ov []ovNode
+	Final bool
+	ov    []ovNode
 	// ovShares are the thousandths of shared GPUs the overlay's
 	// fractional pods hold, by node and GPU (share.go).
 	ovShares    []ovShare
