@@ -417,5 +417,6 @@ func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
 	if s.gpu >= 0 {
 		d.GPUs = int(per[s.gpu])
 	}
+	d.Share = s.shareOf(per)
 	return d, true
 }
