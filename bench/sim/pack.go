@@ -17,6 +17,9 @@ type PackResult struct {
 	Config string `json:"config,omitempty"`
 	// GPUs is the cluster's capacity.
 	GPUs int64 `json:"gpus"`
+	// Shared says that fractional jobs were booked as shares of one GPU
+	// (Options.ShareGPUs under a topology-aware policy).
+	Shared bool `json:"shared,omitempty"`
 	// Pods counts the arrivals, one per job of the trace (a pod of openb;
 	// a job of several pods arrives, and is placed or fails, whole).
 	// Placed + Failed == Pods.
@@ -113,7 +116,7 @@ func newPacker(tr *trace.Trace, p Policy, o Options) (*packer, error) {
 	if err != nil {
 		return nil, err
 	}
-	pk := &packer{run: r, out: &PackResult{Policy: p.Name, Config: r.configName(), GPUs: r.gpus, Pods: len(r.jobs)}}
+	pk := &packer{run: r, out: &PackResult{Policy: p.Name, Config: r.configName(), GPUs: r.gpus, Pods: len(r.jobs), Shared: r.share && r.topo}}
 	pk.mix = pk.targetMix()
 	pk.order = make([]int32, len(r.jobs))
 	for i := range pk.order {
@@ -180,7 +183,7 @@ func (pk *packer) arrive(js *jobState) error {
 	w.SubmittedAt = 0
 	w.Preemption.Class = allot.Never
 	demand := 1000 * int64(j.GPUs)
-	if pk.share && j.GPUMilli > 0 {
+	if pk.out.Shared && j.GPUMilli > 0 {
 		demand = int64(j.GPUMilli)
 	}
 	pk.arrived += demand

@@ -406,7 +406,17 @@ func printPackTable(w io.Writer, rs []*sim.PackResult) {
 			100*r.Fragmentation.NodeShare, 100*r.Fragmentation.StrandedShare)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nPublished figure: on the openb cluster, FGD (Weng et al., ATC'23) left up to 49% fewer GPUs unallocated than packing policies, about 290 GPUs, with GPUs shared; this replay books whole GPUs.")
+	var shared []string
+	for _, r := range rs {
+		if r.Shared {
+			shared = append(shared, r.Label())
+		}
+	}
+	how := "this replay books whole GPUs"
+	if len(shared) > 0 {
+		how = "this replay shares them under " + strings.Join(shared, ", ") + " and books whole GPUs under the others"
+	}
+	fmt.Fprintln(w, "\nPublished figure: on the openb cluster, FGD (Weng et al., ATC'23) left up to 49% fewer GPUs unallocated than packing policies, about 290 GPUs, with GPUs shared; "+how+".")
 }
 
 // writePackReport writes the packing results, their curves included, as
