@@ -1,0 +1,260 @@
+package fuzz
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	gofuzz "github.com/google/gofuzz"
+
+	"github.com/allot-sched/allot"
+)
+
+// shareInput drives FuzzShare: the cluster's nodes and the steps run on a
+// store of it, as small numbers the target reads modulo what it needs.
+type shareInput struct {
+	Nodes []uint16
+	Steps []shareStep
+}
+
+// shareStep is one step: Kind picks decide-and-commit, SetRunning,
+// Finish or SetNode; A, B and C its figures.
+type shareStep struct {
+	Kind    uint8
+	A, B, C uint16
+}
+
+// FuzzShare runs fractional and whole-GPU workloads on a cluster of
+// shareable GPUs: requests decided and committed, workloads found
+// running (SetRunning, on GPUs named or not, some of them clashing),
+// finished, and nodes described anew with other shareable GPUs. After
+// every step: no fractional pod holds two GPUs or a GPU that is not
+// shareable, no GPU's shares pass a whole one or meet a whole-GPU pod, a
+// shared GPU is never free, each GPU's share as the node reports it is
+// what its running pods hold, a refused event leaves the store as it was,
+// and the snapshot's Builder builds the same nodes again.
+func FuzzShare(f *testing.F) {
+	for _, seed := range [][]byte{
+		{},
+		[]byte("fractions and whole GPUs on shareable nodes"),
+		{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7, 9, 5},
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+		{255, 254, 253, 252, 251, 250, 249, 248, 247, 246, 245, 244, 243, 242, 241, 240, 239, 238},
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in shareInput
+		gofuzz.NewFromGoFuzz(data).NilChance(0).NumElements(1, 12).Fuzz(&in)
+		checkShareWorld(t, in)
+	})
+}
+
+// shareNode is node i of a FuzzShare cluster as figure v describes it.
+func shareNode(i int, v uint16) allot.Node {
+	gpus := 1 + int(v%8)
+	return allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: "f", Labels: map[string]string{"rack": fmt.Sprintf("r%d", i%2)},
+		Capacity:      allot.Resources{"gpu": int64(gpus), "cpu": 16_000},
+		ShareableGPUs: allot.GPUSet(uint64(v>>3) & (1<<gpus - 1))}
+}
+
+// shareAsk is what one pod of a step asks for: a share of a GPU (rarely
+// a malformed one) or whole GPUs.
+func shareAsk(a uint16) allot.Resources {
+	switch {
+	case a%7 == 0:
+		return allot.Resources{"gpu": 1 + int64(a/7%3), "cpu": 500}
+	case a%31 == 1:
+		return allot.Resources{"gpu-milli": 1000}
+	case a%37 == 2:
+		return allot.Resources{"gpu": 1, "gpu-milli": 300}
+	}
+	return allot.Resources{"gpu-milli": 1 + int64(a%999), "cpu": 250}
+}
+
+func checkShareWorld(t *testing.T, in shareInput) {
+	b := allot.Builder{
+		Now: genNow, Resources: []string{"gpu", "gpu-milli", "cpu"}, GPUShareResource: "gpu-milli",
+		Levels: []string{"rack"}, Flavors: []allot.Flavor{{Name: "f"}},
+		Queues: []allot.Queue{{Name: "q", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
+			Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{
+				{Name: "gpu", Nominal: 1000}, {Name: "gpu-milli", Nominal: 1_000_000}, {Name: "cpu", Nominal: 1_000_000}}}}}},
+	}
+	for i, v := range in.Nodes[:min(len(in.Nodes), 4)] {
+		b.Nodes = append(b.Nodes, shareNode(i, v))
+	}
+	snap, err := b.Build()
+	if err != nil {
+		t.Fatalf("the cluster does not build: %v", err)
+	}
+	st := allot.NewStore(snap)
+	ids := []string{}
+	for k, s := range in.Steps {
+		id := fmt.Sprintf("w%d", k)
+		var ev allot.Event
+		switch s.Kind % 5 {
+		case 0, 1:
+			req := allot.Request{ID: id, Queue: "q", Priority: int32(s.C % 3),
+				PodSets: []allot.PodSet{{Name: "p", Count: 1 + int32(s.B%3), PerPod: shareAsk(s.A)}}}
+			if _, err := st.Apply(allot.Submit{Workload: allot.Workload(req)}); err != nil {
+				// A malformed request: refused, and a no when decided.
+				if !knownError(err) {
+					t.Fatalf("step %d: submit refused with an error callers cannot tell: %v", k, err)
+				}
+				if d := allot.Decide(st.Load(), req); d.Verdict != allot.VerdictReject {
+					t.Fatalf("step %d: submit refused (%v), the decision %v %s", k, err, d.Verdict, d.Message)
+				}
+				continue
+			}
+			d := allot.Decide(st.Load(), req)
+			checkShareDecision(t, st.Load(), req, d)
+			if d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
+				if _, err := st.Commit(d); err != nil {
+					t.Fatalf("step %d: commit of a fresh decision: %v", k, err)
+				}
+				ids = append(ids, id)
+			}
+		case 2:
+			nodes := st.Load().Nodes()
+			if len(nodes) == 0 {
+				continue
+			}
+			n := nodes[int(s.B)%len(nodes)]
+			ps := allot.PodSet{Name: "p", Count: 1, Flavor: "f", PerPod: shareAsk(s.A), Nodes: []string{n.Name}}
+			if s.C%2 == 0 {
+				ps.GPUIndices = [][]int{{int(s.C/2) % 9}}
+			}
+			ev = allot.SetRunning{Workload: allot.Workload{ID: id, Queue: "q", AdmittedAt: genNow, PodSets: []allot.PodSet{ps}}}
+			ids = append(ids, id)
+		case 3:
+			if len(ids) == 0 {
+				continue
+			}
+			ev = allot.Finish{ID: ids[int(s.A)%len(ids)]}
+		case 4:
+			nodes := st.Load().Nodes()
+			if len(nodes) == 0 {
+				continue
+			}
+			i := int(s.B) % len(nodes)
+			n := shareNode(i, s.A)
+			n.Name = nodes[i].Name
+			ev = allot.SetNode{Node: n}
+		}
+		if ev != nil {
+			before := st.Load().Builder()
+			if _, err := st.Apply(ev); err != nil {
+				if !knownError(err) {
+					t.Fatalf("step %d: %T refused with an error callers cannot tell: %v", k, ev, err)
+				}
+				if after := st.Load().Builder(); !reflect.DeepEqual(before, after) {
+					t.Fatalf("step %d: a refused %T changed the store (%v)", k, ev, err)
+				}
+			}
+		}
+		checkShares(t, fmt.Sprintf("step %d", k), st.Load())
+	}
+}
+
+// checkShareDecision checks that every pod of an admitted fractional pod
+// set holds exactly one GPU.
+func checkShareDecision(t *testing.T, s *allot.Snapshot, req allot.Request, d allot.Decision) {
+	if d.Verdict != allot.VerdictAdmit && d.Verdict != allot.VerdictPreempt {
+		return
+	}
+	share := req.PodSets[0].PerPod["gpu-milli"]
+	for _, pp := range d.Placement {
+		if share > 0 && pp.GPUs.Len() != 1 {
+			t.Fatalf("%s: a fractional pod placed on GPUs %v of %s", req.ID, pp.GPUs, pp.Node)
+		}
+	}
+}
+
+// checkShares checks the shares of every node of s against its running
+// pods, and that its Builder builds the same nodes.
+func checkShares(t *testing.T, label string, s *allot.Snapshot) {
+	type gpu struct {
+		node string
+		i    int
+	}
+	held := map[gpu]int64{}
+	whole := map[gpu]bool{}
+	b := s.Builder()
+	for _, w := range b.Running {
+		for _, ps := range w.PodSets {
+			share := ps.PerPod["gpu-milli"]
+			for k, n := range ps.Nodes {
+				var idx []int
+				if k < len(ps.GPUIndices) {
+					idx = ps.GPUIndices[k]
+				}
+				if share > 0 {
+					if len(idx) != 1 {
+						t.Fatalf("%s: %s: a fractional pod on GPUs %v", label, w.ID, idx)
+					}
+					held[gpu{n, idx[0]}] += share
+					continue
+				}
+				for _, i := range idx {
+					whole[gpu{n, i}] = true
+				}
+			}
+		}
+	}
+	for _, n := range b.Nodes {
+		ns, _ := s.NodeStatus(n.Name)
+		if ns.SharedGPUs&ns.FreeGPUs != 0 {
+			t.Fatalf("%s: %s: GPUs %v shared and free", label, n.Name, ns.SharedGPUs&ns.FreeGPUs)
+		}
+		if ns.SharedGPUs&^n.ShareableGPUs != 0 {
+			t.Fatalf("%s: %s: GPUs %v shared, not shareable (%v)", label, n.Name, ns.SharedGPUs, n.ShareableGPUs)
+		}
+		for k, i := range ns.SharedGPUs.Indices() {
+			g := gpu{n.Name, i}
+			switch {
+			case ns.ShareHeld[k] <= 0 || ns.ShareHeld[k] > 1000:
+				t.Fatalf("%s: %s GPU %d: %d thousandths held", label, n.Name, i, ns.ShareHeld[k])
+			case int64(ns.ShareHeld[k]) != held[g]:
+				t.Fatalf("%s: %s GPU %d: %d thousandths held, its pods hold %d", label, n.Name, i, ns.ShareHeld[k], held[g])
+			case whole[g]:
+				t.Fatalf("%s: %s GPU %d: shared and held whole", label, n.Name, i)
+			}
+			delete(held, g)
+		}
+		if free := int64(ns.FreeGPUs.Len()); ns.Free["gpu"] != free {
+			t.Fatalf("%s: %s: %d GPUs free by count, %d by mask", label, n.Name, ns.Free["gpu"], free)
+		}
+	}
+	for g, m := range held {
+		t.Fatalf("%s: %s GPU %d: its pods hold %d thousandths, the node reports none", label, g.node, g.i, m)
+	}
+	again, err := b.Build()
+	if err != nil {
+		t.Fatalf("%s: the Builder does not build: %v", label, err)
+	}
+	for _, n := range b.Nodes {
+		want, _ := s.NodeStatus(n.Name)
+		got, _ := again.NodeStatus(n.Name)
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("%s: %s rebuilt: %+v, want %+v", label, n.Name, got, want)
+		}
+	}
+}
+
+// TestShareSeeds runs FuzzShare's checks on many generated inputs, so
+// that a plain go test covers more than the seed corpus.
+func TestShareSeeds(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 50
+	}
+	for i := range n {
+		data := []byte(fmt.Sprintf("share world %d: %d", i, i*7919))
+		for j := range i % 40 {
+			data = append(data, byte(i*31+j*17))
+		}
+		var in shareInput
+		gofuzz.NewFromGoFuzz(data).NilChance(0).NumElements(1, 12).Fuzz(&in)
+		checkShareWorld(t, in)
+	}
+}
