@@ -520,45 +520,17 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 			if err := s.podFlavor(n, f, np); err != nil {
 				return err
 			}
-			if share > 0 && s.flavorHasNodes(f) {
-				var indices []int
-				if len(ps.GPUIndices) > 0 {
-					indices = ps.GPUIndices[k]
-					if indices == nil {
-						indices = []int{}
-					}
-				}
-				mask, err := holdShare(s, n, indices, share, book, fmt.Sprintf("%s.gpuIndices[%d]", pp, k))
-				if err != nil {
-					return err
-				}
-				r.Pods = append(r.Pods, view.Pod{Node: n, Share: share, GPUs: mask})
-				continue
-			}
-			free := s.state.FreeMask(n)
-			g := int64(0)
-			if s.gpu >= 0 {
-				g = book[s.gpu]
-			}
-			var mask uint64
+			var indices []int
 			if len(ps.GPUIndices) > 0 {
-				if mask, err = podGPUs(s, n, ps.GPUIndices[k], g, fmt.Sprintf("%s.gpuIndices[%d]", pp, k)); err != nil {
-					return err
-				}
-			} else {
-				if int64(bits.OnesCount64(free)) < g {
-					return buildErr(ErrOverCapacity, np, "node %q has %d free GPUs, the pod needs %d", name, bits.OnesCount64(free), g)
-				}
-				for range g {
-					low := free & -free
-					mask |= low
-					free &^= low
+				if indices = ps.GPUIndices[k]; indices == nil {
+					indices = []int{}
 				}
 			}
-			if err := holdPod(s, n, mask, book, np); err != nil {
+			mask, err := bookRunningPod(s, n, indices, share, book, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), np)
+			if err != nil {
 				return err
 			}
-			r.Pods = append(r.Pods, view.Pod{Node: n, GPUs: mask})
+			r.Pods = append(r.Pods, view.Pod{Node: n, Share: share, GPUs: mask})
 		}
 	}
 	for i := range r.w.PodSets {
@@ -579,6 +551,39 @@ func (s *fixed) podFlavor(n, f int32, p string) error {
 		return buildErr(ErrInvalid, p, "node %q is of flavor %q, the pod set's is %q", s.topo.NodeName(n), s.flavors[nf].Name, s.flavors[f].Name)
 	}
 	return nil
+}
+
+// bookRunningPod books one running pod on node n, as Build books it and
+// a reshape books it again: a fractional pod (share thousandths, see
+// holdShare), or a pod of whole GPUs on the GPU indices names (at path ip)
+// or, with indices nil, the node's lowest free ones, each refused at path
+// np when the node cannot hold it. It returns the pod's GPUs.
+func bookRunningPod(s *Snapshot, n int32, indices []int, share int32, book res.Vec, ip, np string) (uint64, error) {
+	if share > 0 {
+		return holdShare(s, n, indices, share, book, ip)
+	}
+	g := int64(0)
+	if s.gpu >= 0 {
+		g = book[s.gpu]
+	}
+	var mask uint64
+	if indices != nil {
+		var err error
+		if mask, err = podGPUs(s, n, indices, g, ip); err != nil {
+			return 0, err
+		}
+	} else {
+		free := s.state.FreeMask(n)
+		if int64(bits.OnesCount64(free)) < g {
+			return 0, buildErr(ErrOverCapacity, np, "node %q has %d free GPUs, the pod needs %d", s.topo.NodeName(n), bits.OnesCount64(free), g)
+		}
+		for range g {
+			low := free & -free
+			mask |= low
+			free &^= low
+		}
+	}
+	return mask, holdPod(s, n, mask, book, np)
 }
 
 // gpuTaken refuses GPU gi of node n for a running pod, at path p: beyond

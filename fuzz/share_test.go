@@ -34,25 +34,44 @@ type shareStep struct {
 // what its running pods hold, a refused event leaves the store as it was,
 // and the snapshot's Builder builds the same nodes again.
 func FuzzShare(f *testing.F) {
-	for _, seed := range [][]byte{
-		{},
-		[]byte("fractions and whole GPUs on shareable nodes"),
-		{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7, 9, 5},
-		{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-		{255, 254, 253, 252, 251, 250, 249, 248, 247, 246, 245, 244, 243, 242, 241, 240, 239, 238},
-	} {
+	for _, seed := range shareSeeds {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var in shareInput
-		gofuzz.NewFromGoFuzz(data).NilChance(0).NumElements(1, 12).Fuzz(&in)
-		checkShareWorld(t, in)
+		gofuzz.NewFromGoFuzz(data).NilChance(0).NumElements(1, 16).Fuzz(&in)
+		checkShareWorld(t, in, false)
 	})
+}
+
+// FuzzShareTwoPhase is FuzzShare on a store that preempts in two phases,
+// victims evicting over several steps (a holding preemptor may finish
+// first, its victims then orphans that book their own pods again): no
+// GPU's shares ever pass a whole one nor is a shared GPU free; once the
+// victims have terminated, every check of FuzzShare holds.
+func FuzzShareTwoPhase(f *testing.F) {
+	for _, seed := range shareSeeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in shareInput
+		gofuzz.NewFromGoFuzz(data).NilChance(0).NumElements(1, 16).Fuzz(&in)
+		checkShareWorld(t, in, true)
+	})
+}
+
+// shareSeeds are the seeds of both share targets.
+var shareSeeds = [][]byte{
+	{},
+	[]byte("fractions and whole GPUs on shareable nodes"),
+	{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7, 9, 5},
+	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+	{255, 254, 253, 252, 251, 250, 249, 248, 247, 246, 245, 244, 243, 242, 241, 240, 239, 238},
 }
 
 // shareNode is node i of a FuzzShare cluster as figure v describes it.
 func shareNode(i int, v uint16) allot.Node {
-	gpus := 1 + int(v%8)
+	gpus := 1 + int(v%4)
 	return allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: "f", Labels: map[string]string{"rack": fmt.Sprintf("r%d", i%2)},
 		Capacity:      allot.Resources{"gpu": int64(gpus), "cpu": 16_000},
 		ShareableGPUs: allot.GPUSet(uint64(v>>3) & (1<<gpus - 1))}
@@ -72,15 +91,16 @@ func shareAsk(a uint16) allot.Resources {
 	return allot.Resources{"gpu-milli": 1 + int64(a%999), "cpu": 250}
 }
 
-func checkShareWorld(t *testing.T, in shareInput) {
+func checkShareWorld(t *testing.T, in shareInput, twoPhase bool) {
 	b := allot.Builder{
 		Now: genNow, Resources: []string{"gpu", "gpu-milli", "cpu"}, GPUShareResource: "gpu-milli",
 		Levels: []string{"rack"}, Flavors: []allot.Flavor{{Name: "f"}},
 		Queues: []allot.Queue{{Name: "q", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
 			Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{
 				{Name: "gpu", Nominal: 1000}, {Name: "gpu-milli", Nominal: 1_000_000}, {Name: "cpu", Nominal: 1_000_000}}}}}},
+		Options: allot.Options{TwoPhasePreemption: twoPhase},
 	}
-	for i, v := range in.Nodes[:min(len(in.Nodes), 4)] {
+	for i, v := range in.Nodes[:min(len(in.Nodes), 3)] {
 		b.Nodes = append(b.Nodes, shareNode(i, v))
 	}
 	snap, err := b.Build()
@@ -152,7 +172,42 @@ func checkShareWorld(t *testing.T, in shareInput) {
 				}
 			}
 		}
-		checkShares(t, fmt.Sprintf("step %d", k), st.Load())
+		label := fmt.Sprintf("step %d", k)
+		checkNodeShares(t, label, st.Load())
+		if s.C%3 != 0 && k < len(in.Steps)-1 {
+			// Victims may go on evicting into the next steps.
+			continue
+		}
+		for _, id := range st.Load().EvictingIDs() {
+			if _, err := st.Apply(allot.Terminated{ID: id}); err != nil {
+				t.Fatalf("%s: Terminated{%q}: %v", label, id, err)
+			}
+			checkNodeShares(t, label+" terminated "+id, st.Load())
+		}
+		checkShares(t, label, st.Load())
+	}
+}
+
+// checkNodeShares checks what holds even while victims evict: no GPU's
+// shares pass a whole one, a shared GPU is shareable and never free, and
+// the free GPUs' count is their mask's.
+func checkNodeShares(t *testing.T, label string, s *allot.Snapshot) {
+	for _, n := range s.Nodes() {
+		ns, _ := s.NodeStatus(n.Name)
+		if ns.SharedGPUs&ns.FreeGPUs != 0 {
+			t.Fatalf("%s: %s: GPUs %v shared and free", label, n.Name, ns.SharedGPUs&ns.FreeGPUs)
+		}
+		if ns.SharedGPUs&^n.ShareableGPUs != 0 {
+			t.Fatalf("%s: %s: GPUs %v shared, not shareable (%v)", label, n.Name, ns.SharedGPUs, n.ShareableGPUs)
+		}
+		for k, h := range ns.ShareHeld {
+			if h <= 0 || h > 1000 {
+				t.Fatalf("%s: %s GPU %d: %d thousandths held", label, n.Name, ns.SharedGPUs.Indices()[k], h)
+			}
+		}
+		if free := int64(ns.FreeGPUs.Len()); ns.Free["gpu"] != free {
+			t.Fatalf("%s: %s: %d GPUs free by count, %d by mask", label, n.Name, ns.Free["gpu"], free)
+		}
 	}
 }
 
@@ -201,28 +256,18 @@ func checkShares(t *testing.T, label string, s *allot.Snapshot) {
 			}
 		}
 	}
+	checkNodeShares(t, label, s)
 	for _, n := range b.Nodes {
 		ns, _ := s.NodeStatus(n.Name)
-		if ns.SharedGPUs&ns.FreeGPUs != 0 {
-			t.Fatalf("%s: %s: GPUs %v shared and free", label, n.Name, ns.SharedGPUs&ns.FreeGPUs)
-		}
-		if ns.SharedGPUs&^n.ShareableGPUs != 0 {
-			t.Fatalf("%s: %s: GPUs %v shared, not shareable (%v)", label, n.Name, ns.SharedGPUs, n.ShareableGPUs)
-		}
 		for k, i := range ns.SharedGPUs.Indices() {
 			g := gpu{n.Name, i}
 			switch {
-			case ns.ShareHeld[k] <= 0 || ns.ShareHeld[k] > 1000:
-				t.Fatalf("%s: %s GPU %d: %d thousandths held", label, n.Name, i, ns.ShareHeld[k])
 			case int64(ns.ShareHeld[k]) != held[g]:
 				t.Fatalf("%s: %s GPU %d: %d thousandths held, its pods hold %d", label, n.Name, i, ns.ShareHeld[k], held[g])
 			case whole[g]:
 				t.Fatalf("%s: %s GPU %d: shared and held whole", label, n.Name, i)
 			}
 			delete(held, g)
-		}
-		if free := int64(ns.FreeGPUs.Len()); ns.Free["gpu"] != free {
-			t.Fatalf("%s: %s: %d GPUs free by count, %d by mask", label, n.Name, ns.Free["gpu"], free)
 		}
 	}
 	for g, m := range held {
@@ -254,7 +299,8 @@ func TestShareSeeds(t *testing.T) {
 			data = append(data, byte(i*31+j*17))
 		}
 		var in shareInput
-		gofuzz.NewFromGoFuzz(data).NilChance(0).NumElements(1, 12).Fuzz(&in)
-		checkShareWorld(t, in)
+		gofuzz.NewFromGoFuzz(data).NilChance(0).NumElements(1, 16).Fuzz(&in)
+		checkShareWorld(t, in, false)
+		checkShareWorld(t, in, true)
 	}
 }

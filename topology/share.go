@@ -84,6 +84,9 @@ func (s *State) SharedMask(n int32) uint64 {
 // node holds r.
 func (s *State) AllocateShare(n int32, gi int, milli int32, r res.Vec, pods int32) {
 	i := s.T.slot(n, gi)
+	if i < 0 || milli <= 0 {
+		return // not a shareable GPU: nothing to book, as the caller checked
+	}
 	first := s.shared.At(i) == 0
 	s.shared.Set(i, s.shared.At(i)+uint16(milli))
 	s.change(n, func(ns *NodeState) {
@@ -104,6 +107,9 @@ func (s *State) AllocateShare(n int32, gi int, milli int32, r res.Vec, pods int3
 // leaving a negative share.
 func (s *State) ReleaseShare(n int32, gi int, milli int32, r res.Vec, pods int32) {
 	i := s.T.slot(n, gi)
+	if i < 0 {
+		return
+	}
 	held := int32(s.shared.At(i))
 	if held == 0 {
 		return
