@@ -193,6 +193,10 @@ type Placer struct {
 	// only ones the fast path compares.
 	limits    [res.Max]int8
 	numLimits int
+	// shareLater leaves the GPU shares out of nodeCountOf, for shareKey,
+	// which reads them itself; rooms is its buffer (share.go).
+	shareLater bool
+	rooms      [topology.MaxNodeGPUs]int32
 }
 
 // Reset points the placer at a state and forgets earlier pod sets.
@@ -486,16 +490,17 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 	// pod set on the node that holds it with the fewest pods to spare,
 	// ties by path; only when no single node holds it, the nodes with the
 	// fewest pods first, each filled before the next.
-	total := p.count(scope, scopeLevel)
-	if total < need {
-		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
-	}
 	if ps.Share > 0 && need == 1 {
 		// One fractional pod: best fit GPU by GPU (share.go).
 		if n := p.shareHolder(scope); n >= 0 {
 			p.next = append(p.next[:0], cand{id: n, count: 1})
 			return p.emit(out), Failure{}, true
 		}
+		return out, Failure{Level: nl, Need: need}, false
+	}
+	total := p.count(scope, scopeLevel)
+	if total < need {
+		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
 	}
 	if need <= p.nodeBound() {
 		p.holder, p.holderCount = -1, math.MaxInt64
@@ -1022,7 +1027,7 @@ func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
 	if ps.GPUs > 0 {
 		c = min(c, int64(node.GPUFits(mask, ps.GPUs)))
 	}
-	if ps.Share > 0 {
+	if ps.Share > 0 && !p.shareLater && c > 0 {
 		c = min(c, p.shareFits(n))
 	}
 	for r := 0; r < p.t.Resource; r++ {

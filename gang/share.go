@@ -51,9 +51,10 @@ func (p *Placer) shareRoom(n int32, gi int) int32 {
 // shareable GPUs hold, GPU by GPU.
 func (p *Placer) shareFits(n int32) int64 {
 	share := p.ps.Share
+	p.roomsOf(n, &p.rooms)
 	c := int64(0)
 	for m := p.t.Nodes[n].Shareable; m != 0; m &= m - 1 {
-		c += int64(p.shareRoom(n, bits.TrailingZeros64(m)) / share)
+		c += int64(p.rooms[bits.TrailingZeros64(m)] / share)
 	}
 	return c
 }
@@ -81,15 +82,19 @@ func pickShare(node *topology.Node, rooms *[topology.MaxNodeGPUs]int32, whole ui
 	return -1
 }
 
-// rooms fills, for node n, each shareable GPU's room for the request and
-// returns those free whole (no share held, by the state or the overlay).
-func (p *Placer) rooms(n int32, rooms *[topology.MaxNodeGPUs]int32) uint64 {
-	var whole uint64
+// roomsOf fills, for node n, each shareable GPU's room for the request
+// and returns those free whole (no share held, by the state or the
+// overlay).
+func (p *Placer) roomsOf(n int32, rooms *[topology.MaxNodeGPUs]int32) uint64 {
+	whole := p.st.ShareRooms(n, rooms)
+	if len(p.ov) == 0 {
+		return whole
+	}
 	for m := p.t.Nodes[n].Shareable; m != 0; m &= m - 1 {
 		gi := bits.TrailingZeros64(m)
 		rooms[gi] = p.shareRoom(n, gi)
-		if rooms[gi] == topology.MilliGPU {
-			whole |= 1 << gi
+		if rooms[gi] != topology.MilliGPU {
+			whole &^= 1 << gi
 		}
 	}
 	return whole
@@ -103,7 +108,7 @@ func (p *Placer) emitShares(n int32, count int64, out []Assignment) ([]Assignmen
 	share := p.ps.Share
 	node := &p.t.Nodes[n]
 	var rooms [topology.MaxNodeGPUs]int32
-	whole := p.rooms(n, &rooms)
+	whole := p.roomsOf(n, &rooms)
 	var broken uint64
 	for range count {
 		gi := pickShare(node, &rooms, whole, share)
@@ -127,32 +132,45 @@ func (p *Placer) emitShares(n int32, count int64, out []Assignment) ([]Assignmen
 // shared GPU would have left after it (0 to 999) where one holds it, else
 // a thousand per GPU free whole on the node, so that a GPU is broken
 // where the fewest whole ones are left; false when the node holds none.
-func (p *Placer) shareKey(n int32) (int64, bool) {
-	if p.nodeCount(n) < 1 {
+func (p *Placer) shareKey(n int32, ns *topology.NodeState) (int64, bool) {
+	node := &p.t.Nodes[n]
+	if node.Shareable == 0 {
 		return 0, false
 	}
-	node := &p.t.Nodes[n]
-	var rooms [topology.MaxNodeGPUs]int32
-	whole := p.rooms(n, &rooms)
-	gi := pickShare(node, &rooms, whole, p.ps.Share)
+	whole := p.roomsOf(n, &p.rooms)
+	gi := pickShare(node, &p.rooms, whole, p.ps.Share)
 	if gi < 0 {
 		return 0, false
 	}
+	// Everything else the pod asks of the node, its shares aside.
+	p.shareLater = true
+	c := p.nodeCountOf(n, ns)
+	p.shareLater = false
+	if c < 1 {
+		return 0, false
+	}
 	if whole&(1<<gi) == 0 {
-		return int64(rooms[gi] - p.ps.Share), true
+		return int64(p.rooms[gi] - p.ps.Share), true
 	}
 	return topology.MilliGPU * int64(bits.OnesCount64(whole)), true
 }
 
 // shareHolder is the node of scope that takes one fractional pod best
-// (shareKey, ties by path), -1 for none.
+// (shareKey, ties by path), -1 for none. A perfect fit ends the search.
 func (p *Placer) shareHolder(scope int32) int32 {
 	dom := &p.t.Domains[scope]
 	best, bestKey := int32(-1), int64(math.MaxInt64)
-	for n := dom.First; n < dom.End; n++ {
-		if k, ok := p.shareKey(n); ok && k < bestKey {
-			best, bestKey = n, k
+	for n := dom.First; n < dom.End; {
+		states := p.st.Nodes(n, dom.End)
+		for i := range states {
+			if k, ok := p.shareKey(n+int32(i), &states[i]); ok && k < bestKey {
+				best, bestKey = n+int32(i), k
+				if k == 0 {
+					return best
+				}
+			}
 		}
+		n += int32(len(states))
 	}
 	return best
 }
@@ -161,15 +179,7 @@ func (p *Placer) shareHolder(scope int32) int32 {
 // thousandths takes on st, by the placer's rule (pickShare): for a running
 // pod booked without its GPU named. -1 when none holds it.
 func ShareGPU(st *topology.State, n int32, share int32) int {
-	node := &st.T.Nodes[n]
 	var rooms [topology.MaxNodeGPUs]int32
-	var whole uint64
-	for m := node.Shareable; m != 0; m &= m - 1 {
-		gi := bits.TrailingZeros64(m)
-		rooms[gi] = st.ShareRoom(n, gi)
-		if rooms[gi] == topology.MilliGPU {
-			whole |= 1 << gi
-		}
-	}
-	return pickShare(node, &rooms, whole, share)
+	whole := st.ShareRooms(n, &rooms)
+	return pickShare(&st.T.Nodes[n], &rooms, whole, share)
 }

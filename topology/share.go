@@ -156,3 +156,36 @@ func (s *State) carryShares(n int32, old *State, o int32) {
 		}
 	}
 }
+
+// ShareRooms is ShareRoom for every shareable GPU of node n at once,
+// written to rooms[gi] (the others left as they are); it returns the
+// shareable GPUs free whole. One read of the node's shares, for placement's
+// scans.
+func (s *State) ShareRooms(n int32, rooms *[MaxNodeGPUs]int32) uint64 {
+	node := &s.T.Nodes[n]
+	m := node.Shareable
+	if m == 0 {
+		return 0
+	}
+	free := s.nodes.Ptr(int(n)).FreeGPUs
+	i, left := int(node.shareBase), bits.OnesCount64(m)
+	var whole uint64
+	for left > 0 {
+		span := s.shared.Span(i, left)
+		for _, held := range span {
+			gi := bits.TrailingZeros64(m)
+			m &= m - 1
+			switch {
+			case held > 0:
+				rooms[gi] = MilliGPU - int32(held)
+			case free&(1<<gi) != 0:
+				rooms[gi] = MilliGPU
+				whole |= 1 << gi
+			default:
+				rooms[gi] = 0
+			}
+		}
+		i, left = i+len(span), left-len(span)
+	}
+	return whole
+}
