@@ -413,8 +413,12 @@ func (s *fixed) nodeSpec(n *Node, p string, levels []string) (topology.NodeSpec,
 	if err != nil {
 		return topology.NodeSpec{}, err
 	}
+	mig, err := s.migSlices(n, gpus, shareable, &capacity, p)
+	if err != nil {
+		return topology.NodeSpec{}, err
+	}
 	return topology.NodeSpec{Name: n.Name, Flavor: f, Labels: labels, Capacity: capacity, Groups: n.GPUGroups, MaxPods: n.MaxPods,
-		Shareable: shareable}, nil
+		Shareable: shareable, MIG: mig}, nil
 }
 
 // nodeResOf says, per flavor, which resources some node of the flavor

@@ -52,8 +52,9 @@ func (s *Snapshot) Node(name string) (Node, bool) {
 func (s *Snapshot) node(n int32) Node {
 	tn := &s.topo.Nodes[n]
 	ns := s.state.Node(n)
-	out := Node{Name: s.topo.NodeName(n), Capacity: s.resourceMap(tn.Capacity, nonZero(tn.Capacity)),
-		GPUGroups: tn.GroupSizes(), ShareableGPUs: GPUSet(tn.Shareable), MaxPods: tn.MaxPods, Unschedulable: ns.Cordoned, Down: ns.Down}
+	mig, capacity := s.migOf(n, tn.Capacity)
+	out := Node{Name: s.topo.NodeName(n), Capacity: s.resourceMap(capacity, nonZero(capacity)),
+		GPUGroups: tn.GroupSizes(), ShareableGPUs: GPUSet(tn.Shareable), MIG: mig, MaxPods: tn.MaxPods, Unschedulable: ns.Cordoned, Down: ns.Down}
 	if ns.CooldownUntil > s.now {
 		out.CooldownUntil = ns.CooldownUntil
 	}

@@ -73,8 +73,12 @@ func (t *Topology) spec(n int32, labels []string) NodeSpec {
 	for l := range labels {
 		labels[l] = t.NodeLabel(n, l)
 	}
-	return NodeSpec{Name: t.NodeName(n), Flavor: node.Flavor, Labels: labels, Capacity: node.Capacity,
-		Groups: node.GroupSizes(), MaxPods: node.MaxPods, Shareable: node.Shareable}
+	capacity := node.Capacity
+	if t.GPU >= 0 {
+		capacity[t.GPU] += int64(bits.OnesCount64(node.Partitioned))
+	}
+	return NodeSpec{Name: t.NodeName(n), Flavor: node.Flavor, Labels: labels, Capacity: capacity,
+		Groups: node.GroupSizes(), MaxPods: node.MaxPods, Shareable: node.Shareable, MIG: t.MIGOf(n)}
 }
 
 // GroupSizes are the sizes of the node's GPU islands, in GPU order; nil
@@ -111,7 +115,7 @@ func Restate(t *Topology, now int64, node func(n int32) NodeState) *State {
 }
 
 // AllGPUs is the mask of all of the node's GPUs.
-func (n *Node) AllGPUs() uint64 { return maskBits(int(n.GPUs)) }
+func (n *Node) AllGPUs() uint64 { return maskBits(int(n.GPUs)) &^ n.Partitioned }
 
 // Reshape is Restate for t, a topology Edit made from s.T (moved[o] is
 // where node o of s went, -1 for one taken out), at s's time, carrying

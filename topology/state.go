@@ -84,7 +84,7 @@ type State struct {
 func NewState(t *Topology, now int64) *State {
 	return Restate(t, now, func(n int32) NodeState {
 		node := &t.Nodes[n]
-		return NodeState{Free: node.Capacity, FreeGPUs: maskBits(int(node.GPUs))}
+		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}
 	})
 }
 
@@ -118,7 +118,7 @@ func (s *State) setLevelMax() {
 		for n := ft.First; n < ft.End; n++ {
 			node := &t.Nodes[n]
 			for g := 1; g <= int(node.GPUs); g++ {
-				m[g-1] = max(m[g-1], int32(node.GPUFits(maskBits(int(node.GPUs)), g)))
+				m[g-1] = max(m[g-1], int32(node.GPUFits(node.AllGPUs(), g)))
 			}
 		}
 		lm[f][len(ft.Levels)] = m

@@ -16,6 +16,7 @@ var (
 	ErrBadGroups    = errors.New("topology: bad gpu groups")
 	ErrTooManyGPUs  = errors.New("topology: more than 64 GPUs on a node")
 	ErrBadShareable = errors.New("topology: shareable GPUs the node does not have")
+	ErrBadMIG       = errors.New("topology: bad MIG partition")
 )
 
 // MaxNodeGPUs is the most GPUs one node may have (a node's GPUs are one uint64
@@ -34,6 +35,19 @@ type NodeSpec struct {
 	// Shareable are the GPUs (a node-local mask) that fractional pods may
 	// share: several pods, each holding thousandths of one GPU.
 	Shareable uint64
+	// MIG lists the MIG instances the node's GPUs are partitioned into,
+	// GPU by GPU; a partitioned GPU is never booked whole nor shared, and
+	// Capacity counts its instances under each profile's resource, not
+	// among the GPUs.
+	MIG []MIGSlice
+}
+
+// MIGSlice is Count MIG instances of the profile counted by resource
+// Resource on GPU GPU of a node.
+type MIGSlice struct {
+	GPU      int32
+	Resource int32
+	Count    int32
 }
 
 // Node is a node of the built topology. It holds no pointer: its name,
@@ -57,7 +71,11 @@ type Node struct {
 	// state's per-GPU shares (see State.ShareRoom).
 	Shareable uint64
 	shareBase int32
-	name      [2]int32 // the name's bounds in Topology.names
+	// Partitioned are the GPUs MIG splits into instances (a node-local
+	// mask); mig bounds the node's MIGSlices in Topology.mig.
+	Partitioned uint64
+	mig         [2]int32
+	name        [2]int32 // the name's bounds in Topology.names
 }
 
 // Domain is a set of nodes sharing a topology path prefix: a contiguous node
@@ -97,7 +115,9 @@ type Topology struct {
 	TotalGPUs int
 	// ShareSlots counts the shareable GPUs of all nodes.
 	ShareSlots int32
-	byName     nameIndex
+	// mig holds every node's MIG slices back to back (Node.mig).
+	mig    []MIGSlice
+	byName nameIndex
 	// names holds every node's name back to back; domains holds each
 	// node's domain at every level (Levels+1 per node); labels each node's
 	// label value at every level, as an index into labelValues.
@@ -190,6 +210,16 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		if extra := sp.Shareable &^ maskBits(int(gpus)); extra != 0 {
 			return nil, fmt.Errorf("%w: node %q has %d GPUs, GPU %d is shareable", ErrBadShareable, sp.Name, gpus, bits.TrailingZeros64(extra))
 		}
+		partitioned, err := migMask(sp, int(gpus), resources, gpu)
+		if err != nil {
+			return nil, err
+		}
+		capacity := sp.Capacity
+		if gpu >= 0 {
+			capacity[gpu] -= int64(bits.OnesCount64(partitioned))
+		}
+		migAt := int32(len(t.mig))
+		t.mig = append(t.mig, sp.MIG...)
 		for _, v := range sp.Labels {
 			id, ok := labelIDs[v]
 			if !ok {
@@ -199,9 +229,10 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 			}
 			t.labels = append(t.labels, id)
 		}
-		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: sp.Capacity, GPUs: int32(gpus),
+		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: capacity, GPUs: int32(gpus),
 			Islands: islands, islandStarts: starts, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
 			Shareable: sp.Shareable, shareBase: t.ShareSlots,
+			Partitioned: partitioned, mig: [2]int32{migAt, int32(len(t.mig))},
 			name: [2]int32{at, at + int32(len(sp.Name))}}
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
@@ -530,4 +561,29 @@ func (n *Node) TakeGPUs(mask uint64, g int) uint64 {
 		from &^= low
 	}
 	return out
+}
+
+// migMask checks a node's MIG slices (GPUs it has, neither shareable nor
+// the GPU resource's own, instances counted at least once) and returns
+// the GPUs they partition.
+func migMask(sp *NodeSpec, gpus, resources, gpu int) (uint64, error) {
+	var m uint64
+	for _, sl := range sp.MIG {
+		switch {
+		case sl.GPU < 0 || int(sl.GPU) >= gpus:
+			return 0, fmt.Errorf("%w: node %q has %d GPUs, GPU %d is partitioned", ErrBadMIG, sp.Name, gpus, sl.GPU)
+		case sp.Shareable&(1<<sl.GPU) != 0:
+			return 0, fmt.Errorf("%w: node %q: GPU %d is partitioned and shareable", ErrBadMIG, sp.Name, sl.GPU)
+		case sl.Resource < 0 || int(sl.Resource) >= resources || int(sl.Resource) == gpu || sl.Count < 1:
+			return 0, fmt.Errorf("%w: node %q: GPU %d: %d instances of resource %d", ErrBadMIG, sp.Name, sl.GPU, sl.Count, sl.Resource)
+		}
+		m |= 1 << sl.GPU
+	}
+	return m, nil
+}
+
+// MIGOf is node n's MIG slices, GPU by GPU, read-only.
+func (t *Topology) MIGOf(n int32) []MIGSlice {
+	b := t.Nodes[n].mig
+	return t.mig[b[0]:b[1]:b[1]]
 }

@@ -119,10 +119,15 @@ type (
 		Capacity      quantities        `json:"capacity,omitzero"`
 		GPUGroups     []int             `json:"gpuGroups,omitempty"`
 		ShareableGPUs []int             `json:"shareableGpus,omitempty"`
+		MIG           []migOut          `json:"mig,omitempty"`
 		MaxPods       int32             `json:"maxPods,omitempty"`
 		CooldownUntil int64             `json:"cooldownUntil,omitempty"`
 		Unschedulable bool              `json:"unschedulable,omitempty"`
 		Down          bool              `json:"down,omitempty"`
+	}
+	migOut struct {
+		GPU      int        `json:"gpuIndex"`
+		Profiles quantities `json:"profiles"`
 	}
 	cohortOut struct {
 		Name        string         `json:"name"`
@@ -293,6 +298,9 @@ func (w *writer) node(n allot.Node) nodeOut {
 		GPUGroups: n.GPUGroups, MaxPods: n.MaxPods, CooldownUntil: n.CooldownUntil, Unschedulable: n.Unschedulable, Down: n.Down}
 	if n.ShareableGPUs != 0 {
 		out.ShareableGPUs = n.ShareableGPUs.Indices()
+	}
+	for _, m := range n.MIG {
+		out.MIG = append(out.MIG, migOut{GPU: m.GPU, Profiles: w.quantities(m.Profiles, "node "+n.Name+" mig")})
 	}
 	return out
 }
