@@ -27,10 +27,12 @@ type shareStep struct {
 // FuzzShare runs fractional and whole-GPU workloads on a cluster of
 // shareable GPUs: requests decided and committed, workloads found
 // running (SetRunning, on GPUs named or not, some of them clashing),
-// finished, and nodes described anew with other shareable GPUs. After
-// every step: no fractional pod holds two GPUs or a GPU that is not
-// shareable, no GPU's shares pass a whole one or meet a whole-GPU pod, a
-// shared GPU is never free, each GPU's share as the node reports it is
+// finished, and nodes described anew with other shareable GPUs, some
+// GPUs split into MIG instances that pods ask for by count. After every
+// step: no fractional pod holds two GPUs or a GPU that is not shareable,
+// no GPU's shares pass a whole one or meet a whole-GPU pod, a shared GPU
+// is never free, a partitioned GPU is never free, shared nor held whole,
+// no resource of a node is booked past its capacity, each GPU's share as the node reports it is
 // what its running pods hold, a refused event leaves the store as it was,
 // and the snapshot's Builder builds the same nodes again.
 func FuzzShare(f *testing.F) {
@@ -69,12 +71,18 @@ var shareSeeds = [][]byte{
 	{255, 254, 253, 252, 251, 250, 249, 248, 247, 246, 245, 244, 243, 242, 241, 240, 239, 238},
 }
 
-// shareNode is node i of a FuzzShare cluster as figure v describes it.
+// shareNode is node i of a FuzzShare cluster as figure v describes it:
+// 1 to 4 GPUs, some shareable, and now and then its last GPU, when not
+// shareable, split into MIG instances.
 func shareNode(i int, v uint16) allot.Node {
 	gpus := 1 + int(v%4)
-	return allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: "f", Labels: map[string]string{"rack": fmt.Sprintf("r%d", i%2)},
+	n := allot.Node{Name: fmt.Sprintf("n%d", i), Flavor: "f", Labels: map[string]string{"rack": fmt.Sprintf("r%d", i%2)},
 		Capacity:      allot.Resources{"gpu": int64(gpus), "cpu": 16_000},
 		ShareableGPUs: allot.GPUSet(uint64(v>>3) & (1<<gpus - 1))}
+	if last := gpus - 1; v>>12 != 0 && !n.ShareableGPUs.Has(last) {
+		n.MIG = []allot.MIGPartition{{GPU: last, Profiles: allot.Resources{"mig-1g": 1 + int64(v>>12)%7}}}
+	}
+	return n
 }
 
 // shareAsk is what one pod of a step asks for: a share of a GPU (rarely
@@ -83,6 +91,8 @@ func shareAsk(a uint16) allot.Resources {
 	switch {
 	case a%7 == 0:
 		return allot.Resources{"gpu": 1 + int64(a/7%3), "cpu": 500}
+	case a%5 == 0:
+		return allot.Resources{"mig-1g": 1 + int64(a/5%2), "cpu": 250}
 	case a%31 == 1:
 		return allot.Resources{"gpu-milli": 1000}
 	case a%37 == 2:
@@ -93,11 +103,12 @@ func shareAsk(a uint16) allot.Resources {
 
 func checkShareWorld(t *testing.T, in shareInput, twoPhase bool) {
 	b := allot.Builder{
-		Now: genNow, Resources: []string{"gpu", "gpu-milli", "cpu"}, GPUShareResource: "gpu-milli",
+		Now: genNow, Resources: []string{"gpu", "gpu-milli", "cpu", "mig-1g"}, GPUShareResource: "gpu-milli",
 		Levels: []string{"rack"}, Flavors: []allot.Flavor{{Name: "f"}},
 		Queues: []allot.Queue{{Name: "q", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
 			Quota: []allot.FlavorQuota{{Flavor: "f", Resources: []allot.ResourceQuota{
-				{Name: "gpu", Nominal: 1000}, {Name: "gpu-milli", Nominal: 1_000_000}, {Name: "cpu", Nominal: 1_000_000}}}}}},
+				{Name: "gpu", Nominal: 1000}, {Name: "gpu-milli", Nominal: 1_000_000}, {Name: "cpu", Nominal: 1_000_000},
+				{Name: "mig-1g", Nominal: 1000}}}}}},
 		Options: allot.Options{TwoPhasePreemption: twoPhase},
 	}
 	for i, v := range in.Nodes[:min(len(in.Nodes), 3)] {
@@ -208,6 +219,16 @@ func checkNodeShares(t *testing.T, label string, s *allot.Snapshot) {
 		if free := int64(ns.FreeGPUs.Len()); ns.Free["gpu"] != free {
 			t.Fatalf("%s: %s: %d GPUs free by count, %d by mask", label, n.Name, ns.Free["gpu"], free)
 		}
+		for r, q := range ns.Free {
+			if q < 0 {
+				t.Fatalf("%s: %s: %d %s free", label, n.Name, q, r)
+			}
+		}
+		for _, m := range n.MIG {
+			if (ns.FreeGPUs | ns.SharedGPUs).Has(m.GPU) {
+				t.Fatalf("%s: %s: partitioned GPU %d free or shared", label, n.Name, m.GPU)
+			}
+		}
 	}
 }
 
@@ -226,7 +247,8 @@ func checkShareDecision(t *testing.T, s *allot.Snapshot, req allot.Request, d al
 }
 
 // checkShares checks the shares of every node of s against its running
-// pods, and that its Builder builds the same nodes.
+// pods, that no whole-GPU pod holds a partitioned GPU, and that its
+// Builder builds the same nodes.
 func checkShares(t *testing.T, label string, s *allot.Snapshot) {
 	type gpu struct {
 		node string
@@ -258,6 +280,11 @@ func checkShares(t *testing.T, label string, s *allot.Snapshot) {
 	}
 	checkNodeShares(t, label, s)
 	for _, n := range b.Nodes {
+		for _, m := range n.MIG {
+			if whole[gpu{n.Name, m.GPU}] {
+				t.Fatalf("%s: %s: a whole-GPU pod on partitioned GPU %d", label, n.Name, m.GPU)
+			}
+		}
 		ns, _ := s.NodeStatus(n.Name)
 		for k, i := range ns.SharedGPUs.Indices() {
 			g := gpu{n.Name, i}
