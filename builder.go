@@ -51,7 +51,9 @@ type Builder struct {
 	// part after the "/" begins with "gpu." or "mig-" (nvidia.com/gpu.shared,
 	// nvidia.com/mig-1g.5gb), or whose domain begins with "gpu."
 	// (gpu.intel.com/xe) — unless IgnoredResources names it, so that GPUs
-	// are never counted as an ordinary resource by mistake. A cluster with
+	// are never counted as an ordinary resource by mistake. A MIG profile
+	// is declared among Resources and its instances listed under
+	// Node.MIG, not as capacity. A cluster with
 	// two kinds of accelerator is two snapshots, one for each kind's
 	// nodes, or one that ignores the other kind.
 	GPUResource string
