@@ -183,3 +183,58 @@ func TestShareRefused(t *testing.T) {
 		t.Fatal("a refused SetRunning changed the store")
 	}
 }
+
+// TestShareCommitConflict commits a fractional decision made on an older
+// version after another fraction has taken its GPU's room: a conflict,
+// which changes nothing; decided again it lands elsewhere.
+func TestShareCommitConflict(t *testing.T) {
+	b := shareCluster()
+	snap, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := allot.NewStore(snap)
+	first := allot.Decide(st.Load(), sharePod("a", 600))
+	if _, err := st.Commit(first); err != nil {
+		t.Fatal(err)
+	}
+	stale := allot.Decide(st.Load(), sharePod("b", 400)) // n1's GPU 1, exactly
+	if got := stale.Placement[0]; got.Node != "n1" || got.GPUs != allot.GPUSetOf(1) {
+		t.Fatalf("b placed on %v, want n1 [1]", got)
+	}
+	if _, err := st.Commit(allot.Decide(st.Load(), sharePod("c", 300))); err != nil {
+		t.Fatal(err)
+	}
+	before := st.Load().Builder()
+	_, err = st.Commit(stale)
+	var ce *allot.ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("stale commit: %v, want a *ConflictError", err)
+	}
+	if after := st.Load().Builder(); !reflect.DeepEqual(before, after) {
+		t.Fatal("a refused commit changed the store")
+	}
+	again := allot.Decide(st.Load(), sharePod("b", 400))
+	if again.Verdict != allot.VerdictAdmit || again.Placement[0].Node != "n0" {
+		t.Fatalf("b decided again: %v %v", again.Verdict, again.Placement)
+	}
+}
+
+// TestShareDecideAllocs pins what deciding one fractional pod allocates
+// with a reused decision: nothing.
+func TestShareDecideAllocs(t *testing.T) {
+	b := shareCluster()
+	snap, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := sharePod("a", 250)
+	var d allot.Decision
+	allot.DecideInto(snap, req, &d)
+	if got := testing.AllocsPerRun(50, func() { allot.DecideInto(snap, req, &d) }); got > 0 {
+		t.Fatalf("DecideInto of a fractional pod: %v allocations, want 0", got)
+	}
+	if d.Verdict != allot.VerdictAdmit {
+		t.Fatalf("%v %s", d.Verdict, d.Message)
+	}
+}
