@@ -194,9 +194,11 @@ type Placer struct {
 	limits    [res.Max]int8
 	numLimits int
 	// shareLater leaves the GPU shares out of nodeCountOf, for shareKey,
-	// which reads them itself; rooms is its buffer (share.go).
+	// which reads them itself; rooms is their buffer, made at the first
+	// fractional pod set (share.go), so that a placer of whole GPUs stays
+	// as small as it was.
 	shareLater bool
-	rooms      [topology.MaxNodeGPUs]int32
+	rooms      *[topology.MaxNodeGPUs]int32
 }
 
 // Reset points the placer at a state and forgets earlier pod sets.

@@ -51,7 +51,7 @@ func (p *Placer) shareRoom(n int32, gi int) int32 {
 // shareable GPUs hold, GPU by GPU.
 func (p *Placer) shareFits(n int32) int64 {
 	share := p.ps.Share
-	p.roomsOf(n, &p.rooms)
+	p.roomsOf(n, p.roomBuf())
 	c := int64(0)
 	for m := p.t.Nodes[n].Shareable; m != 0; m &= m - 1 {
 		c += int64(p.rooms[bits.TrailingZeros64(m)] / share)
@@ -137,8 +137,9 @@ func (p *Placer) shareKey(n int32, ns *topology.NodeState) (int64, bool) {
 	if node.Shareable == 0 {
 		return 0, false
 	}
-	whole := p.roomsOf(n, &p.rooms)
-	gi := pickShare(node, &p.rooms, whole, p.ps.Share)
+	rooms := p.roomBuf()
+	whole := p.roomsOf(n, rooms)
+	gi := pickShare(node, rooms, whole, p.ps.Share)
 	if gi < 0 {
 		return 0, false
 	}
@@ -150,7 +151,7 @@ func (p *Placer) shareKey(n int32, ns *topology.NodeState) (int64, bool) {
 		return 0, false
 	}
 	if whole&(1<<gi) == 0 {
-		return int64(p.rooms[gi] - p.ps.Share), true
+		return int64(rooms[gi] - p.ps.Share), true
 	}
 	return topology.MilliGPU * int64(bits.OnesCount64(whole)), true
 }
@@ -182,4 +183,12 @@ func ShareGPU(st *topology.State, n int32, share int32) int {
 	var rooms [topology.MaxNodeGPUs]int32
 	whole := st.ShareRooms(n, &rooms)
 	return pickShare(&st.T.Nodes[n], &rooms, whole, share)
+}
+
+// roomBuf is the placer's buffer of GPU rooms, made once.
+func (p *Placer) roomBuf() *[topology.MaxNodeGPUs]int32 {
+	if p.rooms == nil {
+		p.rooms = new([topology.MaxNodeGPUs]int32)
+	}
+	return p.rooms
 }
