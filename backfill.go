@@ -172,7 +172,7 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 		rv := reservation{w: b, start: start, pods: pods}
 		held := base.Fork()
 		for _, a := range rv.pods {
-			held.Allocate(a.Node, a.GPUs, res.Vec{}, 0)
+			held.BookPod(a.Node, a.GPUs, a.Share, res.Vec{}, 0, 1)
 		}
 		held.Flush()
 		q.rs = append(q.rs, rv)

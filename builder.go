@@ -52,10 +52,20 @@ type Builder struct {
 	// part after the "/" begins with "gpu." or "mig-" (nvidia.com/gpu.shared,
 	// nvidia.com/mig-1g.5gb), or whose domain begins with "gpu."
 	// (gpu.intel.com/xe) — unless IgnoredResources names it, so that GPUs
-	// are never counted as an ordinary resource by mistake. A cluster with
+	// are never counted as an ordinary resource by mistake. A MIG profile
+	// is declared among Resources and its instances listed under
+	// Node.MIG, not as capacity. A cluster with
 	// two kinds of accelerator is two snapshots, one for each kind's
 	// nodes, or one that ignores the other kind.
 	GPUResource string
+	// GPUShareResource names among Resources the resource a pod asks for
+	// part of one GPU by, in thousandths (the Alibaba trace's gpu_milli:
+	// 250, 500 …, 1 to 999): such a pod asks for no whole GPU, and its
+	// pods pack onto the nodes' shareable GPUs (Node.ShareableGPUs), each
+	// on one GPU, never across two. Quota charges the resource as any
+	// other; nodes do not list it, their shareable GPUs give it. Empty
+	// means none: GPUs are booked whole.
+	GPUShareResource string
 	// IgnoredResources are names the snapshot does not track, which nodes'
 	// capacity and pod sets' requests (of requests, running and pending
 	// workloads) may carry all the same, as a cluster's objects carry
@@ -125,6 +135,9 @@ func (b *Builder) Build() (*Snapshot, error) {
 		return nil, err
 	}
 	if err := buildResources(s, b.Resources, b.GPUResource, b.IgnoredResources); err != nil {
+		return nil, err
+	}
+	if err := buildShare(s, b.GPUShareResource); err != nil {
 		return nil, err
 	}
 	if err := buildFlavors(s, b.Flavors); err != nil {
@@ -396,7 +409,20 @@ func (s *fixed) nodeSpec(n *Node, p string, levels []string) (topology.NodeSpec,
 	if n.MaxPods < 0 {
 		return topology.NodeSpec{}, buildErr(ErrInvalid, p+".maxPods", "negative")
 	}
-	return topology.NodeSpec{Name: n.Name, Flavor: f, Labels: labels, Capacity: capacity, Groups: n.GPUGroups, MaxPods: n.MaxPods}, nil
+	gpus := int64(0)
+	if s.gpu >= 0 {
+		gpus = capacity[s.gpu]
+	}
+	shareable, err := s.shareableMask(n, gpus, p)
+	if err != nil {
+		return topology.NodeSpec{}, err
+	}
+	mig, err := s.migSlices(n, gpus, shareable, &capacity, p)
+	if err != nil {
+		return topology.NodeSpec{}, err
+	}
+	return topology.NodeSpec{Name: n.Name, Flavor: f, Labels: labels, Capacity: capacity, Groups: n.GPUGroups, MaxPods: n.MaxPods,
+		Shareable: shareable, MIG: mig}, nil
 }
 
 // nodeResOf says, per flavor, which resources some node of the flavor
@@ -474,6 +500,10 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 		if err := checkCharge(s, per, tokens, ps.Count, pp); err != nil {
 			return err
 		}
+		if err := s.checkShare(per, pp); err != nil {
+			return err
+		}
+		share := s.shareOf(per)
 		book := s.nodeRes.Mask(f, per)
 		r.Sets = append(r.Sets, view.Set{Flavor: f, Count: ps.Count, Per: per, Keys: keys, Tokens: tokens})
 		ps.PerPod = nil // kept as Per and Keys
@@ -498,30 +528,17 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 			if err := s.podFlavor(n, f, np); err != nil {
 				return err
 			}
-			free := s.state.FreeMask(n)
-			g := int64(0)
-			if s.gpu >= 0 {
-				g = book[s.gpu]
-			}
-			var mask uint64
+			var indices []int
 			if len(ps.GPUIndices) > 0 {
-				if mask, err = podGPUs(s, n, ps.GPUIndices[k], g, fmt.Sprintf("%s.gpuIndices[%d]", pp, k)); err != nil {
-					return err
-				}
-			} else {
-				if int64(bits.OnesCount64(free)) < g {
-					return buildErr(ErrOverCapacity, np, "node %q has %d free GPUs, the pod needs %d", name, bits.OnesCount64(free), g)
-				}
-				for range g {
-					low := free & -free
-					mask |= low
-					free &^= low
+				if indices = ps.GPUIndices[k]; indices == nil {
+					indices = []int{}
 				}
 			}
-			if err := holdPod(s, n, mask, book, np); err != nil {
+			mask, err := bookRunningPod(s, n, indices, share, book, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), np)
+			if err != nil {
 				return err
 			}
-			r.Pods = append(r.Pods, view.Pod{Node: n, GPUs: mask})
+			r.Pods = append(r.Pods, view.Pod{Node: n, Share: share, GPUs: mask})
 		}
 	}
 	for i := range r.w.PodSets {
@@ -542,6 +559,39 @@ func (s *fixed) podFlavor(n, f int32, p string) error {
 		return buildErr(ErrInvalid, p, "node %q is of flavor %q, the pod set's is %q", s.topo.NodeName(n), s.flavors[nf].Name, s.flavors[f].Name)
 	}
 	return nil
+}
+
+// bookRunningPod books one running pod on node n, as Build books it and
+// a reshape books it again: a fractional pod (share thousandths, see
+// holdShare), or a pod of whole GPUs on the GPU indices names (at path ip)
+// or, with indices nil, the node's lowest free ones, each refused at path
+// np when the node cannot hold it. It returns the pod's GPUs.
+func bookRunningPod(s *Snapshot, n int32, indices []int, share int32, book res.Vec, ip, np string) (uint64, error) {
+	if share > 0 {
+		return holdShare(s, n, indices, share, book, ip)
+	}
+	g := int64(0)
+	if s.gpu >= 0 {
+		g = book[s.gpu]
+	}
+	var mask uint64
+	if indices != nil {
+		var err error
+		if mask, err = podGPUs(s, n, indices, g, ip); err != nil {
+			return 0, err
+		}
+	} else {
+		free := s.state.FreeMask(n)
+		if int64(bits.OnesCount64(free)) < g {
+			return 0, buildErr(ErrOverCapacity, np, "node %q has %d free GPUs, the pod needs %d", s.topo.NodeName(n), bits.OnesCount64(free), g)
+		}
+		for range g {
+			low := free & -free
+			mask |= low
+			free &^= low
+		}
+	}
+	return mask, holdPod(s, n, mask, book, np)
 }
 
 // gpuTaken refuses GPU gi of node n for a running pod, at path p: beyond

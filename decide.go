@@ -394,7 +394,7 @@ func (dc *decider) replaceAround(p *backfillPlan, n, self int) bool {
 		st = p.heldState(self).Fork()
 		for _, rv := range p.rs[self+1 : n] {
 			for _, a := range rv.pods {
-				st.Allocate(a.Node, a.GPUs, res.Vec{}, 0)
+				st.BookPod(a.Node, a.GPUs, a.Share, res.Vec{}, 0, 1)
 			}
 		}
 		st.Flush()

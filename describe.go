@@ -30,6 +30,7 @@ func (s *Snapshot) Builder() Builder {
 		Resources: s.Resources(),
 		// GPUResource and IgnoredResources as the snapshot reads them.
 		GPUResource:      s.GPUResource(),
+		GPUShareResource: s.GPUShareResource(),
 		IgnoredResources: s.IgnoredResources(),
 		Levels:           s.Levels(),
 		Flavors:          s.Flavors(),

@@ -62,6 +62,11 @@
 // is the GPU (Builder.GPUResource: gpu unless named, nvidia.com/gpu on a
 // Kubernetes cluster): the resource placed by index on each node's GPUs
 // and counted by FreeGPUs, in whose GPU-seconds lost work is priced.
+// A snapshot may also name the resource pods ask for part of one GPU by
+// (Builder.GPUShareResource, thousandths), which packs them onto the
+// nodes' shareable GPUs, one GPU a pod; and a node may list GPUs split
+// into MIG instances (Node.MIG), each profile a resource of its own
+// (share.go, mig.go).
 // Quantities are int64 base units (cpu in millicores, memory in bytes);
 // package quantity converts Kubernetes quantity strings to them, and
 // Resources read such strings from JSON. Names a cluster's objects carry

@@ -127,8 +127,21 @@ func (e SetNode) apply(s *Snapshot) error {
 // anew, and every node of a flavor whose nodes now hold other resources
 // (what a pod books on a node follows from them, view.Booking.Book).
 // Running pods on a node taken out must have been evicted. On an error s
-// is unchanged.
+// is unchanged: while two-phase preemptions hold room, which the reshape
+// settles before it books the pods again, it runs first on a private copy
+// that a refusal throws away.
 func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Node) error {
+	if s.inflight != nil && len(s.inflight.holds) > 0 {
+		if err := s.private().reshapeOnce(remove, add, descs); err != nil {
+			return err
+		}
+	}
+	return s.reshapeOnce(remove, add, descs)
+}
+
+// reshapeOnce is reshape without the private run: on an error while
+// holds settle, s may be left changed.
+func (s *Snapshot) reshapeOnce(remove []int32, add []topology.NodeSpec, descs []*Node) error {
 	old := s.topo
 	t, moved, err := old.Edit(remove, add)
 	if err != nil {
@@ -362,10 +375,7 @@ func rebookPods(s *Snapshot, moved []int32, keep []bool) error {
 		k := 0
 		for i := range r.Sets {
 			book := r.Book(i, s.nodeRes)
-			g := int64(0)
-			if s.gpu >= 0 {
-				g = book[s.gpu]
-			}
+			share := s.shareOf(r.Sets[i].Per)
 			for p := range r.Sets[i].Count {
 				pa := r.Pods[k]
 				k++
@@ -378,10 +388,7 @@ func rebookPods(s *Snapshot, moved []int32, keep []bool) error {
 				if err = s.podFlavor(m, r.Sets[i].Flavor, np); err != nil {
 					return false
 				}
-				if _, err = podGPUs(s, m, GPUSet(pa.GPUs).Indices(), g, fmt.Sprintf("%s.gpuIndices[%d]", path, p)); err != nil {
-					return false
-				}
-				if err = holdPod(s, m, pa.GPUs, book, np); err != nil {
+				if _, err = bookRunningPod(s, m, GPUSet(pa.GPUs).Indices(), share, book, fmt.Sprintf("%s.gpuIndices[%d]", path, p), np); err != nil {
 					return false
 				}
 			}

@@ -16,6 +16,10 @@ import (
 func (s *fixed) capacityVector(n *Node, p string) (res.Vec, error) {
 	for _, name := range sortedKeys(n.Capacity) {
 		if n.Capacity[name] > 0 && !s.isGPU(name) && gpuLike(name) && !slices.Contains(s.ignored, name) {
+			if _, declared := s.resIdx[name]; declared && migLike(name) {
+				return res.Vec{}, buildErr(ErrGPUResource, p+".capacity."+name, "node %q lists %d %s, which names a GPU: list a MIG profile's instances under mig, GPU by GPU",
+					n.Name, n.Capacity[name], name)
+			}
 			return res.Vec{}, buildErr(ErrGPUResource, p+".capacity."+name, "node %q has %d %s, which names a GPU, but %s: set gpuResource to %q, or ignore it",
 				n.Name, n.Capacity[name], name, s.gpuDeclared(), name)
 		}
@@ -23,6 +27,10 @@ func (s *fixed) capacityVector(n *Node, p string) (res.Vec, error) {
 	capacity, _, err := s.podVector(n.Capacity, p+".capacity")
 	if err != nil {
 		return capacity, err
+	}
+	if s.share >= 0 && capacity[s.share] != 0 {
+		name := s.resources[s.share]
+		return capacity, buildErr(ErrInvalid, p+".capacity."+name, "node %q lists %s, which its shareableGpus give: list the GPUs fractional pods may share", n.Name, name)
 	}
 	if s.gpu >= 0 && capacity[s.gpu] > topology.MaxNodeGPUs {
 		return capacity, buildErr(ErrInvalid, p+".capacity."+s.resources[s.gpu], "%d GPUs, at most %d per node", capacity[s.gpu], topology.MaxNodeGPUs)
@@ -53,4 +61,10 @@ func gpuLike(name string) bool {
 	}
 	return local == "gpu" || strings.HasPrefix(local, "gpu.") || strings.HasPrefix(local, "mig-") ||
 		strings.HasPrefix(domain, "gpu.")
+}
+
+// migLike reports whether a resource name is a MIG profile's, the part
+// after its last "/" beginning with "mig-" (nvidia.com/mig-1g.10gb).
+func migLike(name string) bool {
+	return strings.HasPrefix(strings.ToLower(name[strings.LastIndexByte(name, '/')+1:]), "mig-")
 }

@@ -59,6 +59,9 @@ type heldRun struct {
 	gpus uint64
 	res  res.Vec
 	pods int32
+	// share, when not zero, makes the run one fractional pod's: share
+	// thousandths of the one GPU of gpus.
+	share int32
 }
 
 // evictingVictim is a running workload a two-phase preemption evicts. Its
@@ -196,7 +199,11 @@ func (s *Snapshot) startHold(r *running, victims []*running, decided, adopted []
 // preemptor pre, per node: the GPUs pre's pods do not take, the resources
 // and pods beyond pre's. Booked beside pre's pods, that covers what the
 // victims' pods occupy until they are gone, and nothing once none is
-// left.
+// left. A victim's fractional pod keeps its share booked, a run of its
+// own, unless pre's pods take that GPU (whole or a share of it). Where
+// pre's fractional pods share a GPU a victim's pods are on, the rest of
+// that GPU is booked too, a run of no pod, so that nobody else takes it
+// before the victims are gone: an orphan books its own pods there again.
 func (s *Snapshot) excessBooking(pre *running, victims []string) []heldRun {
 	var runs []heldRun
 	at := map[int32]int{}
@@ -205,17 +212,56 @@ func (s *Snapshot) excessBooking(pre *running, victims []string) []heldRun {
 		if !ok {
 			continue
 		}
-		runs = addRuns(s, v, runs, at, true)
+		runs = addRuns(s, v, runs, at)
 	}
+	// What pre's pods book on each node: mine for the victims' merged
+	// runs, and the GPUs they touch, shares included.
 	mine := make([]heldRun, len(runs))
+	touch := make([]uint64, len(runs))
 	for j := range runs {
 		mine[j].node = runs[j].node
 	}
-	mine = addRuns(s, pre, mine, at, false)
+	k := 0
+	for i := range pre.Sets {
+		book := pre.Book(i, s.nodeRes)
+		for range pre.Sets[i].Count {
+			pa := pre.Pods[k]
+			k++
+			j, ok := at[pa.Node]
+			if pa.Node < 0 || !ok {
+				continue
+			}
+			touch[j] |= pa.GPUs
+			if pa.Share == 0 {
+				mine[j].gpus |= pa.GPUs
+			}
+			mine[j].res = mine[j].res.Add(book)
+			mine[j].pods++
+		}
+	}
+	// The GPUs the victims' pods are on, per node.
+	victimGPUs := make([]uint64, len(runs))
 	for j := range runs {
-		e, h := &runs[j], &mine[j]
+		victimGPUs[at[runs[j].node]] |= runs[j].gpus
+	}
+	out := runs[:0]
+	var blocks []heldRun
+	for j := range runs {
+		e, h := runs[j], &mine[j]
+		if e.share > 0 {
+			if touch[at[e.node]]&e.gpus == 0 {
+				out = append(out, e)
+			}
+			continue
+		}
+		for m := touch[j] &^ h.gpus & victimGPUs[j]; m != 0; m &= m - 1 {
+			gi := bits.TrailingZeros64(m)
+			if room := s.state.ShareRoom(e.node, gi); room > 0 {
+				blocks = append(blocks, heldRun{node: e.node, gpus: 1 << gi, share: room})
+			}
+		}
 		gpus := s.gpu >= 0 && e.res[s.gpu] > 0
-		e.gpus &^= h.gpus
+		e.gpus &^= touch[j]
 		e.res = e.res.Sub(e.res.Min(h.res))
 		if gpus {
 			// The node counts its GPUs by the mask, and so does the
@@ -223,13 +269,15 @@ func (s *Snapshot) excessBooking(pre *running, victims []string) []heldRun {
 			e.res[s.gpu] = int64(bits.OnesCount64(e.gpus))
 		}
 		e.pods -= min(e.pods, h.pods)
+		out = append(out, e)
 	}
-	return runs
+	return append(out, blocks...)
 }
 
 // addRuns adds what b's pods book to runs, per node (at maps a node to its
-// run); a node without a run gets one only with grow.
-func addRuns(s *Snapshot, b *running, runs []heldRun, at map[int32]int, grow bool) []heldRun {
+// run of whole-GPU pods, which it gets with the first pod there); a
+// fractional pod gets a run of its own.
+func addRuns(s *Snapshot, b *running, runs []heldRun, at map[int32]int) []heldRun {
 	k := 0
 	for i := range b.Sets {
 		book := b.Book(i, s.nodeRes)
@@ -241,12 +289,13 @@ func addRuns(s *Snapshot, b *running, runs []heldRun, at map[int32]int, grow boo
 			}
 			j, ok := at[pa.Node]
 			if !ok {
-				if !grow {
-					continue
-				}
 				j = len(runs)
 				at[pa.Node] = j
 				runs = append(runs, heldRun{node: pa.Node})
+			}
+			if pa.Share > 0 {
+				runs = append(runs, heldRun{node: pa.Node, gpus: pa.GPUs, res: book, pods: 1, share: pa.Share})
+				continue
 			}
 			runs[j].gpus |= pa.GPUs
 			runs[j].res = runs[j].res.Add(book)
@@ -259,9 +308,12 @@ func addRuns(s *Snapshot, b *running, runs []heldRun, at map[int32]int, grow boo
 // bookRuns books (sign 1) or releases (-1) runs on their nodes.
 func (s *Snapshot) bookRuns(runs []heldRun, sign int) {
 	for _, run := range runs {
-		if sign > 0 {
+		switch {
+		case run.share > 0:
+			s.state.BookPod(run.node, run.gpus, run.share, run.res, run.pods, sign)
+		case sign > 0:
 			s.state.Allocate(run.node, run.gpus, run.res, run.pods)
-		} else {
+		default:
 			s.state.Release(run.node, run.gpus, run.res, run.pods)
 		}
 	}

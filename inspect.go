@@ -52,8 +52,9 @@ func (s *Snapshot) Node(name string) (Node, bool) {
 func (s *Snapshot) node(n int32) Node {
 	tn := &s.topo.Nodes[n]
 	ns := s.state.Node(n)
-	out := Node{Name: s.topo.NodeName(n), Capacity: s.resourceMap(tn.Capacity, nonZero(tn.Capacity)),
-		GPUGroups: tn.GroupSizes(), MaxPods: tn.MaxPods, Unschedulable: ns.Cordoned, Down: ns.Down}
+	mig, capacity := s.migOf(n, tn.Capacity)
+	out := Node{Name: s.topo.NodeName(n), Capacity: s.resourceMap(capacity, nonZero(capacity)),
+		GPUGroups: tn.GroupSizes(), ShareableGPUs: GPUSet(tn.Shareable), MIG: mig, MaxPods: tn.MaxPods, Unschedulable: ns.Cordoned, Down: ns.Down}
 	if ns.CooldownUntil > s.now {
 		out.CooldownUntil = ns.CooldownUntil
 	}
@@ -93,6 +94,11 @@ type NodeStatus struct {
 	// hold, GPUs as a count; FreeGPUs are which GPUs.
 	Free     Resources `json:"free"`
 	FreeGPUs GPUSet    `json:"freeGpus"`
+	// SharedGPUs are the GPUs fractional pods share now, and
+	// ShareHeld[i] the thousandths of SharedGPUs' i-th GPU (ascending)
+	// they hold; a shared GPU is in neither FreeGPUs nor Free's count.
+	SharedGPUs GPUSet  `json:"sharedGpus,omitempty"`
+	ShareHeld  []int32 `json:"shareHeld,omitempty"`
 	// Pods counts the running pods on the node.
 	Pods int32 `json:"pods"`
 	// Cordoned, Down and CooldownUntil (zero once it has passed) are its
@@ -115,6 +121,12 @@ func (s *Snapshot) NodeStatus(node string) (NodeStatus, bool) {
 		Pods: ns.Pods, Cordoned: ns.Cordoned, Down: ns.Down, Usable: ns.Usable(s.now)}
 	if ns.CooldownUntil > s.now {
 		out.CooldownUntil = ns.CooldownUntil
+	}
+	if shared := s.state.SharedMask(n); shared != 0 {
+		out.SharedGPUs = GPUSet(shared)
+		for _, gi := range out.SharedGPUs.Indices() {
+			out.ShareHeld = append(out.ShareHeld, s.state.ShareHeld(n, gi))
+		}
 	}
 	return out, true
 }

@@ -150,12 +150,18 @@ func (s *Snapshot) holdPods(r *running, count, sign int) {
 	for i := range r.Sets {
 		book := r.Book(i, s.nodeRes)
 		for range min(int(r.Sets[i].Count), count-k) {
-			if pa := r.Pods[k]; pa.Node != run.node {
+			pa := r.Pods[k]
+			k++
+			if pa.Share > 0 {
+				// A fractional pod books its GPU's share on its own.
+				s.state.BookPod(pa.Node, pa.GPUs, pa.Share, book, 1, sign)
+				continue
+			}
+			if pa.Node != run.node {
 				s.hold(run, sign)
 				run = podRun{node: pa.Node}
 			}
-			run.add(r.Pods[k].GPUs, book)
-			k++
+			run.add(pa.GPUs, book)
 		}
 	}
 	s.hold(run, sign)
@@ -407,5 +413,6 @@ func (s *Snapshot) podDemand(q int32, ps *PodSet) (gang.Demand, bool) {
 	if s.gpu >= 0 {
 		d.GPUs = int(per[s.gpu])
 	}
+	d.Share = s.shareOf(per)
 	return d, true
 }

@@ -13,6 +13,7 @@ func (s *Snapshot) gangPodSet(ps *PodSet, per res.Vec, f int32) gang.PodSet {
 	if s.gpu >= 0 {
 		g.GPUs = int(book[s.gpu])
 	}
+	g.Share = s.shareOf(per)
 	g.Exclude = s.untolerated(ps, f)
 	t := &ps.Topology
 	switch {

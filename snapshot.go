@@ -163,7 +163,10 @@ type fixed struct {
 	resources []string
 	gpu       int // index of the GPU resource, -1 if undeclared
 	tokens    int // index of "tokens", -1 if undeclared
-	resIdx    map[string]int
+	// share is the index of the GPU share resource (thousandths of one
+	// GPU, Builder.GPUShareResource), -1 if undeclared.
+	share  int
+	resIdx map[string]int
 	// scaled has bit r set when resource r's quantities are written with
 	// a unit (quantity.Scaled: cpu, memory), so messages need not ask.
 	scaled uint16

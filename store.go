@@ -457,6 +457,15 @@ func bookPods(s *Snapshot, r *running, d *Decision, conflict func(string, ...any
 				return fail(err)
 			}
 			k++
+			if pa.Share > 0 {
+				// A fractional pod books its GPU's share on its own,
+				// after the run before it.
+				s.hold(run, 1)
+				r.Pods = append(r.Pods, pa)
+				s.state.AllocateShare(pa.Node, bits.TrailingZeros64(pa.GPUs), pa.Share, book, 1)
+				run, booked = podRun{node: -1}, len(r.Pods)
+				continue
+			}
 			if pa.Node != run.node {
 				s.hold(run, 1)
 				run, booked = podRun{node: pa.Node}, len(r.Pods)
@@ -499,6 +508,13 @@ func checkPod(s *Snapshot, r *running, i int, book res.Vec, pl PodPlacement, p i
 	if node.GPUs < 64 && mask>>node.GPUs != 0 {
 		return view.Pod{}, shape("GPUs %v on node %q with %d GPUs", pl.GPUs, pl.Node, node.GPUs)
 	}
+	share := s.shareOf(r.Sets[i].Per)
+	if share > 0 {
+		if err := checkSharePod(s, n, mask, share, run, shape, conflict); err != nil {
+			return view.Pod{}, err
+		}
+		mask = 0 // the share's GPU stays out of the whole-GPU checks below
+	}
 	if s.gpu >= 0 && int64(bits.OnesCount64(mask)) != book[s.gpu] {
 		return view.Pod{}, shape("pod %d of %q gets %d GPUs, asks for %d", p, ps.Name, bits.OnesCount64(mask), book[s.gpu])
 	}
@@ -520,6 +536,9 @@ func checkPod(s *Snapshot, r *running, i int, book res.Vec, pl PodPlacement, p i
 	if node.MaxPods > 0 && pods >= node.MaxPods {
 		_, earlier := bookedOn(s, r, n)
 		return view.Pod{}, conflict("node %q no longer has room for %d more pods", pl.Node, earlier+1)
+	}
+	if share > 0 {
+		return view.Pod{Node: n, Share: share, GPUs: uint64(pl.GPUs)}, nil
 	}
 	return view.Pod{Node: n, GPUs: mask}, nil
 }

@@ -155,11 +155,31 @@ type Node struct {
 	// GPUGroups splits the node's GPUs into islands (NVLink or NUMA); it sums
 	// to the node's gpu capacity. Empty means one island.
 	GPUGroups []int `json:"gpuGroups,omitempty"`
+	// ShareableGPUs are the GPUs fractional pods may share (see
+	// Builder.GPUShareResource); a whole-GPU pod takes one only while no
+	// share of it is held. Empty: every GPU is booked whole.
+	ShareableGPUs GPUSet `json:"shareableGpus,omitempty"`
+	// MIG lists the node's GPUs that NVIDIA's Multi-Instance GPU splits
+	// into instances, and the instances of each: 7 of
+	// nvidia.com/mig-1g.10gb, or 3 of nvidia.com/mig-2g.20gb and 1 of
+	// nvidia.com/mig-1g.10gb. Each profile is a declared resource, which a
+	// pod asks for by count as Kubernetes' device plugin advertises it; the
+	// node's capacity of it is its instances, counted here, not listed
+	// under Capacity. A partitioned GPU is counted in the node's gpu
+	// capacity but never booked whole nor shared.
+	MIG []MIGPartition `json:"mig,omitempty"`
 	// MaxPods limits the pods on the node; zero means no limit.
 	MaxPods       int32 `json:"maxPods,omitempty"`
 	CooldownUntil int64 `json:"cooldownUntil,omitempty"`
 	Unschedulable bool  `json:"unschedulable,omitempty"`
 	Down          bool  `json:"down,omitempty"`
+}
+
+// MIGPartition is how one GPU of a node is split: the number of
+// instances of each MIG profile, by the profile's resource name.
+type MIGPartition struct {
+	GPU      int       `json:"gpuIndex"`
+	Profiles Resources `json:"profiles"`
 }
 
 // Cohort groups queues (and other cohorts) that share quota.

@@ -120,6 +120,11 @@ func (s *fixed) validatePodSet(r *Request, i int, total *res.Vec, into *resolved
 		}
 		charge[k] = q * int64(ps.Count)
 	}
+	if s.share >= 0 {
+		if msg := s.shareRule(ps.PerPod[s.resources[s.gpu]], ps.PerPod[s.resources[s.share]]); msg != "" {
+			return msg, "perPod." + s.resources[s.share]
+		}
+	}
 	if found != len(ps.PerPod) {
 		found += s.ignoredIn(ps.PerPod)
 	}

@@ -25,6 +25,14 @@
 // Inside a node, a pod smaller than the node sits in the GPU island with the
 // fewest free GPUs that holds it.
 //
+// A fractional pod set (PodSet.Share, thousandths of one GPU a pod) packs
+// each pod onto one shareable GPU, never across two: a node holds as many
+// as its GPUs' rooms do, GPU by GPU; one pod goes to the shared GPU it
+// fits most tightly anywhere in scope (best fit), else to a free whole
+// GPU on the node with the fewest of them, so that whole GPUs stay whole
+// for whole-GPU pods; several go through the counts as other pods do,
+// each landing on its node by the same rule (share.go).
+//
 // Domain counts come from the state's incremental per-domain counters when
 // they are exact for the pod's shape (no slices, no spread, no other resource
 // tighter than GPUs on any node with free GPUs); otherwise the placer counts

@@ -45,8 +45,12 @@ type PodSet struct {
 	Count  int64
 	// GPUs per pod; Res per pod, the GPU count included.
 	GPUs int
-	Res  res.Vec
-	Mode Mode
+	// Share, when not zero, is the thousandths of one shareable GPU each
+	// pod takes (GPUs is then 0): the pods pack onto shared GPUs, never
+	// across two (share.go).
+	Share int32
+	Res   res.Vec
+	Mode  Mode
 	// Level is the tree level of Required or Preferred (1 is the broadest
 	// declared level, topology.NodeLevel() the node).
 	Level  int
@@ -109,10 +113,13 @@ func AnyIn(b []uint64, lo, hi int32) bool {
 	return false
 }
 
-// Assignment places one pod: a node and a node-local GPU mask.
+// Assignment places one pod: a node and a node-local GPU mask. A
+// fractional pod's mask is the one GPU it shares, Share the thousandths
+// of it the pod holds (0 for a pod of whole GPUs).
 type Assignment struct {
-	Node int32
-	GPUs uint64
+	Node  int32
+	Share int32
+	GPUs  uint64
 }
 
 // Failure explains why a pod set did not fit.
@@ -153,8 +160,11 @@ type Placer struct {
 	// Final says that no Place call follows this one before the next
 	// Reset, so its pods need not be remembered for later calls (which
 	// saves the bookkeeping on a request's last pod set).
-	Final       bool
-	ov          []ovNode
+	Final bool
+	ov    []ovNode
+	// ovShares are the thousandths of shared GPUs the overlay's
+	// fractional pods hold, by node and GPU (share.go).
+	ovShares    []ovShare
 	cands, next []cand
 	tmp         []cand
 	ps          *PodSet
@@ -183,12 +193,18 @@ type Placer struct {
 	// only ones the fast path compares.
 	limits    [res.Max]int8
 	numLimits int
+	// shareLater leaves the GPU shares out of nodeCountOf, for shareKey,
+	// which reads them itself; rooms is their buffer, made at the first
+	// fractional pod set (share.go), so that a placer of whole GPUs stays
+	// as small as it was.
+	shareLater bool
+	rooms      *[topology.MaxNodeGPUs]int32
 }
 
 // Reset points the placer at a state and forgets earlier pod sets.
 func (p *Placer) Reset(st *topology.State) {
 	p.st, p.t = st, st.T
-	p.ov = p.ov[:0]
+	p.ov, p.ovShares = p.ov[:0], p.ovShares[:0]
 	p.IgnoreCooldown, p.Final = false, false
 }
 
@@ -330,7 +346,7 @@ func (p *Placer) placeGroup(sets []PodSet, group int, out []Assignment) ([]Assig
 		slices.SortStableFunc(p.cands, func(a, b cand) int { return cmpInt(a.count, b.count) })
 		tried := slices.Clone(p.cands)
 		for _, c := range tried {
-			saved := slices.Clone(p.ov)
+			saved, savedShares := slices.Clone(p.ov), len(p.ovShares)
 			mark := len(out)
 			ok := true
 			for _, i := range members {
@@ -349,7 +365,7 @@ func (p *Placer) placeGroup(sets []PodSet, group int, out []Assignment) ([]Assig
 				return out, Failure{}, true
 			}
 			out = out[:mark]
-			p.ov = saved
+			p.ov, p.ovShares = saved, p.ovShares[:savedShares]
 		}
 		if mode != Preferred {
 			break
@@ -476,6 +492,14 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 	// pod set on the node that holds it with the fewest pods to spare,
 	// ties by path; only when no single node holds it, the nodes with the
 	// fewest pods first, each filled before the next.
+	if ps.Share > 0 && need == 1 {
+		// One fractional pod: best fit GPU by GPU (share.go).
+		if n := p.shareHolder(scope); n >= 0 {
+			p.next = append(p.next[:0], cand{id: n, count: 1})
+			return p.emit(out), Failure{}, true
+		}
+		return out, Failure{Level: nl, Need: need}, false
+	}
 	total := p.count(scope, scopeLevel)
 	if total < need {
 		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
@@ -928,14 +952,18 @@ func (p *Placer) emit(out []Assignment) []Assignment {
 			}
 		}
 		var taken uint64
-		for range c.count {
-			m := uint64(0)
-			if ps.GPUs > 0 {
-				m = node.TakeGPUs(mask, ps.GPUs)
-				mask &^= m
-				taken |= m
+		if ps.Share > 0 {
+			out, taken = p.emitShares(n, c.count, out)
+		} else {
+			for range c.count {
+				m := uint64(0)
+				if ps.GPUs > 0 {
+					m = node.TakeGPUs(mask, ps.GPUs)
+					mask &^= m
+					taken |= m
+				}
+				out = append(out, Assignment{Node: n, GPUs: m})
 			}
-			out = append(out, Assignment{Node: n, GPUs: m})
 		}
 		if !p.keep {
 			continue
@@ -1000,6 +1028,9 @@ func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
 	c := int64(math.MaxInt64)
 	if ps.GPUs > 0 {
 		c = min(c, int64(node.GPUFits(mask, ps.GPUs)))
+	}
+	if ps.Share > 0 && !p.shareLater && c > 0 {
+		c = min(c, p.shareFits(n))
 	}
 	for r := 0; r < p.t.Resource; r++ {
 		if r != p.t.GPU && ps.Res[r] > 0 {
@@ -1181,8 +1212,9 @@ func (p *Placer) touchedAt(l int) func(yield func(int32) bool) {
 func (p *Placer) Feasible(sets []PodSet) bool {
 	if len(sets) != 1 || sets[0].Group != 0 {
 		saved := append([]ovNode(nil), p.ov...)
+		savedShares := len(p.ovShares)
 		_, _, ok := p.Place(sets, nil)
-		p.ov = saved
+		p.ov, p.ovShares = saved, p.ovShares[:savedShares]
 		return ok
 	}
 	ps := &sets[0]

@@ -22,6 +22,14 @@
 // is a few word reads, not a scan of the level. It is built at a state's
 // first Flush and kept by every change after it.
 //
+// A node's shareable GPUs (NodeSpec.Shareable) may hold fractional pods,
+// thousandths of one GPU each: the state keeps each shareable GPU's share
+// in a copy-on-write array beside the free-GPU mask (share.go), and a
+// shared GPU is out of the mask, so that no whole-GPU pod and no counter
+// sees it free; ShareRoom is the one rule of how much more it takes. A GPU
+// split into MIG instances (NodeSpec.MIG) is out of the mask for good; its
+// instances are counted in the node's capacity of each profile.
+//
 // States are copy-on-write: CloneInto and Fork share every page of per-node
 // and per-domain data and copy only the pages the next version writes, so
 // publishing a new snapshot after an admission costs a few pages, never a

@@ -73,8 +73,12 @@ func (t *Topology) spec(n int32, labels []string) NodeSpec {
 	for l := range labels {
 		labels[l] = t.NodeLabel(n, l)
 	}
-	return NodeSpec{Name: t.NodeName(n), Flavor: node.Flavor, Labels: labels, Capacity: node.Capacity,
-		Groups: node.GroupSizes(), MaxPods: node.MaxPods}
+	capacity := node.Capacity
+	if t.GPU >= 0 {
+		capacity[t.GPU] += int64(bits.OnesCount64(node.Partitioned))
+	}
+	return NodeSpec{Name: t.NodeName(n), Flavor: node.Flavor, Labels: labels, Capacity: capacity,
+		Groups: node.GroupSizes(), MaxPods: node.MaxPods, Shareable: node.Shareable, MIG: t.MIGOf(n)}
 }
 
 // GroupSizes are the sizes of the node's GPU islands, in GPU order; nil
@@ -105,12 +109,13 @@ func Restate(t *Topology, now int64, node func(n int32) NodeState) *State {
 	}
 	s.fits = cow.Make[int32](len(t.Domains) * t.G)
 	s.aggs = cow.Make[DomainAgg](len(t.Domains))
+	s.makeShared()
 	s.Rebuild()
 	return s
 }
 
 // AllGPUs is the mask of all of the node's GPUs.
-func (n *Node) AllGPUs() uint64 { return maskBits(int(n.GPUs)) }
+func (n *Node) AllGPUs() uint64 { return maskBits(int(n.GPUs)) &^ n.Partitioned }
 
 // Reshape is Restate for t, a topology Edit made from s.T (moved[o] is
 // where node o of s went, -1 for one taken out), at s's time, carrying
@@ -158,6 +163,12 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 		}
 	}
 	ns.setCooling(cooling)
+	ns.makeShared()
+	for m := range t.Nodes {
+		if o := from[m]; !changed[m] && o >= 0 {
+			ns.carryShares(int32(m), s, o)
+		}
+	}
 	// The domain of s in the same place as each domain of t: the one its
 	// nodes that were in s sat in, where they keep their flavor and
 	// labels down to the domain's level.

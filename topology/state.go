@@ -48,6 +48,9 @@ type State struct {
 	// can hold, GPU islands respected.
 	fits cow.Slice[int32]
 	aggs cow.Slice[DomainAgg]
+	// shared holds the thousandths of each shareable GPU that fractional
+	// pods hold (share.go); empty when no node has one.
+	shared cow.Slice[uint16]
 	// idx is the fit index (index.go): the domains of each declared level
 	// ordered by their fits.
 	idx cow.Slice[uint64]
@@ -81,7 +84,7 @@ type State struct {
 func NewState(t *Topology, now int64) *State {
 	return Restate(t, now, func(n int32) NodeState {
 		node := &t.Nodes[n]
-		return NodeState{Free: node.Capacity, FreeGPUs: maskBits(int(node.GPUs))}
+		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}
 	})
 }
 
@@ -115,7 +118,7 @@ func (s *State) setLevelMax() {
 		for n := ft.First; n < ft.End; n++ {
 			node := &t.Nodes[n]
 			for g := 1; g <= int(node.GPUs); g++ {
-				m[g-1] = max(m[g-1], int32(node.GPUFits(maskBits(int(node.GPUs)), g)))
+				m[g-1] = max(m[g-1], int32(node.GPUFits(node.AllGPUs(), g)))
 			}
 		}
 		lm[f][len(ft.Levels)] = m
@@ -187,6 +190,9 @@ func (s *State) Fork() *State {
 func (s *State) ForkInto(c *State) {
 	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs, nodes: s.nodes.Fork(),
 		fits: s.fits.Fork(), aggs: s.aggs.Fork(), idx: s.idx.Fork(), indexed: s.indexed, cooling: s.cooling, freeHi: s.freeHi}
+	if s.T.ShareSlots > 0 {
+		c.shared = s.shared.Fork()
+	}
 	c.setFree(s.free)
 }
 
@@ -196,6 +202,7 @@ func (s *State) Spare() {
 	s.nodes.Spare()
 	s.fits.Spare()
 	s.aggs.Spare()
+	s.shared.Spare()
 	s.idx.Spare()
 }
 
@@ -206,6 +213,9 @@ func (s *State) CloneInto(c *State, child, parent cow.Owner) {
 	*c = State{T: s.T, now: s.now, freeGPUs: s.freeGPUs,
 		nodes: s.nodes.CloneAs(child, parent), fits: s.fits.CloneAs(child, parent), aggs: s.aggs.CloneAs(child, parent),
 		idx: s.idx.CloneAs(child, parent), indexed: s.indexed, cooling: s.cooling, freeHi: s.freeHi}
+	if s.T.ShareSlots > 0 {
+		c.shared = s.shared.CloneAs(child, parent)
+	}
 	c.setFree(s.free)
 }
 

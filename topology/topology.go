@@ -15,6 +15,8 @@ var (
 	ErrMissingLabel = errors.New("topology: node misses a topology label")
 	ErrBadGroups    = errors.New("topology: bad gpu groups")
 	ErrTooManyGPUs  = errors.New("topology: more than 64 GPUs on a node")
+	ErrBadShareable = errors.New("topology: shareable GPUs the node does not have")
+	ErrBadMIG       = errors.New("topology: bad MIG partition")
 )
 
 // MaxNodeGPUs is the most GPUs one node may have (a node's GPUs are one uint64
@@ -30,6 +32,22 @@ type NodeSpec struct {
 	// Groups are the sizes of the node's GPU islands; empty means one.
 	Groups  []int
 	MaxPods int32
+	// Shareable are the GPUs (a node-local mask) that fractional pods may
+	// share: several pods, each holding thousandths of one GPU.
+	Shareable uint64
+	// MIG lists the MIG instances the node's GPUs are partitioned into,
+	// GPU by GPU; a partitioned GPU is never booked whole nor shared, and
+	// Capacity counts its instances under each profile's resource, not
+	// among the GPUs.
+	MIG []MIGSlice
+}
+
+// MIGSlice is Count MIG instances of the profile counted by resource
+// Resource on GPU GPU of a node.
+type MIGSlice struct {
+	GPU      int32
+	Resource int32
+	Count    int32
 }
 
 // Node is a node of the built topology. It holds no pointer: its name,
@@ -48,7 +66,16 @@ type Node struct {
 	// MaxGroup is the size of the largest island.
 	MaxGroup int32
 	MaxPods  int32
-	name     [2]int32 // the name's bounds in Topology.names
+	// Shareable are the GPUs fractional pods may share (a node-local
+	// mask); shareBase is where the node's first one sits among a
+	// state's per-GPU shares (see State.ShareRoom).
+	Shareable uint64
+	shareBase int32
+	// Partitioned are the GPUs MIG splits into instances (a node-local
+	// mask); mig bounds the node's MIGSlices in Topology.mig.
+	Partitioned uint64
+	mig         [2]int32
+	name        [2]int32 // the name's bounds in Topology.names
 }
 
 // Domain is a set of nodes sharing a topology path prefix: a contiguous node
@@ -86,7 +113,11 @@ type Topology struct {
 	// entries.
 	G         int
 	TotalGPUs int
-	byName    nameIndex
+	// ShareSlots counts the shareable GPUs of all nodes.
+	ShareSlots int32
+	// mig holds every node's MIG slices back to back (Node.mig).
+	mig    []MIGSlice
+	byName nameIndex
 	// names holds every node's name back to back; domains holds each
 	// node's domain at every level (Levels+1 per node); labels each node's
 	// label value at every level, as an index into labelValues.
@@ -176,6 +207,19 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		if err != nil {
 			return nil, fmt.Errorf("%w: node %q: %v", ErrBadGroups, sp.Name, err)
 		}
+		if extra := sp.Shareable &^ maskBits(int(gpus)); extra != 0 {
+			return nil, fmt.Errorf("%w: node %q has %d GPUs, GPU %d is shareable", ErrBadShareable, sp.Name, gpus, bits.TrailingZeros64(extra))
+		}
+		partitioned, err := migMask(sp, int(gpus), resources, gpu)
+		if err != nil {
+			return nil, err
+		}
+		capacity := sp.Capacity
+		if gpu >= 0 {
+			capacity[gpu] -= int64(bits.OnesCount64(partitioned))
+		}
+		migAt := int32(len(t.mig))
+		t.mig = append(t.mig, sp.MIG...)
 		for _, v := range sp.Labels {
 			id, ok := labelIDs[v]
 			if !ok {
@@ -185,9 +229,12 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 			}
 			t.labels = append(t.labels, id)
 		}
-		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: sp.Capacity, GPUs: int32(gpus),
+		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: capacity, GPUs: int32(gpus),
 			Islands: islands, islandStarts: starts, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
+			Shareable: sp.Shareable, shareBase: t.ShareSlots,
+			Partitioned: partitioned, mig: [2]int32{migAt, int32(len(t.mig))},
 			name: [2]int32{at, at + int32(len(sp.Name))}}
+		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
 		total += int(gpus)
 		t.byName.add(t, int32(i))
@@ -514,4 +561,29 @@ func (n *Node) TakeGPUs(mask uint64, g int) uint64 {
 		from &^= low
 	}
 	return out
+}
+
+// migMask checks a node's MIG slices (GPUs it has, neither shareable nor
+// the GPU resource's own, instances counted at least once) and returns
+// the GPUs they partition.
+func migMask(sp *NodeSpec, gpus, resources, gpu int) (uint64, error) {
+	var m uint64
+	for _, sl := range sp.MIG {
+		switch {
+		case sl.GPU < 0 || int(sl.GPU) >= gpus:
+			return 0, fmt.Errorf("%w: node %q has %d GPUs, GPU %d is partitioned", ErrBadMIG, sp.Name, gpus, sl.GPU)
+		case sp.Shareable&(1<<sl.GPU) != 0:
+			return 0, fmt.Errorf("%w: node %q: GPU %d is partitioned and shareable", ErrBadMIG, sp.Name, sl.GPU)
+		case sl.Resource < 0 || int(sl.Resource) >= resources || int(sl.Resource) == gpu || sl.Count < 1:
+			return 0, fmt.Errorf("%w: node %q: GPU %d: %d instances of resource %d", ErrBadMIG, sp.Name, sl.GPU, sl.Count, sl.Resource)
+		}
+		m |= 1 << sl.GPU
+	}
+	return m, nil
+}
+
+// MIGOf is node n's MIG slices, GPU by GPU, read-only.
+func (t *Topology) MIGOf(n int32) []MIGSlice {
+	b := t.Nodes[n].mig
+	return t.mig[b[0]:b[1]:b[1]]
 }

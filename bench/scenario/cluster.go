@@ -55,7 +55,7 @@ func (p *parser) flavorList(n node) []allot.Flavor {
 }
 
 // nodeFields are the fields a node and a node set share.
-var nodeFields = []string{"flavor", "labels", "taints", "capacity", "gpuGroups", "maxPods", "cooldownUntil", "unschedulable", "down"}
+var nodeFields = []string{"flavor", "labels", "taints", "capacity", "gpuGroups", "shareableGpus", "mig", "maxPods", "cooldownUntil", "unschedulable", "down"}
 
 // nodeList reads the explicit nodes, then generates the node sets. The
 // sets' counts are added up first: when the nodes would be more than
@@ -147,6 +147,17 @@ func (p *parser) nodeSpec(o object) allot.Node {
 	}
 	for _, g := range p.array(o.get("gpuGroups")) {
 		nd.GPUGroups = append(nd.GPUGroups, int(p.integer(g, 1, maxInt32)))
+	}
+	for _, g := range p.array(o.get("shareableGpus")) {
+		i := int(p.integer(g, 0, 63))
+		if p.err == nil && nd.ShareableGPUs.Has(i) {
+			p.failf(g, "GPU %d twice", i)
+		}
+		nd.ShareableGPUs |= allot.GPUSetOf(i)
+	}
+	for _, m := range p.array(o.get("mig")) {
+		mo := p.object(m, "gpuIndex", "profiles")
+		nd.MIG = append(nd.MIG, allot.MIGPartition{GPU: int(p.integer(p.need(mo, "gpuIndex"), 0, 63)), Profiles: p.resourceMap(p.need(mo, "profiles"))})
 	}
 	return nd
 }

@@ -39,6 +39,19 @@
 // A taint needs a key and an effect; which effects and operators are known
 // is Build's and Decide's to check.
 //
+// Fractional GPUs (allot.Builder.GPUShareResource, allot.Node.ShareableGPUs):
+// a file names the resource pods ask for thousandths of one GPU by, a node
+// the GPUs they may share, and an expect where each pod sits ("node:GPUs",
+// pod by pod; a fractional pod's one GPU):
+//
+//	"resources": ["gpu", "gpu-milli", "cpu"], "gpuShareResource": "gpu-milli",
+//	"nodes": [{"name": "n0", "capacity": {"gpu": 4}, "shareableGpus": [0, 1, 2, 3]}],
+//	"decide": {"id": "a", "queue": "q", "podSets": [{"name": "p", "count": 2, "perPod": {"gpu-milli": 250}}]},
+//	"expect": {"verdict": "Admit", "gpus": {"p": ["n0:0", "n0:0"]}}
+//
+// A GPU index is 0 to 63, each listed once; whether the node has it is
+// Build's to check.
+//
 // Who may submit where, at which priority (allot.Namespace,
 // allot.PriorityClass):
 //

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/allot-sched/allot"
@@ -35,6 +36,10 @@ type Expect struct {
 	Domains map[string]map[string][]string
 	// Nodes maps a pod set to the exact number of its pods on each node.
 	Nodes map[string]map[string]int
+	// GPUs maps a pod set to where each of its pods sits, in pod order:
+	// its node and GPU indices, "n0:2,3" (a fractional pod's one GPU,
+	// "n0:1"; a pod without GPUs, "n0:").
+	GPUs map[string][]string
 	// Counts maps a pod set to the pods the decision admits of it (its
 	// count, or less under partial admission).
 	Counts          map[string]int32
@@ -56,7 +61,7 @@ type State struct {
 
 func (p *parser) expect(n node, req allot.Request) *Expect {
 	o := p.object(n, "verdict", "reason", "victims", "victimReasons", "flavors", "borrowing", "borrowingLevel", "preemptible",
-		"sameDomain", "domains", "nodes", "counts", "messageContains")
+		"sameDomain", "domains", "nodes", "gpus", "counts", "messageContains")
 	e := &Expect{
 		Victims:         p.strs(o.get("victims")),
 		Borrowing:       p.optBool(o.get("borrowing")),
@@ -118,6 +123,12 @@ func (p *parser) expect(n node, req allot.Request) *Expect {
 				}
 				e.Nodes[v.key][nd.key] = int(p.integer(nd.node, 0, maxInt32))
 			}
+		}
+	}
+	if o.has("gpus") {
+		e.GPUs = map[string][]string{}
+		for _, v := range p.podSetEntries(o.get("gpus"), req) {
+			e.GPUs[v.key] = p.strs(v.node)
 		}
 	}
 	if o.has("counts") {
@@ -277,6 +288,17 @@ func (e *Expect) Mismatches(s *allot.Snapshot, d *allot.Decision) []string {
 			add("nodes: %s: want %s, got %s", ps, formatCounts(e.Nodes[ps]), formatCounts(got))
 		}
 	}
+	for _, ps := range sortedMapKeys(e.GPUs) {
+		var got []string
+		for _, pp := range d.Placement {
+			if pp.PodSet == ps {
+				got = append(got, podGPUs(pp))
+			}
+		}
+		if !slices.Equal(e.GPUs[ps], got) {
+			add("gpus: %s: want %v, got %v", ps, e.GPUs[ps], got)
+		}
+	}
 	for _, ps := range sortedMapKeys(e.Counts) {
 		switch got, ok := d.CountOf(ps); {
 		case !ok:
@@ -391,4 +413,19 @@ func formatCounts(m map[string]int) string {
 		}
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// podGPUs is where one placed pod sits as the expect field gpus writes
+// it: "node:i,j".
+func podGPUs(pp allot.PodPlacement) string {
+	var b strings.Builder
+	b.WriteString(pp.Node)
+	b.WriteByte(':')
+	for k, i := range pp.GPUs.Indices() {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	return b.String()
 }

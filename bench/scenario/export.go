@@ -40,6 +40,7 @@ func Marshal(name string, b allot.Builder, req *allot.Request) ([]byte, error) {
 	if b.GPUResource != "" && b.GPUResource != allot.DefaultGPUResource {
 		f.GPUResource = b.GPUResource
 	}
+	f.GPUShare = b.GPUShareResource
 	if len(b.Levels) > 0 {
 		f.Topology = &topologyLevels{Levels: b.Levels}
 	}
@@ -88,6 +89,7 @@ type (
 		Version     uint64          `json:"version,omitempty"`
 		Resources   []string        `json:"resources"`
 		GPUResource string          `json:"gpuResource,omitempty"`
+		GPUShare    string          `json:"gpuShareResource,omitempty"`
 		Ignored     []string        `json:"ignoredResources,omitempty"`
 		Topology    *topologyLevels `json:"topology,omitempty"`
 		Flavors     []allot.Flavor  `json:"flavors,omitempty"`
@@ -116,10 +118,16 @@ type (
 		Taints        []allot.Taint     `json:"taints,omitempty"`
 		Capacity      quantities        `json:"capacity,omitzero"`
 		GPUGroups     []int             `json:"gpuGroups,omitempty"`
+		ShareableGPUs []int             `json:"shareableGpus,omitempty"`
+		MIG           []migOut          `json:"mig,omitempty"`
 		MaxPods       int32             `json:"maxPods,omitempty"`
 		CooldownUntil int64             `json:"cooldownUntil,omitempty"`
 		Unschedulable bool              `json:"unschedulable,omitempty"`
 		Down          bool              `json:"down,omitempty"`
+	}
+	migOut struct {
+		GPU      int        `json:"gpuIndex"`
+		Profiles quantities `json:"profiles"`
 	}
 	cohortOut struct {
 		Name        string         `json:"name"`
@@ -286,8 +294,15 @@ func (w *writer) optQuantity(v *int64, resource string) *amount {
 }
 
 func (w *writer) node(n allot.Node) nodeOut {
-	return nodeOut{Name: n.Name, Flavor: n.Flavor, Labels: n.Labels, Taints: n.Taints, Capacity: w.quantities(n.Capacity, "node "+n.Name+" capacity"),
+	out := nodeOut{Name: n.Name, Flavor: n.Flavor, Labels: n.Labels, Taints: n.Taints, Capacity: w.quantities(n.Capacity, "node "+n.Name+" capacity"),
 		GPUGroups: n.GPUGroups, MaxPods: n.MaxPods, CooldownUntil: n.CooldownUntil, Unschedulable: n.Unschedulable, Down: n.Down}
+	if n.ShareableGPUs != 0 {
+		out.ShareableGPUs = n.ShareableGPUs.Indices()
+	}
+	for _, m := range n.MIG {
+		out.MIG = append(out.MIG, migOut{GPU: m.GPU, Profiles: w.quantities(m.Profiles, "node "+n.Name+" mig")})
+	}
+	return out
 }
 
 func (w *writer) quota(fqs []allot.FlavorQuota) quotaOut {

@@ -137,7 +137,7 @@ type parser struct {
 }
 
 func (p *parser) scenario(root node) *Scenario {
-	o := p.object(root, "name", "description", "now", "version", "resources", "gpuResource", "ignoredResources", "topology", "flavors", "nodes",
+	o := p.object(root, "name", "description", "now", "version", "resources", "gpuResource", "gpuShareResource", "ignoredResources", "topology", "flavors", "nodes",
 		"nodeSets", "cohorts", "queues", "running", "pending", "history", "options", "fairSharing",
 		"expectOrder", "request", "expect", "steps", "namespaces", "localQueues", "priorityClasses")
 	s := &Scenario{
@@ -159,6 +159,9 @@ func (p *parser) scenario(root node) *Scenario {
 		p.resources = append([]string{b.GPUResource}, defaultResources[1:]...)
 	}
 	b.Resources = p.resources
+	if o.has("gpuShareResource") {
+		b.GPUShareResource = p.name(o.get("gpuShareResource"))
+	}
 	if o.has("ignoredResources") {
 		p.ignored = p.uniqueNames(o.get("ignoredResources"), "ignored resource")
 		b.IgnoredResources = p.ignored

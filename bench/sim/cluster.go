@@ -108,6 +108,11 @@ func (r *run) generatedNodes(b *allot.Builder) error {
 		if r.mem {
 			b.Resources = append(b.Resources, "memory")
 		}
+		if r.o.ShareGPUs && (b.Options.TopologyAware == nil || *b.Options.TopologyAware) {
+			b.Resources = append(b.Resources, ShareResource)
+			b.GPUShareResource = ShareResource
+			r.share = true
+		}
 	}
 	perRack, racks := max(r.o.Shape.NodesPerRack, 1), max(r.o.Shape.RacksPerBlock, 1)
 	if len(r.o.Nodes) > 0 {
@@ -124,6 +129,9 @@ func (r *run) generatedNodes(b *allot.Builder) error {
 			Name: "n" + strconv.Itoa(i), Flavor: flavor.Name, Labels: labels,
 			Taints: slices.Clone(flavor.NodeTaints), Capacity: r.capacity(c),
 		})
+		if r.share {
+			b.Nodes[i].ShareableGPUs = allot.GPUSet(1<<c.gpus - 1)
+		}
 	}
 	return r.takeNodes(b, caps, nil)
 }
@@ -220,6 +228,9 @@ func (r *run) splitQueues(b *allot.Builder, queues []string) {
 	}
 	for i, q := range queues {
 		quota := []allot.ResourceQuota{{Name: "gpu", Nominal: split(r.gpus, i)}}
+		if r.share {
+			quota = append(quota, allot.ResourceQuota{Name: ShareResource, Nominal: split(1000*r.gpus, i)})
+		}
 		if r.cpu {
 			quota = append(quota, allot.ResourceQuota{Name: "cpu", Nominal: split(r.total.cpu, i)})
 		}

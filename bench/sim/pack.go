@@ -17,6 +17,9 @@ type PackResult struct {
 	Config string `json:"config,omitempty"`
 	// GPUs is the cluster's capacity.
 	GPUs int64 `json:"gpus"`
+	// Shared says that fractional jobs were booked as shares of one GPU
+	// (Options.ShareGPUs under a topology-aware policy).
+	Shared bool `json:"shared,omitempty"`
 	// Pods counts the arrivals, one per job of the trace (a pod of openb;
 	// a job of several pods arrives, and is placed or fails, whole).
 	// Placed + Failed == Pods.
@@ -26,9 +29,13 @@ type PackResult struct {
 	// RequestedGPUs is what all the jobs ask for, in whole GPUs;
 	// AllocatedGPUs is what the placed ones hold at the end and
 	// UnallocatedGPUs the rest of the capacity.
-	RequestedGPUs   int64 `json:"requestedGpus"`
-	AllocatedGPUs   int64 `json:"allocatedGpus"`
-	UnallocatedGPUs int64 `json:"unallocatedGpus"`
+	// With Options.ShareGPUs a fractional job counts as its share; the
+	// whole-GPU figures then round the allocated down (and the
+	// unallocated up), and Unallocated gives them to the thousandth.
+	RequestedGPUs   int64   `json:"requestedGpus"`
+	AllocatedGPUs   int64   `json:"allocatedGpus"`
+	UnallocatedGPUs int64   `json:"unallocatedGpus"`
+	Unallocated     float64 `json:"unallocated"`
 	// Full is the replay just after the arrival that first brought the
 	// arrived demand to the cluster's capacity, the 100% point of FGD's
 	// figure; nil when the whole trace asks for less.
@@ -51,6 +58,7 @@ type PackMoment struct {
 	Placed          int     `json:"placed"`
 	AllocatedGPUs   int64   `json:"allocatedGpus"`
 	UnallocatedGPUs int64   `json:"unallocatedGpus"`
+	Unallocated     float64 `json:"unallocated"`
 	// Fragmentation is measured as PackResult.Fragmentation is.
 	Fragmentation gang.Fragmentation `json:"fragmentation"`
 }
@@ -79,8 +87,10 @@ type PackPoint struct {
 // samples, and no job is ever a victim, since an eviction would be a
 // departure. The cluster and the quotas are Run's (including CPU and
 // memory when o.Nodes declares them); o.Progress hears after every
-// arrival. GPUs are booked whole, so a job with a GPU share
-// (trace.Job.GPUMilli) holds, and counts in the demand as, one whole GPU.
+// arrival. Without o.ShareGPUs GPUs are booked whole, so a job with a GPU
+// share (trace.Job.GPUMilli) holds, and counts in the demand as, one whole
+// GPU; with it the job holds, and counts as, its share of one GPU, packed
+// with other shares onto it (FGD's setting).
 //
 // The figures of merit are the GPUs left unallocated when the arrived
 // demand first reaches the capacity and at the end, and the fragmentation
@@ -106,7 +116,7 @@ func newPacker(tr *trace.Trace, p Policy, o Options) (*packer, error) {
 	if err != nil {
 		return nil, err
 	}
-	pk := &packer{run: r, out: &PackResult{Policy: p.Name, Config: r.configName(), GPUs: r.gpus, Pods: len(r.jobs)}}
+	pk := &packer{run: r, out: &PackResult{Policy: p.Name, Config: r.configName(), GPUs: r.gpus, Pods: len(r.jobs), Shared: r.share && r.topo}}
 	pk.mix = pk.targetMix()
 	pk.order = make([]int32, len(r.jobs))
 	for i := range pk.order {
@@ -136,7 +146,10 @@ func (pk *packer) replay() error {
 // finish completes the result once every job has arrived.
 func (pk *packer) finish() *PackResult {
 	out := pk.out
+	out.AllocatedGPUs = pk.allocMilli / 1000
 	out.UnallocatedGPUs = pk.gpus - out.AllocatedGPUs
+	out.Unallocated = float64(1000*pk.gpus-pk.allocMilli) / 1000
+	out.RequestedGPUs = (pk.requestedMilli + 999) / 1000
 	if pk.sampled < len(pk.order) {
 		out.Curve = append(out.Curve, pk.point())
 	}
@@ -150,13 +163,16 @@ type packer struct {
 	out *PackResult
 	// order lists the jobs by arrival: submit time, then ID.
 	order []int32
-	// arrived is the demand arrived so far, in whole GPUs; nextPct the
-	// percentage of the capacity whose crossing takes the next sample,
-	// and sampled the arrivals the last sample had seen.
-	arrived int64
-	nextPct int64
-	sampled int
-	d       allot.Decision
+	// arrived is the demand arrived so far, allocMilli what the placed
+	// jobs hold and requestedMilli what all ask for, in thousandths of a
+	// GPU; nextPct the percentage of the capacity whose crossing takes the
+	// next sample, and sampled the arrivals the last sample had seen.
+	arrived        int64
+	allocMilli     int64
+	requestedMilli int64
+	nextPct        int64
+	sampled        int
+	d              allot.Decision
 }
 
 // arrive submits, decides and places one job, or withdraws it.
@@ -166,8 +182,12 @@ func (pk *packer) arrive(js *jobState) error {
 	// The clock stands at 0; the arrival order is the trace's.
 	w.SubmittedAt = 0
 	w.Preemption.Class = allot.Never
-	pk.arrived += int64(j.GPUs)
-	pk.out.RequestedGPUs += int64(j.GPUs)
+	demand := 1000 * int64(j.GPUs)
+	if pk.out.Shared && j.GPUMilli > 0 {
+		demand = int64(j.GPUMilli)
+	}
+	pk.arrived += demand
+	pk.requestedMilli += demand
 	if _, err := pk.st.Apply(allot.Submit{Workload: w}); err != nil {
 		return err
 	}
@@ -194,7 +214,7 @@ func (pk *packer) arrive(js *jobState) error {
 	}
 	js.state = runningState
 	pk.out.Placed++
-	pk.out.AllocatedGPUs += int64(j.GPUs)
+	pk.allocMilli += demand
 	return nil
 }
 
@@ -202,24 +222,26 @@ func (pk *packer) arrive(js *jobState) error {
 // arrival.
 func (pk *packer) observe(pods int) {
 	out, capacity := pk.out, pk.gpus
-	if out.Full == nil && pk.arrived >= capacity {
+	if out.Full == nil && pk.arrived >= 1000*capacity {
+		alloc := pk.allocMilli / 1000
 		out.Full = &PackMoment{
 			Pods: pods, ArrivedPct: pk.arrivedPct(), Placed: out.Placed,
-			AllocatedGPUs: out.AllocatedGPUs, UnallocatedGPUs: capacity - out.AllocatedGPUs,
+			AllocatedGPUs: alloc, UnallocatedGPUs: capacity - alloc,
+			Unallocated:   float64(1000*capacity-pk.allocMilli) / 1000,
 			Fragmentation: pk.mixFragmentation(pk.mix),
 		}
 	}
 	// One sample however many percents one arrival passes (a large job
 	// on a small cluster).
-	if pct := pk.arrived * 100 / capacity; pct >= pk.nextPct {
+	if pct := pk.arrived / 10 / capacity; pct >= pk.nextPct {
 		out.Curve = append(out.Curve, pk.point())
 		pk.nextPct, pk.sampled = pct+1, pods
 	}
 }
 
-func (pk *packer) arrivedPct() float64 { return 100 * float64(pk.arrived) / float64(pk.gpus) }
+func (pk *packer) arrivedPct() float64 { return float64(pk.arrived) / 10 / float64(pk.gpus) }
 
 func (pk *packer) point() PackPoint {
-	alloc := pk.out.AllocatedGPUs
-	return PackPoint{ArrivedPct: pk.arrivedPct(), AllocatedGPUs: alloc, UnallocatedPct: 100 * float64(pk.gpus-alloc) / float64(pk.gpus)}
+	alloc := pk.allocMilli / 1000
+	return PackPoint{ArrivedPct: pk.arrivedPct(), AllocatedGPUs: alloc, UnallocatedPct: float64(1000*pk.gpus-pk.allocMilli) / 10 / float64(pk.gpus)}
 }

@@ -21,7 +21,10 @@ const maxAmount = quota.MaxQuantity
 // fragmentation measure ask the same question allot's placer does: does
 // the pod fit in every resource at once?
 type room struct {
-	gpus     int32
+	gpus int32
+	// milli is a fractional pod's share of one GPU, in thousandths (gpus
+	// is then 0).
+	milli    int32
 	cpu, mem int64
 }
 
@@ -31,15 +34,15 @@ func (r room) holds(pod room) bool {
 }
 
 func (r room) minus(pod room) room {
-	return room{r.gpus - pod.gpus, r.cpu - pod.cpu, r.mem - pod.mem}
+	return room{gpus: r.gpus - pod.gpus, cpu: r.cpu - pod.cpu, mem: r.mem - pod.mem}
 }
 
 func (r room) plus(pod room) room {
-	return room{r.gpus + pod.gpus, r.cpu + pod.cpu, r.mem + pod.mem}
+	return room{gpus: r.gpus + pod.gpus, cpu: r.cpu + pod.cpu, mem: r.mem + pod.mem}
 }
 
 func compareRoom(a, b room) int {
-	return cmp.Or(cmp.Compare(a.gpus, b.gpus), cmp.Compare(a.cpu, b.cpu), cmp.Compare(a.mem, b.mem))
+	return cmp.Or(cmp.Compare(a.gpus, b.gpus), cmp.Compare(a.milli, b.milli), cmp.Compare(a.cpu, b.cpu), cmp.Compare(a.mem, b.mem))
 }
 
 // nodeRoom is the capacity of a trace's node in the simulator's terms: its
@@ -63,6 +66,9 @@ func (r *run) nodeRoom(n trace.Node) (room, error) {
 // per-pod CPU and memory, when the run models them.
 func (r *run) podRoom(j *trace.Job, gpus int32) room {
 	p := room{gpus: gpus}
+	if r.share && r.topo && j.GPUMilli > 0 {
+		p = room{milli: j.GPUMilli}
+	}
 	if r.cpu {
 		p.cpu = j.CPUMilli
 	}
@@ -163,6 +169,9 @@ func (r *run) mixFragmentation(mix []shapeCount) gang.Fragmentation {
 	for k, m := range mix {
 		var v res.Vec
 		v[idx[r.gpuName]] = int64(m.pod.gpus)
+		if m.pod.milli > 0 {
+			v[idx[ShareResource]] = int64(m.pod.milli)
+		}
 		if r.cpu {
 			v[idx["cpu"]] = m.pod.cpu
 		}
@@ -170,7 +179,7 @@ func (r *run) mixFragmentation(mix []shapeCount) gang.Fragmentation {
 			v[idx["memory"]] = m.pod.mem
 		}
 		// A pod of the mix may land on any flavor.
-		demand[k] = gang.Demand{Count: m.count, GPUs: int(m.pod.gpus), Res: v, Flavors: allFlavors(len(r.flavors))}
+		demand[k] = gang.Demand{Count: m.count, GPUs: int(m.pod.gpus), Share: m.pod.milli, Res: v, Flavors: allFlavors(len(r.flavors))}
 	}
 	return s.FragmentationOf(demand)
 }

@@ -89,7 +89,18 @@ type Options struct {
 	// means DefaultTerminationDelay; a negative delay commits preemptions
 	// in one phase, the victims gone at once. At most MaxFailureSeconds.
 	TerminationDelay int64
+	// ShareGPUs books a job with a GPU share (trace.Job.GPUMilli) as that
+	// share of one GPU, packed with others onto it, when admission is
+	// topology-aware: every node's GPUs are shareable, and the share is
+	// charged to the resource ShareResource. Without it, or without
+	// topology awareness, such a job holds one whole GPU. It applies to
+	// the generated cluster and a trace's node list, not a Config's.
+	ShareGPUs bool
 }
+
+// ShareResource is the resource a run with Options.ShareGPUs asks for
+// GPU shares by, in thousandths of one GPU.
+const ShareResource = "gpu-milli"
 
 // DefaultTerminationDelay is Options.TerminationDelay's default: 30
 // seconds, Kubernetes' default termination grace period.
@@ -214,6 +225,9 @@ type run struct {
 	// ("": none); queueOf maps the trace's queues to the configuration's.
 	gpuName string
 	topo    bool
+	// share says that fractional jobs are booked as GPU shares
+	// (Options.ShareGPUs on a generated cluster).
+	share   bool
 	level   string
 	queueOf map[string]string
 	// wayIn is how a job is submitted to each queue of a configuration
@@ -409,6 +423,9 @@ func (r *run) workload(js *jobState) allot.Workload {
 func (r *run) perPod(j *trace.Job, gpus int32) allot.Resources {
 	p := r.podRoom(j, gpus)
 	out := allot.Resources{r.gpuName: int64(gpus)}
+	if p.milli > 0 {
+		out = allot.Resources{ShareResource: int64(p.milli)}
+	}
 	if p.cpu > 0 {
 		out["cpu"] = p.cpu
 	}

@@ -42,11 +42,11 @@ func (m *Sim) move(b *Booking, sign int) {
 		for range b.Sets[i].Count {
 			if pa := b.Pods[k]; pa.Node >= 0 {
 				gpus := pa.GPUs &^ m.reservedOn(pa.Node)
-				if sign > 0 {
-					m.State.Release(pa.Node, gpus, b.Book(i, m.Nodes), 1)
-				} else {
-					m.State.Allocate(pa.Node, gpus, b.Book(i, m.Nodes), 1)
+				share := pa.Share
+				if share > 0 && gpus == 0 {
+					share = 0 // a reserved GPU stays taken
 				}
+				m.State.BookPod(pa.Node, gpus, share, b.Book(i, m.Nodes), 1, -sign)
 			}
 			k++
 		}
