@@ -184,12 +184,12 @@ func (c *Cluster) syncNode(name string, deleted bool) {
 				c.forgetRunning(id)
 			}
 		}
-	case ok && in && !reflect.DeepEqual(have, want):
+	case ok && in && !have.Equal(&want):
 		var ev allot.Event
 		cond := have
 		cond.Unschedulable, cond.Down = want.Unschedulable, want.Down
 		switch {
-		case !reflect.DeepEqual(cond, want):
+		case !cond.Equal(&want):
 			ev = allot.SetNode{Node: want}
 		case have.Unschedulable != want.Unschedulable && have.Down == want.Down:
 			ev = allot.NodeCordon{Node: name, Cordoned: want.Unschedulable}
