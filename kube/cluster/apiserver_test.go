@@ -41,15 +41,7 @@ func TestAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	ran := make(chan error, 1)
-	go func() { ran <- c.Run(runCtx) }()
-	defer func() {
-		stop()
-		if err := <-ran; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	kubetest.Run(ctx, t, "Run", c.Run)
 	if !c.WaitForSync(ctx) {
 		t.Fatal("not synced")
 	}

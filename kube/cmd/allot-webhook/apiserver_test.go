@@ -249,15 +249,7 @@ func TestReplicasAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runCtx, stop := context.WithCancel(ctx)
-		ran := make(chan error, 1)
-		go func() { ran <- c.Run(runCtx) }()
-		defer func() {
-			stop()
-			if err := <-ran; err != nil {
-				t.Errorf("replica %d: Run: %v", i, err)
-			}
-		}()
+		kubetest.Run(ctx, t, fmt.Sprintf("replica %d: Run", i), c.Run)
 		if !c.WaitForSync(ctx) {
 			t.Fatalf("replica %d not synced", i)
 		}

@@ -235,3 +235,19 @@ func KueueCRDs() (string, error) {
 	}
 	return dir, nil
 }
+
+// Run runs a component (a live cluster's Run, a manager's Start) in the
+// background until the test ends: then its context is cancelled and an
+// error it returns fails the test.
+func Run(ctx context.Context, t testing.TB, name string, run func(context.Context) error) {
+	t.Helper()
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- run(runCtx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-ran; err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	})
+}
