@@ -76,9 +76,9 @@ func objectHeader(m goyaml.MapSlice) *header {
 
 // plainMappingRoot tells whether a document's first content (after
 // comments, blank lines and a "---") can only open a mapping: not a
-// sequence ("-", "["), an anchor, alias, tag or directive, which go-yaml's
-// MapSlice might read otherwise (a sequence of {key, value} mappings reads
-// as a MapSlice).
+// sequence ("-", "["), an anchor, alias, tag or directive, nor a byte that
+// is not ASCII, which go-yaml's MapSlice might read otherwise (a sequence
+// of {key, value} mappings reads as a MapSlice).
 func plainMappingRoot(doc []byte) bool {
 	for len(doc) > 0 {
 		line := doc
@@ -101,7 +101,9 @@ func plainMappingRoot(doc []byte) bool {
 		case '-', '[', '&', '*', '!', '%', '|', '>', '"', '\'':
 			return false
 		}
-		return true
+		// Not ASCII: a byte order mark, another encoding, a key of
+		// other letters; go-yaml decides what it opens.
+		return t[0] < 0x80
 	}
 	return false
 }

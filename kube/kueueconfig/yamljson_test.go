@@ -39,6 +39,11 @@ var yamlCases = []string{
 	"a: !!str 123\nb: !!int \"7\"\nc: !!binary aGVsbG8=\n",
 	"a: [\n",
 	"\t- tab\n",
+	"\ufeff- key: a\n  value: b\n",
+	"\ufeffa: 1\n",
+	"- key: a\n  value: b\n",
+	"--- {a: 1}\n",
+	"%YAML 1.1\n---\na: 1\n",
 }
 
 // TestYAMLToJSON: the converter gives yaml.YAMLToJSON's answer, byte for
