@@ -131,8 +131,10 @@ func (p *Placer) emitShares(n int32, count int64, out []Assignment) ([]Assignmen
 // shareKey ranks node n for one fractional pod, lower first: the room a
 // shared GPU would have left after it (0 to 999) where one holds it, else
 // a thousand per GPU free whole on the node, so that a GPU is broken
-// where the fewest whole ones are left; false when the node holds none.
-func (p *Placer) shareKey(n int32, ns *topology.NodeState) (int64, bool) {
+// where the fewest whole ones are left; false when the node holds none,
+// or when its key is not below beat (the best so far), which then spares
+// asking whether the rest of the pod fits there.
+func (p *Placer) shareKey(n int32, ns *topology.NodeState, beat int64) (int64, bool) {
 	node := &p.t.Nodes[n]
 	if node.Shareable == 0 {
 		return 0, false
@@ -143,17 +145,20 @@ func (p *Placer) shareKey(n int32, ns *topology.NodeState) (int64, bool) {
 	if gi < 0 {
 		return 0, false
 	}
-	// Everything else the pod asks of the node, its shares aside.
+	key := topology.MilliGPU * int64(bits.OnesCount64(whole))
+	if whole&(1<<gi) == 0 {
+		key = int64(rooms[gi] - p.ps.Share)
+	}
+	if key >= beat {
+		return 0, false
+	}
 	p.shareLater = true
 	c := p.nodeCountOf(n, ns)
 	p.shareLater = false
 	if c < 1 {
 		return 0, false
 	}
-	if whole&(1<<gi) == 0 {
-		return int64(rooms[gi] - p.ps.Share), true
-	}
-	return topology.MilliGPU * int64(bits.OnesCount64(whole)), true
+	return key, true
 }
 
 // shareHolder is the node of scope that takes one fractional pod best
@@ -164,7 +169,7 @@ func (p *Placer) shareHolder(scope int32) int32 {
 	for n := dom.First; n < dom.End; {
 		states := p.st.Nodes(n, dom.End)
 		for i := range states {
-			if k, ok := p.shareKey(n+int32(i), &states[i]); ok && k < bestKey {
+			if k, ok := p.shareKey(n+int32(i), &states[i], bestKey); ok {
 				best, bestKey = n+int32(i), k
 				if k == 0 {
 					return best
