@@ -19,35 +19,37 @@ func pendingMix(bl *allot.Builder, n, q int) {
 	bl.Queues = append(bl.Queues, queues...)
 	for i := 0; i < n; i++ {
 		gpus := int64(1) << (i % 4)
-		bl.Pending = append(bl.Pending, allot.Workload{ID: fmt.Sprintf("p%05d", i), Queue: queues[i%q].Name,
+		bl.Pending = append(bl.Pending, allot.Workload{ID: fmt.Sprintf("p%06d", i), Queue: queues[i%q].Name,
 			Priority: int32(i % 10), SubmittedAt: int64(i),
 			PodSets: []allot.PodSet{{Name: "main", Count: 1, PerPod: allot.Resources{"gpu": gpus, "cpu": 4000 * gpus}}}})
 	}
 	bl.Now = int64(n)
 }
 
-// BenchmarkOrder times the admission order of 10,000 pending workloads
-// across 100 queues: without fair sharing, with it in allot's default
-// (progressive filling) and in Kueue-exact mode (Kueue's cycles).
+// BenchmarkOrder times the admission order of 10,000 and 100,000 pending
+// workloads across 100 queues: without fair sharing, with it in allot's
+// default (progressive filling) and in Kueue-exact mode (Kueue's cycles).
 func BenchmarkOrder(b *testing.B) {
-	for _, c := range loopCases {
-		b.Run(fmt.Sprintf("pending=10000/queues=100/%s", c.name), func(b *testing.B) {
-			bl := Cluster(1024, false)
-			pendingMix(bl, 10000, 100)
-			bl.FairSharing.Enabled, bl.Options.Semantics = c.fair, c.semantics
-			s, err := bl.Build()
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			var order []string
-			for b.Loop() {
-				order = allot.Order(s)
-			}
-			if len(order) != 10000 {
-				b.Fatalf("%d workloads ordered", len(order))
-			}
-		})
+	for _, n := range []int{10_000, 100_000} {
+		for _, c := range loopCases {
+			b.Run(fmt.Sprintf("pending=%d/queues=100/%s", n, c.name), func(b *testing.B) {
+				bl := Cluster(1024, false)
+				pendingMix(bl, n, 100)
+				bl.FairSharing.Enabled, bl.Options.Semantics = c.fair, c.semantics
+				s, err := bl.Build()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				var order []string
+				for b.Loop() {
+					order = allot.Order(s)
+				}
+				if len(order) != n {
+					b.Fatalf("%d workloads ordered of %d", len(order), n)
+				}
+			})
+		}
 	}
 }
 
