@@ -146,21 +146,7 @@ func boundTree(rng *rand.Rand) ([]NodeSpec, int, int) {
 	flavors, resources := 1+rng.IntN(2), 1+rng.IntN(2)
 	frs := flavors * resources
 	cohorts, queues := rng.IntN(4), 1+rng.IntN(6)
-	var nodes []NodeSpec
-	for i := range cohorts {
-		p := int32(-1)
-		if i > 0 && rng.IntN(4) != 0 {
-			p = int32(rng.IntN(i))
-		}
-		nodes = append(nodes, NodeSpec{Name: fmt.Sprintf("c%d", i), Parent: p})
-	}
-	for i := range queues {
-		p := int32(-1)
-		if cohorts > 0 && rng.IntN(6) != 0 {
-			p = int32(rng.IntN(cohorts))
-		}
-		nodes = append(nodes, NodeSpec{Name: fmt.Sprintf("q%d", i), Parent: p, Queue: true})
-	}
+	nodes := forestShape(rng, cohorts, queues, 4, 6)
 	for i := range nodes {
 		s := &nodes[i]
 		s.Quotas = make([]ResourceQuota, frs)

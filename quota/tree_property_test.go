@@ -127,26 +127,34 @@ func (nt *naiveTree) level(q int32, fr int, v int64) (int, bool) {
 	}
 }
 
+// forestShape is the shape of a forest of cohorts and queues, without
+// quotas: a cohort under an earlier one but for one in cohortRoot, a
+// queue under a cohort but for one in queueRoot.
+func forestShape(rng *rand.Rand, cohorts, queues, cohortRoot, queueRoot int) []NodeSpec {
+	nodes := make([]NodeSpec, 0, cohorts+queues)
+	for i := range cohorts {
+		p := int32(-1)
+		if i > 0 && rng.IntN(cohortRoot) != 0 {
+			p = int32(rng.IntN(i))
+		}
+		nodes = append(nodes, NodeSpec{Name: fmt.Sprintf("c%d", i), Parent: p})
+	}
+	for i := range queues {
+		p := int32(-1)
+		if cohorts > 0 && rng.IntN(queueRoot) != 0 {
+			p = int32(rng.IntN(cohorts))
+		}
+		nodes = append(nodes, NodeSpec{Name: fmt.Sprintf("q%d", i), Parent: p, Queue: true})
+	}
+	return nodes
+}
+
 // randomTree is a random forest of up to 5 cohorts and 10 queues, with the
 // node order shuffled so that parents may come after their children.
 func randomTree(rng *rand.Rand) (nodes []NodeSpec, flavors, resources int) {
 	flavors, resources = 1+rng.IntN(2), 1+rng.IntN(3)
 	cohorts, queues := rng.IntN(6), 1+rng.IntN(10)
-	logical := make([]NodeSpec, 0, cohorts+queues)
-	for i := range cohorts {
-		p := int32(-1)
-		if i > 0 && rng.IntN(5) != 0 {
-			p = int32(rng.IntN(i))
-		}
-		logical = append(logical, NodeSpec{Name: fmt.Sprintf("c%d", i), Parent: p})
-	}
-	for i := range queues {
-		p := int32(-1)
-		if cohorts > 0 && rng.IntN(8) != 0 {
-			p = int32(rng.IntN(cohorts))
-		}
-		logical = append(logical, NodeSpec{Name: fmt.Sprintf("q%d", i), Parent: p, Queue: true})
-	}
+	logical := forestShape(rng, cohorts, queues, 5, 8)
 	for i := range logical {
 		s := &logical[i]
 		if rng.IntN(6) == 0 {
