@@ -32,11 +32,7 @@ func TestAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	objs := readExamples(t)
-	var values []client.Object
-	for _, o := range objs {
-		values = append(values, o.Value.(client.Object))
-	}
-	kubetest.CreateAll(ctx, t, cl, values)
+	kubetest.CreateAll(ctx, t, cl, kubetest.Objects(t, objs))
 	c, err := New(kubetest.Config(t), Options{Log: testr.New(t)})
 	if err != nil {
 		t.Fatal(err)

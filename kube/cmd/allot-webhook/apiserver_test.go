@@ -66,11 +66,7 @@ func TestLiveGuard(t *testing.T) {
 	// sandbox.
 	objs = append(objs, kueueconfig.Object{Value: &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "batch", Namespace: "sandbox"},
 		Spec: kueue.LocalQueueSpec{ClusterQueue: "team-a-cq"}}})
-	var values []client.Object
-	for _, o := range objs {
-		values = append(values, o.Value.(client.Object))
-	}
-	kubetest.CreateAll(ctx, t, cl, values)
+	kubetest.CreateAll(ctx, t, cl, kubetest.Objects(t, objs))
 
 	dir := t.TempDir()
 	writeCert(t, dir)
@@ -236,11 +232,7 @@ func TestReplicasAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var values []client.Object
-	for _, o := range objs {
-		values = append(values, o.Value.(client.Object))
-	}
-	kubetest.CreateAll(ctx, t, cl, values)
+	kubetest.CreateAll(ctx, t, cl, kubetest.Objects(t, objs))
 
 	var guards [2]*guard.Guard
 	var clusters [2]*cluster.Cluster

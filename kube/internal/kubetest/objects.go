@@ -6,6 +6,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/allot-sched/allot/kube/kueueconfig"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -140,6 +141,20 @@ func CreateAll(ctx context.Context, t testing.TB, cl client.Client, objs []clien
 			uids[gvk.Kind+"/"+o.GetNamespace()+"/"+o.GetName()] = o.GetUID()
 			out = append(out, o)
 		}
+	}
+	return out
+}
+
+// Objects are the values of objects read by kueueconfig, for CreateAll.
+func Objects(t testing.TB, objs []kueueconfig.Object) []client.Object {
+	t.Helper()
+	out := make([]client.Object, 0, len(objs))
+	for _, o := range objs {
+		v, ok := o.Value.(client.Object)
+		if !ok {
+			t.Fatalf("%s: %T is not an API object", o.Name(), o.Value)
+		}
+		out = append(out, v)
 	}
 	return out
 }
