@@ -7,6 +7,7 @@ package allot
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/allot-sched/allot/internal/view"
@@ -116,7 +117,79 @@ func (e SetNode) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
+	if s.renode(n, &spec, &e.Node) {
+		return nil
+	}
 	return s.reshape([]int32{n}, []topology.NodeSpec{spec}, []*Node{&e.Node})
+}
+
+// renode is SetNode for a node that keeps its place in the topology's
+// order and whose change reaches no other node's figures
+// (topology.Topology.Renode): new capacity, GPU count or islands, pod
+// limit, taints, labels no level reads, conditions. What its pods hold is
+// carried over from its state rather than booked again, and only its
+// domains' counters change: O(nodes) copied, O(levels × G) worked out.
+// It reports false, s unchanged, where SetNode must reshape: the node
+// moves or changes what the topology is laid out by, gains or loses the
+// last of a resource among its flavor's nodes (which changes what pods
+// book there), its pods would not fit it as described (the reshape's
+// booking names the pod), or two-phase holds are in flight.
+func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
+	if s.inflight != nil && len(s.inflight.holds) > 0 {
+		return false
+	}
+	t, ok := s.topo.Renode(n, spec)
+	if !ok || !s.sameNodeRes(t, n) {
+		return false
+	}
+	old, node := &s.topo.Nodes[n], &t.Nodes[n]
+	was := s.state.Node(n)
+	used := old.AllGPUs() &^ was.FreeGPUs
+	if used&^node.AllGPUs() != 0 || (node.MaxPods > 0 && was.Pods > node.MaxPods) {
+		return false
+	}
+	ns := topology.NodeState{Free: node.Capacity.Sub(old.Capacity.Sub(was.Free)), FreeGPUs: node.AllGPUs() &^ used, Pods: was.Pods}
+	for _, v := range ns.Free {
+		if v < 0 {
+			return false
+		}
+	}
+	if cordoned, down, until, ok := nodeCondition(d, s.now); ok {
+		ns.Cordoned, ns.Down, ns.CooldownUntil = cordoned, down, until
+	}
+	capacity, ok := s.capacity.Renoded(t, n, topology.NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()})
+	if !ok {
+		return false
+	}
+	s.state.Flush()
+	state, ok := s.state.Renoded(t, n, ns)
+	if !ok {
+		return false
+	}
+	fx := *s.fixed
+	fx.topo, fx.capacity = t, capacity
+	fx.marks = s.marks.remark(n, d, s.flavorKeys(), len(t.Nodes))
+	s.fixed, s.state = &fx, state
+	return true
+}
+
+// sameNodeRes reports whether node n of t, described anew, leaves its
+// flavor's booked resources (nodeRes) as they are: it brings none its
+// flavor's nodes lacked, and each it no longer has another node of the
+// flavor still has.
+func (s *Snapshot) sameNodeRes(t *topology.Topology, n int32) bool {
+	node := &t.Nodes[n]
+	has, had := resourcesOf(node), resourcesOf(&s.topo.Nodes[n])
+	if has&^uint64(s.nodeRes[node.Flavor]) != 0 {
+		return false
+	}
+	for lost := had &^ has; lost != 0; lost &= lost - 1 {
+		r := bits.TrailingZeros64(lost)
+		if !t.Another(n, func(m *topology.Node) bool { return m.Flavor == node.Flavor && m.Capacity[r] > 0 }) {
+			return false
+		}
+	}
+	return true
 }
 
 // reshape takes the nodes remove lists out of the topology and puts in
@@ -466,4 +539,15 @@ func (r *running) withPods(moved []int32) *running {
 		}
 	}
 	return c
+}
+
+// resourcesOf has bit r set for each resource node has some of.
+func resourcesOf(node *topology.Node) uint64 {
+	var has uint64
+	for r, v := range node.Capacity {
+		if v > 0 {
+			has |= 1 << r
+		}
+	}
+	return has
 }

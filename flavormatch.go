@@ -186,31 +186,41 @@ func (s *fixed) flavorKeys() []string {
 // nodes wide.
 func (m *nodeMarks) mark(n int32, nd *Node, keys []string, nodes int) {
 	for _, k := range keys {
-		v, ok := nd.Labels[k]
-		if !ok {
-			continue
+		if v, ok := nd.Labels[k]; ok {
+			m.labelSet(k, v, nodes).add(n)
 		}
-		if m.labels == nil {
-			m.labels = make(map[string]map[string]nodeSet)
-		}
-		vs := m.labels[k]
-		if vs == nil {
-			vs = make(map[string]nodeSet)
-			m.labels[k] = vs
-		}
-		if vs[v] == nil {
-			vs[v] = newNodeSet(nodes)
-		}
-		vs[v].add(n)
 	}
 	for _, t := range nd.Taints {
-		i := slices.IndexFunc(m.taints, func(mt markedTaint) bool { return mt.Taint == t })
-		if i < 0 {
-			i = len(m.taints)
-			m.taints = append(m.taints, markedTaint{Taint: t, nodes: newNodeSet(nodes)})
-		}
-		m.taints[i].nodes.add(n)
+		m.taintSet(t, nodes).add(n)
 	}
+}
+
+// labelSet is the set of the nodes labelled k=v, made empty (nodes
+// wide) if no node is.
+func (m *nodeMarks) labelSet(k, v string, nodes int) nodeSet {
+	if m.labels == nil {
+		m.labels = make(map[string]map[string]nodeSet)
+	}
+	vs := m.labels[k]
+	if vs == nil {
+		vs = make(map[string]nodeSet)
+		m.labels[k] = vs
+	}
+	if vs[v] == nil {
+		vs[v] = newNodeSet(nodes)
+	}
+	return vs[v]
+}
+
+// taintSet is the set of the nodes with taint t, made empty (nodes wide)
+// if no node has it.
+func (m *nodeMarks) taintSet(t Taint, nodes int) *nodeSet {
+	i := slices.IndexFunc(m.taints, func(mt markedTaint) bool { return mt.Taint == t })
+	if i < 0 {
+		i = len(m.taints)
+		m.taints = append(m.taints, markedTaint{Taint: t, nodes: newNodeSet(nodes)})
+	}
+	return &m.taints[i].nodes
 }
 
 // reshape carries the marks over to a topology of nodes nodes, old node o
@@ -250,6 +260,50 @@ func (m *nodeMarks) reshape(nodes int, moved []int32, fresh map[int32]*Node, key
 	}
 	for _, n := range ns {
 		out.mark(n, fresh[n], keys, nodes)
+	}
+	out.settle()
+	return out
+}
+
+// remark is m with node n marked anew from its description nd: node n
+// leaves the sets of the labels and taints nd no longer has and joins
+// those of the ones it has. Only the sets that change are copied, each
+// O(nodes).
+func (m *nodeMarks) remark(n int32, nd *Node, keys []string, nodes int) nodeMarks {
+	flip := func(set nodeSet, on bool) nodeSet {
+		if set.has(n) == on {
+			return set
+		}
+		c := slices.Clone(set)
+		c[n>>6] ^= 1 << (n & 63)
+		return c
+	}
+	carries := func(k, v string) bool {
+		got, ok := nd.Labels[k]
+		return ok && got == v && slices.Contains(keys, k)
+	}
+	var out nodeMarks
+	if m.labels != nil {
+		out.labels = make(map[string]map[string]nodeSet, len(m.labels))
+		for k, vs := range m.labels {
+			nv := make(map[string]nodeSet, len(vs))
+			for v, set := range vs {
+				nv[v] = flip(set, carries(k, v))
+			}
+			out.labels[k] = nv
+		}
+	}
+	for _, mt := range m.taints {
+		out.taints = append(out.taints, markedTaint{Taint: mt.Taint, nodes: flip(mt.nodes, slices.Contains(nd.Taints, mt.Taint))})
+	}
+	for _, k := range keys {
+		if v, ok := nd.Labels[k]; ok {
+			out.labels[k][v] = flip(out.labelSet(k, v, nodes), true)
+		}
+	}
+	for _, t := range nd.Taints {
+		set := out.taintSet(t, nodes)
+		*set = flip(*set, true)
 	}
 	out.settle()
 	return out

@@ -293,3 +293,123 @@ func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
 		}
 	}
 }
+
+// Renode returns t with node n described anew by sp, for a node that
+// keeps its place and changes nothing the other nodes' figures are laid
+// out by: the same name, flavor and labels, the same shareable GPUs and
+// MIG slices, one GPU island or several as before, and the topology's
+// largest GPU count G the same. The result shares everything with t but
+// its array of nodes, which is copied: O(nodes) copied, nothing worked
+// out again. ok is false when any of that would change, or sp is not a
+// valid node (Edit says why): Edit it then. t does not change.
+func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
+	old := &t.Nodes[n]
+	if sp.Flavor != old.Flavor || sp.Name != t.NodeName(n) || sp.Shareable != old.Shareable ||
+		len(sp.Labels) != len(t.Levels) || !slices.Equal(sp.MIG, t.MIGOf(n)) {
+		return nil, false
+	}
+	for l, v := range sp.Labels {
+		if v != t.NodeLabel(n, l) {
+			return nil, false
+		}
+	}
+	node, err := newNode(sp, t.Resource, t.GPU)
+	if err != nil || (node.Islands > 1) != (old.Islands > 1) || int(node.GPUs) > t.G {
+		return nil, false
+	}
+	if int(old.GPUs) == t.G && node.GPUs < old.GPUs && !t.Another(n, func(m *Node) bool { return int(m.GPUs) == t.G }) {
+		return nil, false
+	}
+	node.shareBase, node.mig, node.name = old.shareBase, old.mig, old.name
+	c := *t
+	c.Nodes = slices.Clone(t.Nodes)
+	c.Nodes[n] = node
+	c.TotalGPUs += int(node.GPUs - old.GPUs)
+	return &c, true
+}
+
+// Another reports whether a node of t other than n is as ok says, looking
+// no further than the first such node.
+func (t *Topology) Another(n int32, ok func(m *Node) bool) bool {
+	for m := range t.Nodes {
+		if int32(m) != n && ok(&t.Nodes[m]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Renoded returns s moved onto t, a topology Renode made from s.T with
+// node n described anew, node n's state now ns: only the counters of n's
+// domains change (and, on a capacity state, each level's largest domain,
+// looked for again only where n's domain was the largest and shrinks). ok
+// is false when a domain would hold more pods than t's fit index has room
+// for, the node grown past what the topology was laid out for: Reshape
+// then. s must be flushed; it does not change.
+func (s *State) Renoded(t *Topology, n int32, ns NodeState) (c *State, ok bool) {
+	c = s.Fork()
+	c.levelMax = s.levelMax
+	before := c.contribOf(n)
+	was := *c.nodes.Ptr(int(n))
+	c.T = t
+	*c.nodes.Mut(int(n)) = ns
+	after := c.contribOf(n)
+	f := t.Nodes[n].Flavor
+	for l, d := range t.NodeDomains(n) {
+		for g := 1; g <= t.G; g++ {
+			if x := t.index(f, l, g); x != nil && c.indexed && c.Fits(d, g)+after.fits[g-1]-before.fits[g-1] > x.maxV {
+				return nil, false
+			}
+		}
+	}
+	c.applyDelta(n, &before, &after)
+	c.markDirty(n)
+	c.freeGPUs += int64(bits.OnesCount64(ns.FreeGPUs) - bits.OnesCount64(was.FreeGPUs))
+	c.cool(n, ns.CooldownUntil)
+	if c.levelMax != nil {
+		c.renodeLevelMax(n, &before, &after)
+	}
+	c.Flush()
+	return c, true
+}
+
+// renodeLevelMax keeps a capacity state's largest domain per level, and
+// node, through node n's change from before to after (its domains'
+// fits already moved), on a copy of the table.
+func (s *State) renodeLevelMax(n int32, before, after *contrib) {
+	t := s.T
+	f := t.Nodes[n].Flavor
+	ft := &t.Flavors[f]
+	lm := slices.Clone(*s.levelMax)
+	lm[f] = slices.Clone(lm[f])
+	s.levelMax = &lm
+	doms := t.NodeDomains(n)
+	for l := range lm[f] {
+		row := slices.Clone(lm[f][l])
+		lm[f][l] = row
+		for g := 1; g <= t.G; g++ {
+			was, now := before.fits[g-1], after.fits[g-1]
+			var other func(m int32) int32 // the fits of level l's m-th member
+			first, end := ft.First, ft.End
+			if l < len(doms) {
+				d := doms[l]
+				now, was = s.Fits(d, g), s.Fits(d, g)-now+was
+				first, end = ft.Levels[l][0], ft.Levels[l][1]
+				other = func(m int32) int32 { return s.Fits(m, g) }
+			} else {
+				other = func(m int32) int32 { node := &t.Nodes[m]; return int32(node.GPUFits(node.AllGPUs(), g)) }
+			}
+			switch top := row[g-1]; {
+			case now >= top:
+				row[g-1] = now
+			case was == top:
+				// The largest shrank: the first member as large ends the
+				// search; without one, the largest is the level's new one.
+				row[g-1] = now
+				for m := first; m < end && row[g-1] < top; m++ {
+					row[g-1] = max(row[g-1], other(m))
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -254,5 +255,104 @@ func TestReshapeEqualsRestate(t *testing.T) {
 			checkAgainstRebuild(t, got, step)
 			top, s, capacity = nt, got, gotCap
 		}
+	}
+}
+
+// TestRenodedEqualsRestate describes nodes anew in place at random — new
+// capacity, GPU count, islands and pod limit — on topologies whose racks
+// are indexed, and compares Renode's topology with New's from the same
+// nodes, Renoded's state with Restate's from the same node states, and
+// the capacity state Renoded keeps with NewCapacity's: a naive rebuild
+// after every change. A change Renode declines must be one that moves the
+// node or changes what the topology is laid out by.
+func TestRenodedEqualsRestate(t *testing.T) {
+	defer func(m int32) { indexMinDomains = m }(indexMinDomains)
+	indexMinDomains = 2
+	levels := []string{"block", "rack"}
+	var renoded, declined int
+	for seed := uint64(1); seed <= 30; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 29))
+		var specs []NodeSpec
+		for i := range 8 + rng.IntN(60) {
+			sp := randomSpec(rng, fmt.Sprintf("n%02d", i))
+			sp.Labels[1] = fmt.Sprintf("r%d", rng.IntN(12))
+			specs = append(specs, sp)
+		}
+		top, err := New(levels, 2, 0, 3, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := int64(50)
+		s, capacity := NewState(top, now), NewCapacity(top)
+		for n := range top.Nodes {
+			node := &top.Nodes[n]
+			if g := rng.IntN(int(node.GPUs) + 1); g > 0 && rng.IntN(2) == 0 {
+				s.Allocate(int32(n), node.TakeGPUs(s.FreeMask(int32(n)), g), res.Vec{int64(g), 0}, 1)
+			}
+		}
+		s.Flush()
+		for step := range 40 {
+			label := fmt.Sprintf("seed %d step %d", seed, step)
+			n := rng.Int32N(int32(len(top.Nodes)))
+			sp := top.spec(n, make([]string, len(levels)))
+			gpus := []int64{0, 2, 4, 7, 8, 8, 16}[rng.IntN(7)]
+			sp.Capacity = res.Vec{gpus, int64(1000 * rng.IntN(64))}
+			sp.Groups = nil
+			if gpus == 8 && rng.IntN(2) == 0 {
+				sp.Groups = [][]int{{2, 6}, {4, 4}}[rng.IntN(2)]
+			}
+			sp.MaxPods = int32(rng.IntN(3) * 4)
+			nt, ok := top.Renode(n, &sp)
+			i := slices.IndexFunc(specs, func(x NodeSpec) bool { return x.Name == sp.Name })
+			next := slices.Clone(specs)
+			next[i] = sp
+			want, err := New(levels, 2, 0, 3, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				declined++
+				if m, _ := want.NodeIndex(sp.Name); m == n && want.G == top.G && (want.Nodes[n].Islands > 1) == (top.Nodes[n].Islands > 1) {
+					t.Fatalf("%s: Renode declined %+v, which keeps the node's place and the layout", label, sp)
+				}
+				continue
+			}
+			renoded++
+			if !reflect.DeepEqual(nt.Nodes, want.Nodes) || nt.TotalGPUs != want.TotalGPUs || nt.G != want.G || !reflect.DeepEqual(nt.Domains, want.Domains) {
+				t.Fatalf("%s: Renode's topology differs from New's", label)
+			}
+			// The node's pods stay where they are if the node still has
+			// their GPUs; otherwise it starts afresh.
+			node := &nt.Nodes[n]
+			was := s.Node(n)
+			ns := NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs(), Cordoned: rng.IntN(4) == 0, CooldownUntil: now + int64(rng.IntN(40)) - 20}
+			if used := top.Nodes[n].AllGPUs() &^ was.FreeGPUs; used&^node.AllGPUs() == 0 {
+				ns.FreeGPUs &^= used
+				ns.Free[0] -= int64(bits.OnesCount64(used))
+				ns.Pods = was.Pods
+			}
+			got, ok := s.Renoded(nt, n, ns)
+			gotCap, okCap := capacity.Renoded(nt, n, NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()})
+			if !ok || !okCap {
+				// The node outgrew the index laid out for it: Reshape.
+				declined++
+				continue
+			}
+			restated := Restate(nt, now, func(m int32) NodeState {
+				if m == n {
+					return ns
+				}
+				return *s.Node(m)
+			})
+			sameCounters(t, label, got, restated)
+			sameCounters(t, label+" capacity", gotCap, NewCapacity(nt))
+			checkIndex(t, got, rng, step)
+			checkIndex(t, gotCap, rng, step)
+			top, s, capacity, specs = nt, got, gotCap, next
+		}
+	}
+	t.Logf("%d renoded, %d declined", renoded, declined)
+	if renoded < 300 || declined < 30 {
+		t.Fatalf("%d renoded, %d declined: the changes do not cover both", renoded, declined)
 	}
 }

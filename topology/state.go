@@ -467,6 +467,12 @@ func (s *State) SetCondition(n int32, cordoned, down bool, cooldownUntil int64) 
 	s.change(n, func(ns *NodeState) {
 		ns.Cordoned, ns.Down, ns.CooldownUntil = cordoned, down, cooldownUntil
 	})
+	s.cool(n, cooldownUntil)
+}
+
+// cool keeps node n in the cooling list while its cooldown, until, ends
+// after now, and out of it otherwise.
+func (s *State) cool(n int32, cooldownUntil int64) {
 	i, found := slices.BinarySearch(s.Cooling(), n)
 	switch {
 	case cooldownUntil > s.now && !found:

@@ -196,28 +196,11 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 	total := 0
 	for i := range specs {
 		sp := &specs[i]
-		gpus := int64(0)
-		if gpu >= 0 {
-			gpus = sp.Capacity[gpu]
-		}
-		if gpus > MaxNodeGPUs {
-			return nil, fmt.Errorf("%w: node %q has %d", ErrTooManyGPUs, sp.Name, gpus)
-		}
-		starts, islands, maxGroup, err := islandStarts(sp.Groups, int(gpus))
-		if err != nil {
-			return nil, fmt.Errorf("%w: node %q: %v", ErrBadGroups, sp.Name, err)
-		}
-		if extra := sp.Shareable &^ maskBits(int(gpus)); extra != 0 {
-			return nil, fmt.Errorf("%w: node %q has %d GPUs, GPU %d is shareable", ErrBadShareable, sp.Name, gpus, bits.TrailingZeros64(extra))
-		}
-		partitioned, err := migMask(sp, int(gpus), resources, gpu)
+		node, err := newNode(sp, resources, gpu)
 		if err != nil {
 			return nil, err
 		}
-		capacity := sp.Capacity
-		if gpu >= 0 {
-			capacity[gpu] -= int64(bits.OnesCount64(partitioned))
-		}
+		gpus := node.GPUs
 		migAt := int32(len(t.mig))
 		t.mig = append(t.mig, sp.MIG...)
 		for _, v := range sp.Labels {
@@ -229,11 +212,10 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 			}
 			t.labels = append(t.labels, id)
 		}
-		t.Nodes[i] = Node{Flavor: sp.Flavor, Capacity: capacity, GPUs: int32(gpus),
-			Islands: islands, islandStarts: starts, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
-			Shareable: sp.Shareable, shareBase: t.ShareSlots,
-			Partitioned: partitioned, mig: [2]int32{migAt, int32(len(t.mig))},
-			name: [2]int32{at, at + int32(len(sp.Name))}}
+		node.shareBase = t.ShareSlots
+		node.mig = [2]int32{migAt, int32(len(t.mig))}
+		node.name = [2]int32{at, at + int32(len(sp.Name))}
+		t.Nodes[i] = node
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
 		total += int(gpus)
@@ -253,6 +235,37 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 	t.buildDomains(flavors)
 	t.buildIndex()
 	return t, nil
+}
+
+// newNode checks node sp's GPUs, islands, shareable GPUs and MIG slices
+// and makes its Node, all but where its name, MIG slices and shares sit
+// in the topology's arrays.
+func newNode(sp *NodeSpec, resources, gpu int) (Node, error) {
+	gpus := int64(0)
+	if gpu >= 0 {
+		gpus = sp.Capacity[gpu]
+	}
+	if gpus > MaxNodeGPUs {
+		return Node{}, fmt.Errorf("%w: node %q has %d", ErrTooManyGPUs, sp.Name, gpus)
+	}
+	starts, islands, maxGroup, err := islandStarts(sp.Groups, int(gpus))
+	if err != nil {
+		return Node{}, fmt.Errorf("%w: node %q: %v", ErrBadGroups, sp.Name, err)
+	}
+	if extra := sp.Shareable &^ maskBits(int(gpus)); extra != 0 {
+		return Node{}, fmt.Errorf("%w: node %q has %d GPUs, GPU %d is shareable", ErrBadShareable, sp.Name, gpus, bits.TrailingZeros64(extra))
+	}
+	partitioned, err := migMask(sp, int(gpus), resources, gpu)
+	if err != nil {
+		return Node{}, err
+	}
+	capacity := sp.Capacity
+	if gpu >= 0 {
+		capacity[gpu] -= int64(bits.OnesCount64(partitioned))
+	}
+	return Node{Flavor: sp.Flavor, Capacity: capacity, GPUs: int32(gpus),
+		Islands: islands, islandStarts: starts, MaxGroup: maxGroup, MaxPods: sp.MaxPods,
+		Shareable: sp.Shareable, Partitioned: partitioned}, nil
 }
 
 // islandStarts checks a node's island sizes and returns where each island
