@@ -196,7 +196,7 @@ func (s *Snapshot) NodeFree(node string) (Resources, bool) {
 	if !ok {
 		return nil, false
 	}
-	return s.resourceMap(s.state.Node(n).Free, s.nodeRes[s.topo.Nodes[n].Flavor]), true
+	return s.resourceMap(s.state.Node(n).Free, s.nodeRes[s.topo.Node(n).Flavor]), true
 }
 
 // NodeFreeGPUs is which of a node's GPUs are free; false for an unknown

@@ -354,7 +354,7 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	keys := s.flavorKeys()
 	for i := range nodes {
 		n, _ := t.NodeIndex(nodes[i].Name)
-		s.marks.mark(n, &nodes[i], keys, len(t.Nodes))
+		s.marks.mark(n, &nodes[i], keys, t.NumNodes())
 	}
 	s.marks.settle()
 	s.nodeRes = nodeResOf(t, len(s.flavors))
@@ -429,8 +429,8 @@ func (s *fixed) nodeSpec(n *Node, p string, levels []string) (topology.NodeSpec,
 // has: the others are quota-only on that flavor.
 func nodeResOf(t *topology.Topology, flavors int) view.NodeRes {
 	nr := make(view.NodeRes, flavors)
-	for i := range t.Nodes {
-		n := &t.Nodes[i]
+	for i := range t.NumNodes() {
+		n := t.Node(int32(i))
 		for r := range t.Resource {
 			if n.Capacity[r] > 0 {
 				nr[n.Flavor] |= 1 << r
@@ -555,7 +555,7 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 // podFlavor refuses node n for a running pod of a pod set of flavor f,
 // at path p, when the node is of another flavor.
 func (s *fixed) podFlavor(n, f int32, p string) error {
-	if nf := s.topo.Nodes[n].Flavor; nf != f {
+	if nf := s.topo.Node(n).Flavor; nf != f {
 		return buildErr(ErrInvalid, p, "node %q is of flavor %q, the pod set's is %q", s.topo.NodeName(n), s.flavors[nf].Name, s.flavors[f].Name)
 	}
 	return nil
@@ -598,7 +598,7 @@ func bookRunningPod(s *Snapshot, n int32, indices []int, share int32, book res.V
 // the node's GPUs, or among taken (booked by another pod, or by this one
 // already).
 func gpuTaken(s *Snapshot, n int32, gi int, taken uint64, p string) error {
-	node := &s.topo.Nodes[n]
+	node := s.topo.Node(n)
 	if gi < 0 || gi >= int(node.GPUs) {
 		return buildErr(ErrOverCapacity, p, "GPU %d on node %q with %d GPUs", gi, s.topo.NodeName(n), node.GPUs)
 	}
@@ -630,7 +630,7 @@ func podGPUs(s *Snapshot, n int32, indices []int, g int64, p string) (uint64, er
 // node-local mask) and what it holds of the node's resources (book),
 // refusing a pod the node cannot hold.
 func holdPod(s *Snapshot, n int32, mask uint64, book res.Vec, p string) error {
-	node, ns := &s.topo.Nodes[n], s.state.Node(n)
+	node, ns := s.topo.Node(n), s.state.Node(n)
 	for m := mask; m != 0; m &= m - 1 {
 		if err := gpuTaken(s, n, bits.TrailingZeros64(m), ^ns.FreeGPUs, p); err != nil {
 			return err

@@ -142,7 +142,7 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 	if !ok || !s.sameNodeRes(t, n) {
 		return false
 	}
-	old, node := &s.topo.Nodes[n], &t.Nodes[n]
+	old, node := s.topo.Node(n), t.Node(n)
 	was := s.state.Node(n)
 	used := old.AllGPUs() &^ was.FreeGPUs
 	if used&^node.AllGPUs() != 0 || (node.MaxPods > 0 && was.Pods > node.MaxPods) {
@@ -168,7 +168,7 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 	}
 	fx := *s.fixed
 	fx.topo, fx.capacity = t, capacity
-	fx.marks = s.marks.remark(n, d, s.flavorKeys(), len(t.Nodes))
+	fx.marks = s.marks.remark(n, d, s.flavorKeys(), t.NumNodes())
 	s.fixed, s.state = &fx, state
 	return true
 }
@@ -178,8 +178,8 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 // flavor's nodes lacked, and each it no longer has another node of the
 // flavor still has.
 func (s *Snapshot) sameNodeRes(t *topology.Topology, n int32) bool {
-	node := &t.Nodes[n]
-	has, had := resourcesOf(node), resourcesOf(&s.topo.Nodes[n])
+	node := t.Node(n)
+	has, had := resourcesOf(node), resourcesOf(s.topo.Node(n))
 	if has&^uint64(s.nodeRes[node.Flavor]) != 0 {
 		return false
 	}
@@ -238,15 +238,15 @@ func (s *Snapshot) reshapeOnce(remove []int32, add []topology.NodeSpec, descs []
 	}
 	// from[m] is the node of the old topology that node m was; keep[m]
 	// says whether m carries its state over, or starts afresh.
-	from := make([]int32, len(t.Nodes))
-	keep := make([]bool, len(t.Nodes))
+	from := make([]int32, t.NumNodes())
+	keep := make([]bool, t.NumNodes())
 	for m := range from {
 		from[m] = -1
 	}
 	for o, m := range moved {
 		if m >= 0 {
 			from[m] = int32(o)
-			keep[m] = desc[m] == nil && !changed[t.Nodes[m].Flavor]
+			keep[m] = desc[m] == nil && !changed[t.Node(m).Flavor]
 		}
 	}
 	s.settleHolds(moved, keep)
@@ -255,7 +255,7 @@ func (s *Snapshot) reshapeOnce(remove []int32, add []topology.NodeSpec, descs []
 		if keep[m] {
 			return topology.NodeState{}, false
 		}
-		node := &t.Nodes[m]
+		node := t.Node(m)
 		ns := topology.NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}
 		if d, ok := desc[m]; ok {
 			if cordoned, down, until, ok := nodeCondition(d, s.now); ok {
@@ -269,14 +269,14 @@ func (s *Snapshot) reshapeOnce(remove []int32, add []topology.NodeSpec, descs []
 	})
 	fx := *s.fixed
 	fx.topo, fx.nodeRes = t, nodeRes
-	fx.marks = s.marks.reshape(len(t.Nodes), moved, desc, s.flavorKeys())
+	fx.marks = s.marks.reshape(t.NumNodes(), moved, desc, s.flavorKeys())
 	fx.capacity = s.capacity.ReshapeCapacity(t, moved, func(m int32) bool { return from[m] < 0 || desc[m] != nil })
 	next := *s
 	next.fixed, next.state = &fx, state
 	// Running pods on a node that starts afresh are booked again, as
 	// Build books them; then every running pod moves with its node.
-	rebook, identity := false, len(moved) == len(t.Nodes)
-	for m := range t.Nodes {
+	rebook, identity := false, len(moved) == t.NumNodes()
+	for m := range t.NumNodes() {
 		if o := from[m]; !keep[m] && o >= 0 && s.state.Node(o).Pods > 0 {
 			rebook = true
 		}

@@ -27,7 +27,7 @@ func (s *Snapshot) Flavors() []Flavor {
 // from the broadest level, then by name. It costs a map or two per node:
 // for one node, ask Node.
 func (s *Snapshot) Nodes() []Node {
-	out := make([]Node, len(s.topo.Nodes))
+	out := make([]Node, s.topo.NumNodes())
 	for n := range out {
 		out[n] = s.node(int32(n))
 	}
@@ -50,7 +50,7 @@ func (s *Snapshot) Node(name string) (Node, bool) {
 
 // node describes node n.
 func (s *Snapshot) node(n int32) Node {
-	tn := &s.topo.Nodes[n]
+	tn := s.topo.Node(n)
 	ns := s.state.Node(n)
 	mig, capacity := s.migOf(n, tn.Capacity)
 	out := Node{Name: s.topo.NodeName(n), Capacity: s.resourceMap(capacity, nonZero(capacity)),
@@ -117,7 +117,7 @@ func (s *Snapshot) NodeStatus(node string) (NodeStatus, bool) {
 		return NodeStatus{}, false
 	}
 	ns := s.state.Node(n)
-	out := NodeStatus{Flavor: s.flavors[s.topo.Nodes[n].Flavor].Name, Free: s.resourceMap(ns.Free, s.nodeRes[s.topo.Nodes[n].Flavor]), FreeGPUs: GPUSet(ns.FreeGPUs),
+	out := NodeStatus{Flavor: s.flavors[s.topo.Node(n).Flavor].Name, Free: s.resourceMap(ns.Free, s.nodeRes[s.topo.Node(n).Flavor]), FreeGPUs: GPUSet(ns.FreeGPUs),
 		Pods: ns.Pods, Cordoned: ns.Cordoned, Down: ns.Down, Usable: ns.Usable(s.now)}
 	if ns.CooldownUntil > s.now {
 		out.CooldownUntil = ns.CooldownUntil

@@ -80,7 +80,7 @@ func (s *Snapshot) migOf(n int32, capacity res.Vec) ([]MIGPartition, res.Vec) {
 		capacity[sl.Resource] -= int64(sl.Count)
 	}
 	if s.gpu >= 0 {
-		capacity[s.gpu] += int64(bits.OnesCount64(s.topo.Nodes[n].Partitioned))
+		capacity[s.gpu] += int64(bits.OnesCount64(s.topo.Node(n).Partitioned))
 	}
 	return out, capacity
 }

@@ -114,7 +114,7 @@ func holdShare(s *Snapshot, n int32, indices []int, share int32, book res.Vec, p
 			return 0, buildErr(ErrOverCapacity, p, "GPU %d of node %q has %d thousandths free to share, the pod needs %d", gi, name, room, share)
 		}
 	}
-	node, ns := &s.topo.Nodes[n], s.state.Node(n)
+	node, ns := s.topo.Node(n), s.state.Node(n)
 	if !book.LessEq(ns.Free) {
 		return 0, buildErr(ErrOverCapacity, p, "node %q cannot hold the pod: free %s, pod %s", name, s.fmtVec(ns.Free), s.fmtVec(book))
 	}
@@ -133,7 +133,7 @@ func checkSharePod(s *Snapshot, n int32, mask uint64, share int32, run *podRun, 
 		return shape("a fractional pod shares one GPU, node %q gives it %v", s.topo.NodeName(n), GPUSet(mask))
 	}
 	gi := bits.TrailingZeros64(mask)
-	if s.topo.Nodes[n].Shareable&mask == 0 {
+	if s.topo.Node(n).Shareable&mask == 0 {
 		return shape("GPU %d of node %q is not shareable", gi, s.topo.NodeName(n))
 	}
 	room := s.state.ShareRoom(n, gi)

@@ -500,10 +500,10 @@ func checkPod(s *Snapshot, r *running, i int, book res.Vec, pl PodPlacement, p i
 	if !ok {
 		n, ok = s.topo.NodeIndex(pl.Node)
 	}
-	if !ok || s.topo.Nodes[n].Flavor != r.Sets[i].Flavor {
+	if !ok || s.topo.Node(n).Flavor != r.Sets[i].Flavor {
 		return view.Pod{}, shape("node %q is not a node of flavor %q", pl.Node, ps.Flavor)
 	}
-	node := &s.topo.Nodes[n]
+	node := s.topo.Node(n)
 	mask := uint64(pl.GPUs)
 	if node.GPUs < 64 && mask>>node.GPUs != 0 {
 		return view.Pod{}, shape("GPUs %v on node %q with %d GPUs", pl.GPUs, pl.Node, node.GPUs)

@@ -58,7 +58,7 @@ func MeasureDemand(st *topology.State, mix []Demand) Fragmentation {
 	}
 	var p Placer
 	p.Reset(st)
-	for n := int32(0); n < int32(len(t.Nodes)); n++ {
+	for n := int32(0); n < int32(t.NumNodes()); n++ {
 		ns := st.Node(n)
 		if !ns.Usable(st.Now()) {
 			continue
@@ -80,7 +80,7 @@ func MeasureDemand(st *topology.State, mix []Demand) Fragmentation {
 		stranded := 0.0
 		for i := range mix {
 			ps := &mix[i]
-			f := t.Nodes[n].Flavor
+			f := t.Node(n).Flavor
 			if f >= 64 || ps.Flavors&(1<<f) == 0 {
 				unfit += ps.Count
 				stranded += float64(ps.Count) * free
@@ -123,7 +123,7 @@ func unusable(st *topology.State, n int32, share int32, part float64) float64 {
 	if share == 0 {
 		return part
 	}
-	node := &st.T.Nodes[n]
+	node := st.T.Node(n)
 	out := float64(bits.OnesCount64(st.FreeMask(n) &^ node.Shareable))
 	for m := st.SharedMask(n); m != 0; m &= m - 1 {
 		if room := st.ShareRoom(n, bits.TrailingZeros64(m)); room < share {

@@ -32,7 +32,7 @@ func fragmented(t *testing.T, rng *rand.Rand) *topology.State {
 	}
 	st := topology.NewState(top, 0)
 	short := rng.IntN(3) == 0
-	for n := range top.Nodes {
+	for n := range top.NumNodes() {
 		switch x := rng.IntN(10); {
 		case x < 5:
 		case x < 7:

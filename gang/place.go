@@ -89,7 +89,7 @@ func (p *Placer) excludedFits(d int32) int64 {
 			n := lo + int32(bits.TrailingZeros64(w))
 			w &= w - 1
 			if ns := p.st.Node(n); ns.Usable(p.st.Now()) {
-				sum += int64(p.t.Nodes[n].GPUFits(ns.FreeGPUs, g))
+				sum += int64(p.t.Node(n).GPUFits(ns.FreeGPUs, g))
 			}
 		}
 	}
@@ -940,7 +940,7 @@ func (p *Placer) emit(out []Assignment) []Assignment {
 	hadOv := len(p.ov)
 	for _, c := range p.next {
 		n := c.id
-		node := &p.t.Nodes[n]
+		node := p.t.Node(n)
 		mask := p.st.FreeMask(n)
 		oi, inOv := -1, false
 		if hadOv > 0 {
@@ -1009,7 +1009,7 @@ func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
 		return 0
 	}
 	ps := p.ps
-	node := &p.t.Nodes[n]
+	node := p.t.Node(n)
 	free, pods := ns.Free, ns.Pods
 	var mask uint64
 	if ps.GPUs > 0 {

@@ -524,7 +524,7 @@ func TestPlaceLargerThanEveryIsland(t *testing.T) {
 	// counting every GPU count on a node and not stopping at the first
 	// that fits nowhere (3 here).
 	st := tcluster(t, []string{"rack"}, []tnode{{name: "n0", labels: []string{"r0"}, gpus: 5, groups: []int{2, 3}, busy: []int{4}}})
-	node := &st.T.Nodes[0]
+	node := st.T.Node(0)
 	if got := node.GPUFits(st.FreeMask(0), 4); got != 1 {
 		t.Fatalf("GPUFits = %d, want 1", got)
 	}
@@ -577,7 +577,7 @@ func TestUnconstrainedSeesIslands(t *testing.T) {
 		nodes = append(nodes, tnode{name: fmt.Sprintf("x%03d", i), labels: []string{"r2"}, gpus: 8, busy: []int{0, 1, 2, 3, 4, 5, 6, 7}})
 	}
 	st := tcluster(t, []string{"rack"}, nodes)
-	if got := st.T.Nodes[0].GPUFits(st.FreeMask(0), 2); got != 1 {
+	if got := st.T.Node(0).GPUFits(st.FreeMask(0), 2); got != 1 {
 		t.Fatalf("GPUFits(n0) = %d, want 1", got)
 	}
 	ps := gpuPod(1, 2, gang.Unconstrained, 0, gang.Pack)

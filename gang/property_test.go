@@ -89,8 +89,8 @@ func genPropCase(t *testing.T, seed uint64) propCase {
 		t.Fatalf("seed %d: topology.New: %v", seed, err)
 	}
 	st := topology.NewState(topo, propNow)
-	for i := range topo.Nodes {
-		node := &topo.Nodes[i]
+	for i := range topo.NumNodes() {
+		node := topo.Node(int32(i))
 		for range rng.IntN(3) {
 			ns := st.Node(int32(i))
 			if node.MaxPods > 0 && ns.Pods >= node.MaxPods {
@@ -115,7 +115,7 @@ func genPropCase(t *testing.T, seed uint64) propCase {
 		}
 	}
 	st.Flush()
-	for i := range topo.Nodes {
+	for i := range topo.NumNodes() {
 		switch rng.IntN(12) {
 		case 0:
 			st.SetCondition(int32(i), true, false, 0)
@@ -129,8 +129,8 @@ func genPropCase(t *testing.T, seed uint64) propCase {
 		}
 	}
 	st.Flush()
-	for i := range topo.Nodes {
-		node, ns := &topo.Nodes[i], st.Node(int32(i))
+	for i := range topo.NumNodes() {
+		node, ns := topo.Node(int32(i)), st.Node(int32(i))
 		fmt.Fprintf(&desc, "  %s %v gpus=%d groups=%v free=%0*b cpu=%d pods=%d/%d cordoned=%v down=%v cooldown=%d\n",
 			topo.NodeName(int32(i)), nodeLabels(topo, int32(i)), node.GPUs, node.Groups(nil), node.GPUs, st.FreeMask(int32(i)), ns.Free[resCPU],
 			ns.Pods, node.MaxPods, ns.Cordoned, ns.Down, ns.CooldownUntil)
@@ -184,8 +184,8 @@ type refPlacer struct {
 }
 
 func newRefPlacer(st *topology.State, ps *gang.PodSet) *refPlacer {
-	r := &refPlacer{st: st, ps: ps, max: make([]int64, len(st.T.Nodes))}
-	for n := range st.T.Nodes {
+	r := &refPlacer{st: st, ps: ps, max: make([]int64, st.T.NumNodes())}
+	for n := range st.T.NumNodes() {
 		r.max[n] = r.nodeMax(int32(n))
 	}
 	return r
@@ -238,7 +238,7 @@ func (r *refPlacer) fits(n int32, c int64) bool {
 	if !r.usable(n) {
 		return false
 	}
-	node, ns, ps := &r.st.T.Nodes[n], r.st.Node(n), r.ps
+	node, ns, ps := r.st.T.Node(n), r.st.Node(n), r.ps
 	if ps.Policy == gang.Spread && c > 1 {
 		return false
 	}
@@ -258,7 +258,7 @@ func (r *refPlacer) fits(n int32, c int64) bool {
 // can run out of is limited by the pod set's count, as the placer counts it.
 func (r *refPlacer) nodeMax(n int32) int64 {
 	ps := r.ps
-	if ps.GPUs == 0 && ps.Res[resCPU] == 0 && r.st.T.Nodes[n].MaxPods == 0 && ps.Policy != gang.Spread {
+	if ps.GPUs == 0 && ps.Res[resCPU] == 0 && r.st.T.Node(n).MaxPods == 0 && ps.Policy != gang.Spread {
 		if !r.usable(n) {
 			return 0
 		}
@@ -334,13 +334,13 @@ func (r *refPlacer) domainCounts(l int) map[string]int64 {
 	t := r.st.T
 	nl := t.NodeLevel()
 	cur := map[string]int64{}
-	for n := range t.Nodes {
+	for n := range t.NumNodes() {
 		cur[domainOf(t, int32(n), nl)] = r.max[n] - r.max[n]%r.sliceSize(nl)
 	}
 	for lvl := nl - 1; lvl >= l; lvl-- {
 		next := map[string]int64{}
 		seen := map[string]bool{}
-		for n := range t.Nodes {
+		for n := range t.NumNodes() {
 			child := domainOf(t, int32(n), lvl+1)
 			if !seen[child] {
 				seen[child] = true
@@ -396,7 +396,7 @@ func (r *refPlacer) valid(counts []int64) bool {
 // nodes and returns the valid ones, as keys.
 func (r *refPlacer) solutions() map[string]bool {
 	out := map[string]bool{}
-	counts := make([]int64, len(r.st.T.Nodes))
+	counts := make([]int64, r.st.T.NumNodes())
 	var rec func(n int, left int64)
 	rec = func(n int, left int64) {
 		if n == len(counts)-1 {
@@ -426,10 +426,10 @@ func checkAssignments(st *topology.State, ps *gang.PodSet, asg []gang.Assignment
 	pods := map[int32]int64{}
 	domain := ""
 	for i, a := range asg {
-		if a.Node < 0 || int(a.Node) >= len(t.Nodes) {
+		if a.Node < 0 || int(a.Node) >= t.NumNodes() {
 			return fmt.Errorf("pod %d: node %d out of range", i, a.Node)
 		}
-		node, ns, name := &t.Nodes[a.Node], st.Node(a.Node), t.NodeName(a.Node)
+		node, ns, name := t.Node(a.Node), st.Node(a.Node), t.NodeName(a.Node)
 		if !ns.Usable(st.Now()) {
 			return fmt.Errorf("pod %d on %s: node not usable", i, name)
 		}
@@ -466,7 +466,7 @@ func checkAssignments(st *topology.State, ps *gang.PodSet, asg []gang.Assignment
 		}
 	}
 	for n, c := range pods {
-		node, ns := &t.Nodes[n], st.Node(n)
+		node, ns := t.Node(n), st.Node(n)
 		if c*ps.Res[resCPU] > ns.Free[resCPU] {
 			return fmt.Errorf("node %s: %d pods × %d cpu > %d free", t.NodeName(n), c, ps.Res[resCPU], ns.Free[resCPU])
 		}
@@ -516,7 +516,7 @@ func checkAgainstReference(t *testing.T) {
 		// what each node holds.
 		for l := 0; l <= st.T.NodeLevel(); l++ {
 			want := ref.domainCounts(l)
-			var lo, hi int32 = 0, int32(len(st.T.Nodes))
+			var lo, hi int32 = 0, int32(st.T.NumNodes())
 			if l < st.T.NodeLevel() {
 				lo, hi = st.T.Flavors[0].Levels[l][0], st.T.Flavors[0].Levels[l][1]
 			}
@@ -542,7 +542,7 @@ func checkAgainstReference(t *testing.T) {
 			if err := checkAssignments(st, &ps, asg); err != nil {
 				t.Fatalf("seed %d: invalid placement: %v\nassignments %v\n%s", seed, err, asg, c.desc)
 			}
-			key := fmt.Sprint(composition(len(st.T.Nodes), asg))
+			key := fmt.Sprint(composition(st.T.NumNodes(), asg))
 			if !sols[key] {
 				t.Fatalf("seed %d: placement %s is not among the reference's %d solutions\n%s", seed, key, len(sols), c.desc)
 			}
@@ -613,7 +613,7 @@ func TestReferenceAgreesWithGPUFits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		node := &topo.Nodes[0]
+		node := topo.Node(0)
 		for mask := uint64(0); mask < 1<<gpus; mask++ {
 			for g := 1; g <= gpus; g++ {
 				want := 0

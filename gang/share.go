@@ -53,7 +53,7 @@ func (p *Placer) shareFits(n int32) int64 {
 	share := p.ps.Share
 	p.roomsOf(n, p.roomBuf())
 	c := int64(0)
-	for m := p.t.Nodes[n].Shareable; m != 0; m &= m - 1 {
+	for m := p.t.Node(n).Shareable; m != 0; m &= m - 1 {
 		c += int64(p.rooms[bits.TrailingZeros64(m)] / share)
 	}
 	return c
@@ -90,7 +90,7 @@ func (p *Placer) roomsOf(n int32, rooms *[topology.MaxNodeGPUs]int32) uint64 {
 	if len(p.ov) == 0 {
 		return whole
 	}
-	for m := p.t.Nodes[n].Shareable; m != 0; m &= m - 1 {
+	for m := p.t.Node(n).Shareable; m != 0; m &= m - 1 {
 		gi := bits.TrailingZeros64(m)
 		rooms[gi] = p.shareRoom(n, gi)
 		if rooms[gi] != topology.MilliGPU {
@@ -106,7 +106,7 @@ func (p *Placer) roomsOf(n int32, rooms *[topology.MaxNodeGPUs]int32) uint64 {
 // are shared now, which the overlay marks as taken for whole-GPU pods.
 func (p *Placer) emitShares(n int32, count int64, out []Assignment) ([]Assignment, uint64) {
 	share := p.ps.Share
-	node := &p.t.Nodes[n]
+	node := p.t.Node(n)
 	var rooms [topology.MaxNodeGPUs]int32
 	whole := p.roomsOf(n, &rooms)
 	var broken uint64
@@ -135,7 +135,7 @@ func (p *Placer) emitShares(n int32, count int64, out []Assignment) ([]Assignmen
 // or when its key is not below beat (the best so far), which then spares
 // asking whether the rest of the pod fits there.
 func (p *Placer) shareKey(n int32, ns *topology.NodeState, beat int64) (int64, bool) {
-	node := &p.t.Nodes[n]
+	node := p.t.Node(n)
 	if node.Shareable == 0 {
 		return 0, false
 	}
@@ -187,7 +187,7 @@ func (p *Placer) shareHolder(scope int32) int32 {
 func ShareGPU(st *topology.State, n int32, share int32) int {
 	var rooms [topology.MaxNodeGPUs]int32
 	whole := st.ShareRooms(n, &rooms)
-	return pickShare(&st.T.Nodes[n], &rooms, whole, share)
+	return pickShare(st.T.Node(n), &rooms, whole, share)
 }
 
 // roomBuf is the placer's buffer of GPU rooms, made once.

@@ -44,8 +44,8 @@ func genShareCase(t *testing.T, rng *rand.Rand) shareCase {
 	}
 	st := topology.NewState(topo, propNow)
 	desc := ""
-	for i := range topo.Nodes {
-		node := &topo.Nodes[i]
+	for i := range topo.NumNodes() {
+		node := topo.Node(int32(i))
 		for gi := range int(node.GPUs) {
 			switch rng.IntN(4) {
 			case 0:
@@ -66,8 +66,8 @@ func genShareCase(t *testing.T, rng *rand.Rand) shareCase {
 		}
 	}
 	st.Flush()
-	for i := range topo.Nodes {
-		node, ns := &topo.Nodes[i], st.Node(int32(i))
+	for i := range topo.NumNodes() {
+		node, ns := topo.Node(int32(i)), st.Node(int32(i))
 		desc += fmt.Sprintf("  %s gpus=%d groups=%v shareable=%0*b free=%0*b cpu=%d cordoned=%v held=", topo.NodeName(int32(i)), node.GPUs,
 			node.Groups(nil), node.GPUs, node.Shareable, node.GPUs, ns.FreeGPUs, ns.Free[resCPU], ns.Cordoned)
 		for gi := range int(node.GPUs) {
@@ -81,7 +81,7 @@ func genShareCase(t *testing.T, rng *rand.Rand) shareCase {
 // refShareRoom restates the room rule from the state's parts: a shared
 // GPU's rest, a whole free shareable GPU's thousand, else none.
 func refShareRoom(st *topology.State, n int32, gi int) int32 {
-	node := &st.T.Nodes[n]
+	node := st.T.Node(n)
 	if node.Shareable&(1<<gi) == 0 {
 		return 0
 	}
@@ -101,7 +101,7 @@ func refFits(st *topology.State, n int32, share int32, cpu int64) int64 {
 		return 0
 	}
 	c := int64(0)
-	for gi := range int(st.T.Nodes[n].GPUs) {
+	for gi := range int(st.T.Node(n).GPUs) {
 		c += int64(refShareRoom(st, n, gi) / share)
 	}
 	if cpu > 0 {
@@ -117,11 +117,11 @@ func refFits(st *topology.State, n int32, share int32, cpu int64) int64 {
 // such GPUs, the lowest.
 func refOne(st *topology.State, share int32, cpu int64) (int32, int, bool) {
 	bestN, bestG, bestLeft := int32(-1), -1, int32(1<<30)
-	for n := range int32(len(st.T.Nodes)) {
+	for n := range int32(st.T.NumNodes()) {
 		if refFits(st, n, share, cpu) == 0 {
 			continue
 		}
-		for gi := range int(st.T.Nodes[n].GPUs) {
+		for gi := range int(st.T.Node(n).GPUs) {
 			if h := st.ShareHeld(n, gi); h > 0 && refShareRoom(st, n, gi) >= share && refShareRoom(st, n, gi)-share < bestLeft {
 				bestN, bestG, bestLeft = n, gi, refShareRoom(st, n, gi)-share
 			}
@@ -131,12 +131,12 @@ func refOne(st *topology.State, share int32, cpu int64) (int32, int, bool) {
 		return bestN, bestG, true
 	}
 	bestWhole := 1 << 30
-	for n := range int32(len(st.T.Nodes)) {
+	for n := range int32(st.T.NumNodes()) {
 		if refFits(st, n, share, cpu) == 0 {
 			continue
 		}
 		whole := 0
-		for gi := range int(st.T.Nodes[n].GPUs) {
+		for gi := range int(st.T.Node(n).GPUs) {
 			if refShareRoom(st, n, gi) == topology.MilliGPU {
 				whole++
 			}
@@ -148,7 +148,7 @@ func refOne(st *topology.State, share int32, cpu int64) (int32, int, bool) {
 	if bestN < 0 {
 		return 0, 0, false
 	}
-	node := &st.T.Nodes[bestN]
+	node := st.T.Node(bestN)
 	bestIsland := 1 << 30
 	for _, isl := range node.Groups(nil) {
 		k := 0
@@ -198,7 +198,7 @@ func TestSharePlacementAgainstReference(t *testing.T) {
 		// As many pods as the cluster holds: all placed, each on one GPU
 		// with room for it; one more: none.
 		total := int64(0)
-		for n := range int32(len(c.st.T.Nodes)) {
+		for n := range int32(c.st.T.NumNodes()) {
 			total += refFits(c.st, n, share, cpu)
 		}
 		if total == 0 {

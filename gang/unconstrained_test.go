@@ -197,7 +197,7 @@ func TestUnconstrainedMatchesLeastFree(t *testing.T) {
 				t.Fatalf("seed %d: %v\n%s", seed, err, desc)
 			}
 			want := ref.leastFree()
-			if got := composition(len(st.T.Nodes), asg); !slices.Equal(got, want) {
+			if got := composition(st.T.NumNodes(), asg); !slices.Equal(got, want) {
 				t.Fatalf("seed %d: placed %v, least free capacity gives %v\n%s", seed, got, want, desc)
 			}
 			if slices.Max(ref.max) >= ps.Count {
@@ -259,8 +259,8 @@ func genUnconstrained(t *testing.T, seed uint64) (*topology.State, gang.PodSet, 
 	st := topology.NewState(topo, propNow)
 	var desc strings.Builder
 	fmt.Fprintf(&desc, "levels %v\n", levels)
-	for i := range topo.Nodes {
-		node := &topo.Nodes[i]
+	for i := range topo.NumNodes() {
+		node := topo.Node(int32(i))
 		var mask uint64
 		for g := range int(node.GPUs) {
 			if rng.IntN(3) == 0 {

@@ -30,11 +30,11 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 	}
 	add = slices.Clone(add)
 	slices.SortFunc(add, func(a, b NodeSpec) int { return compareSpecs(&a, &b) })
-	moved := make([]int32, len(t.Nodes))
+	moved := make([]int32, t.NumNodes())
 	for _, n := range remove {
 		moved[n] = -1
 	}
-	kept := len(t.Nodes)
+	kept := t.NumNodes()
 	for _, m := range moved {
 		if m < 0 {
 			kept--
@@ -45,7 +45,7 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 	// topology's own strings.
 	labels := make([]string, kept*L)
 	j := 0
-	for n := range t.Nodes {
+	for n := range t.NumNodes() {
 		if moved[n] < 0 {
 			continue
 		}
@@ -69,7 +69,7 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 // spec is node n described as New takes it, its labels written into
 // labels (one entry per level).
 func (t *Topology) spec(n int32, labels []string) NodeSpec {
-	node := &t.Nodes[n]
+	node := t.Node(n)
 	for l := range labels {
 		labels[l] = t.NodeLabel(n, l)
 	}
@@ -101,8 +101,8 @@ func (n *Node) GroupSizes() []int {
 // what NewState costs.
 func Restate(t *Topology, now int64, node func(n int32) NodeState) *State {
 	s := &State{T: t, now: now}
-	s.nodes = cow.Make[NodeState](len(t.Nodes))
-	for i := range t.Nodes {
+	s.nodes = cow.Make[NodeState](t.NumNodes())
+	for i := range t.NumNodes() {
 		ns := s.nodes.Mut(i)
 		*ns = node(int32(i))
 		s.freeGPUs += int64(bits.OnesCount64(ns.FreeGPUs))
@@ -132,7 +132,7 @@ func (n *Node) AllGPUs() uint64 { return maskBits(int(n.GPUs)) &^ n.Partitioned 
 func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeState, bool)) *State {
 	old := s.T
 	L := len(t.Levels)
-	from := make([]int32, len(t.Nodes))
+	from := make([]int32, t.NumNodes())
 	for m := range from {
 		from[m] = -1
 	}
@@ -142,11 +142,11 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 		}
 	}
 	ns := &State{T: t, now: s.now}
-	ns.nodes = cow.Make[NodeState](len(t.Nodes))
+	ns.nodes = cow.Make[NodeState](t.NumNodes())
 	ns.setFree(make([]res.Vec, len(t.Flavors)))
-	changed := make([]bool, len(t.Nodes))
+	changed := make([]bool, t.NumNodes())
 	var cooling []int32
-	for m := range t.Nodes {
+	for m := range t.NumNodes() {
 		st, f := fresh(int32(m))
 		if !f && from[m] >= 0 {
 			st = *s.Node(from[m])
@@ -159,12 +159,12 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 			cooling = append(cooling, int32(m))
 		}
 		if st.Usable(ns.now) {
-			ns.moveFree(t.Nodes[m].Flavor, res.Vec{}, st.Free)
+			ns.moveFree(t.Node(int32(m)).Flavor, res.Vec{}, st.Free)
 		}
 	}
 	ns.setCooling(cooling)
 	ns.makeShared()
-	for m := range t.Nodes {
+	for m := range t.NumNodes() {
 		if o := from[m]; !changed[m] && o >= 0 {
 			ns.carryShares(int32(m), s, o)
 		}
@@ -181,7 +181,7 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 		dmap[d] = -1
 		dom := &t.Domains[d]
 		for m := dom.First; m < dom.End; m++ {
-			if o := from[m]; o >= 0 && old.Nodes[o].Flavor == t.Nodes[m].Flavor && samePrefix(old, o, t, m, int(dom.Level)) {
+			if o := from[m]; o >= 0 && old.Node(o).Flavor == t.Node(m).Flavor && samePrefix(old, o, t, m, int(dom.Level)) {
 				dmap[d] = old.NodeDomains(o)[dom.Level]
 				odmap[dmap[d]] = int32(d)
 				break
@@ -211,7 +211,7 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 		affected[d] = od < 0 // new, or a flavor's empty root
 	}
 	domains := make([]int32, L+1)
-	for o := range old.Nodes {
+	for o := range old.NumNodes() {
 		if m := moved[o]; m >= 0 && !changed[m] {
 			continue
 		}
@@ -224,7 +224,7 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 			affected[leaf] = true
 		}
 	}
-	for m := range t.Nodes {
+	for m := range t.NumNodes() {
 		if !changed[m] {
 			continue
 		}
@@ -259,7 +259,7 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 // NewCapacity(t) returns.
 func (s *State) ReshapeCapacity(t *Topology, moved []int32, changed func(m int32) bool) *State {
 	c := s.Reshape(t, moved, func(m int32) (NodeState, bool) {
-		node := &t.Nodes[m]
+		node := t.Node(m)
 		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}, changed(m)
 	})
 	c.setLevelMax()
@@ -299,11 +299,11 @@ func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
 // out by: the same name, flavor and labels, the same shareable GPUs and
 // MIG slices, one GPU island or several as before, and the topology's
 // largest GPU count G the same. The result shares everything with t but
-// its array of nodes, which is copied: O(nodes) copied, nothing worked
-// out again. ok is false when any of that would change, or sp is not a
+// the chunk of nodes n is in and the list of chunks, which are copied:
+// O(nodes / 64) copied, nothing worked out again. ok is false when any of that would change, or sp is not a
 // valid node (Edit says why): Edit it then. t does not change.
 func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
-	old := &t.Nodes[n]
+	old := t.Node(n)
 	if sp.Flavor != old.Flavor || sp.Name != t.NodeName(n) || sp.Shareable != old.Shareable ||
 		len(sp.Labels) != len(t.Levels) || !slices.Equal(sp.MIG, t.MIGOf(n)) {
 		return nil, false
@@ -322,8 +322,10 @@ func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
 	}
 	node.shareBase, node.mig, node.name = old.shareBase, old.mig, old.name
 	c := *t
-	c.Nodes = slices.Clone(t.Nodes)
-	c.Nodes[n] = node
+	c.nodes = slices.Clone(t.nodes)
+	k := n >> nodeChunkBits
+	c.nodes[k] = slices.Clone(t.nodes[k])
+	*c.Node(n) = node
 	c.TotalGPUs += int(node.GPUs - old.GPUs)
 	return &c, true
 }
@@ -331,8 +333,8 @@ func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
 // Another reports whether a node of t other than n is as ok says, looking
 // no further than the first such node.
 func (t *Topology) Another(n int32, ok func(m *Node) bool) bool {
-	for m := range t.Nodes {
-		if int32(m) != n && ok(&t.Nodes[m]) {
+	for m := range t.NumNodes() {
+		if int32(m) != n && ok(t.Node(int32(m))) {
 			return true
 		}
 	}
@@ -354,7 +356,7 @@ func (s *State) Renoded(t *Topology, n int32, ns NodeState) (c *State, ok bool) 
 	c.T = t
 	*c.nodes.Mut(int(n)) = ns
 	after := c.contribOf(n)
-	f := t.Nodes[n].Flavor
+	f := t.Node(n).Flavor
 	for l, d := range t.NodeDomains(n) {
 		for g := 1; g <= t.G; g++ {
 			if x := t.index(f, l, g); x != nil && c.indexed && c.Fits(d, g)+after.fits[g-1]-before.fits[g-1] > x.maxV {
@@ -378,7 +380,7 @@ func (s *State) Renoded(t *Topology, n int32, ns NodeState) (c *State, ok bool) 
 // fits already moved), on a copy of the table.
 func (s *State) renodeLevelMax(n int32, before, after *contrib) {
 	t := s.T
-	f := t.Nodes[n].Flavor
+	f := t.Node(n).Flavor
 	ft := &t.Flavors[f]
 	lm := slices.Clone(*s.levelMax)
 	lm[f] = slices.Clone(lm[f])
@@ -397,7 +399,7 @@ func (s *State) renodeLevelMax(n int32, before, after *contrib) {
 				first, end = ft.Levels[l][0], ft.Levels[l][1]
 				other = func(m int32) int32 { return s.Fits(m, g) }
 			} else {
-				other = func(m int32) int32 { node := &t.Nodes[m]; return int32(node.GPUFits(node.AllGPUs(), g)) }
+				other = func(m int32) int32 { node := t.Node(m); return int32(node.GPUFits(node.AllGPUs(), g)) }
 			}
 			switch top := row[g-1]; {
 			case now >= top:

@@ -47,7 +47,7 @@ func TestEditEqualsNew(t *testing.T) {
 		for step := range 25 {
 			var remove []int32
 			var gone []string
-			for n := range top.Nodes {
+			for n := range top.NumNodes() {
 				if rng.IntN(8) == 0 {
 					remove = append(remove, int32(n))
 					gone = append(gone, top.NodeName(int32(n)))
@@ -71,7 +71,7 @@ func TestEditEqualsNew(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("seed %d step %d: Edit's topology differs from New's", seed, step)
 			}
-			for n := range top.Nodes {
+			for n := range top.NumNodes() {
 				name := top.NodeName(int32(n))
 				switch m := moved[n]; {
 				case slices.Contains(gone, name):
@@ -106,8 +106,8 @@ func TestRestateCarriesNodeStates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	top := testTopology(t, rng)
 	s := NewState(top, 10)
-	for n := range top.Nodes {
-		node := &top.Nodes[n]
+	for n := range top.NumNodes() {
+		node := top.Node(int32(n))
 		if g := rng.IntN(int(node.GPUs) + 1); g > 0 {
 			s.Allocate(int32(n), node.TakeGPUs(s.FreeMask(int32(n)), g), res.Vec{int64(g), 0}, 1)
 		}
@@ -141,7 +141,7 @@ func sameCounters(t *testing.T, label string, a, b *State) {
 	if a.FreeGPUs() != b.FreeGPUs() || !slices.Equal(a.Cooling(), b.Cooling()) {
 		t.Fatalf("%s: free GPUs %d, cooling %v; want %d, %v", label, a.FreeGPUs(), a.Cooling(), b.FreeGPUs(), b.Cooling())
 	}
-	for n := range top.Nodes {
+	for n := range top.NumNodes() {
 		if *a.Node(int32(n)) != *b.Node(int32(n)) {
 			t.Fatalf("%s: node %s: %+v, want %+v", label, top.NodeName(int32(n)), *a.Node(int32(n)), *b.Node(int32(n)))
 		}
@@ -193,8 +193,8 @@ func TestReshapeEqualsRestate(t *testing.T) {
 		now := int64(50)
 		s, capacity := NewState(top, now), NewCapacity(top)
 		busy := func(s *State) {
-			for n := range s.T.Nodes {
-				node := &s.T.Nodes[n]
+			for n := range s.T.NumNodes() {
+				node := s.T.Node(int32(n))
 				if g := rng.IntN(int(node.GPUs) + 1); g > 0 && rng.IntN(2) == 0 {
 					if mask := node.TakeGPUs(s.FreeMask(int32(n)), g); mask != 0 {
 						s.Allocate(int32(n), mask, res.Vec{int64(g), 0}, 1)
@@ -210,7 +210,7 @@ func TestReshapeEqualsRestate(t *testing.T) {
 		for step := range 15 {
 			label := fmt.Sprintf("seed %d step %d", seed, step)
 			var remove []int32
-			for n := range top.Nodes {
+			for n := range top.NumNodes() {
 				if rng.IntN(6) == 0 {
 					remove = append(remove, int32(n))
 				}
@@ -226,7 +226,7 @@ func TestReshapeEqualsRestate(t *testing.T) {
 			}
 			// Some nodes that stay start afresh: their bookings change.
 			restart := map[int32]bool{}
-			for m := range nt.Nodes {
+			for m := range nt.NumNodes() {
 				if rng.IntN(7) == 0 {
 					restart[int32(m)] = true
 				}
@@ -242,7 +242,7 @@ func TestReshapeEqualsRestate(t *testing.T) {
 				if kept && !restart[m] {
 					return *s.Node(o), false
 				}
-				node := &nt.Nodes[m]
+				node := nt.Node(m)
 				return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs(), Down: m%3 == 0, CooldownUntil: now + int64(m%5)}, true
 			}
 			got := s.Reshape(nt, moved, state)
@@ -284,8 +284,8 @@ func TestRenodedEqualsRestate(t *testing.T) {
 		}
 		now := int64(50)
 		s, capacity := NewState(top, now), NewCapacity(top)
-		for n := range top.Nodes {
-			node := &top.Nodes[n]
+		for n := range top.NumNodes() {
+			node := top.Node(int32(n))
 			if g := rng.IntN(int(node.GPUs) + 1); g > 0 && rng.IntN(2) == 0 {
 				s.Allocate(int32(n), node.TakeGPUs(s.FreeMask(int32(n)), g), res.Vec{int64(g), 0}, 1)
 			}
@@ -293,7 +293,7 @@ func TestRenodedEqualsRestate(t *testing.T) {
 		s.Flush()
 		for step := range 40 {
 			label := fmt.Sprintf("seed %d step %d", seed, step)
-			n := rng.Int32N(int32(len(top.Nodes)))
+			n := rng.Int32N(int32(top.NumNodes()))
 			sp := top.spec(n, make([]string, len(levels)))
 			gpus := []int64{0, 2, 4, 7, 8, 8, 16}[rng.IntN(7)]
 			sp.Capacity = res.Vec{gpus, int64(1000 * rng.IntN(64))}
@@ -312,21 +312,21 @@ func TestRenodedEqualsRestate(t *testing.T) {
 			}
 			if !ok {
 				declined++
-				if m, _ := want.NodeIndex(sp.Name); m == n && want.G == top.G && (want.Nodes[n].Islands > 1) == (top.Nodes[n].Islands > 1) {
+				if m, _ := want.NodeIndex(sp.Name); m == n && want.G == top.G && (want.Node(n).Islands > 1) == (top.Node(n).Islands > 1) {
 					t.Fatalf("%s: Renode declined %+v, which keeps the node's place and the layout", label, sp)
 				}
 				continue
 			}
 			renoded++
-			if !reflect.DeepEqual(nt.Nodes, want.Nodes) || nt.TotalGPUs != want.TotalGPUs || nt.G != want.G || !reflect.DeepEqual(nt.Domains, want.Domains) {
+			if !reflect.DeepEqual(nt.nodes, want.nodes) || nt.TotalGPUs != want.TotalGPUs || nt.G != want.G || !reflect.DeepEqual(nt.Domains, want.Domains) {
 				t.Fatalf("%s: Renode's topology differs from New's", label)
 			}
 			// The node's pods stay where they are if the node still has
 			// their GPUs; otherwise it starts afresh.
-			node := &nt.Nodes[n]
+			node := nt.Node(n)
 			was := s.Node(n)
 			ns := NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs(), Cordoned: rng.IntN(4) == 0, CooldownUntil: now + int64(rng.IntN(40)) - 20}
-			if used := top.Nodes[n].AllGPUs() &^ was.FreeGPUs; used&^node.AllGPUs() == 0 {
+			if used := top.Node(n).AllGPUs() &^ was.FreeGPUs; used&^node.AllGPUs() == 0 {
 				ns.FreeGPUs &^= used
 				ns.Free[0] -= int64(bits.OnesCount64(used))
 				ns.Pods = was.Pods

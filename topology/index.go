@@ -71,8 +71,8 @@ func (t *Topology) buildIndex() {
 	}
 	// The most pods of g GPUs each domain holds at full capacity.
 	capFits := make([]int32, len(t.Domains)*G)
-	for n := range t.Nodes {
-		node := &t.Nodes[n]
+	for n := range t.NumNodes() {
+		node := t.Node(int32(n))
 		if node.GPUs == 0 {
 			continue
 		}
@@ -115,7 +115,7 @@ func (t *Topology) buildIndex() {
 			// row of 64 domains.
 			stride := most * int32(G)
 			need += int(stride * ((nd + 63) / 64))
-			if nd < indexMinDomains || need > indexBudget(len(t.Nodes)) {
+			if nd < indexMinDomains || need > indexBudget(t.NumNodes()) {
 				continue
 			}
 			data := words

@@ -110,13 +110,13 @@ func TestFitIndexMatchesScan(t *testing.T) {
 		for f := range top.Flavors {
 			indexed = indexed || s.Indexed(int32(f), len(top.Levels), 1)
 		}
-		if !indexed && len(top.Nodes) > 40 {
+		if !indexed && top.NumNodes() > 40 {
 			t.Fatalf("topology %d: no index on its racks", ti)
 		}
 		for step := range steps {
-			for range 1 + rng.IntN(len(top.Nodes)/4+1) {
-				n := rng.Int32N(int32(len(top.Nodes)))
-				node := &top.Nodes[n]
+			for range 1 + rng.IntN(top.NumNodes()/4+1) {
+				n := rng.Int32N(int32(top.NumNodes()))
+				node := top.Node(n)
 				switch free := s.FreeMask(n); rng.IntN(5) {
 				case 0, 1:
 					if free != 0 {

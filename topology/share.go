@@ -30,7 +30,7 @@ func (s *State) makeShared() {
 // slot is where GPU gi of node n sits among the shares, -1 for a GPU that
 // is not shareable.
 func (t *Topology) slot(n int32, gi int) int {
-	node := &t.Nodes[n]
+	node := t.Node(n)
 	if gi < 0 || gi >= 64 || node.Shareable&(1<<gi) == 0 {
 		return -1
 	}
@@ -67,7 +67,7 @@ func (s *State) ShareRoom(n int32, gi int) int32 {
 
 // SharedMask is node n's GPUs that fractional pods hold part of.
 func (s *State) SharedMask(n int32) uint64 {
-	node := &s.T.Nodes[n]
+	node := s.T.Node(n)
 	var out uint64
 	for m := node.Shareable; m != 0; m &= m - 1 {
 		gi := bits.TrailingZeros64(m)
@@ -148,7 +148,7 @@ func (s *State) BookPod(n int32, gpus uint64, milli int32, r res.Vec, pods int32
 // carryShares copies node o of old's shares to node n of s, the same node
 // after an Edit.
 func (s *State) carryShares(n int32, old *State, o int32) {
-	node := &s.T.Nodes[n]
+	node := s.T.Node(n)
 	for m := node.Shareable; m != 0; m &= m - 1 {
 		gi := bits.TrailingZeros64(m)
 		if v := old.ShareHeld(o, gi); v > 0 {
@@ -162,7 +162,7 @@ func (s *State) carryShares(n int32, old *State, o int32) {
 // shareable GPUs free whole. One read of the node's shares, for placement's
 // scans.
 func (s *State) ShareRooms(n int32, rooms *[MaxNodeGPUs]int32) uint64 {
-	node := &s.T.Nodes[n]
+	node := s.T.Node(n)
 	m := node.Shareable
 	if m == 0 {
 		return 0

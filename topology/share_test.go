@@ -56,7 +56,7 @@ func TestShareBooking(t *testing.T) {
 		}
 		var rooms [MaxNodeGPUs]int32
 		st.ShareRooms(a, &rooms)
-		for m := topo.Nodes[a].Shareable; m != 0; m &= m - 1 {
+		for m := topo.Node(a).Shareable; m != 0; m &= m - 1 {
 			gi := 0
 			for m>>gi&1 == 0 {
 				gi++
@@ -106,7 +106,7 @@ func TestShareVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := st.Reshape(nt, moved, func(m int32) (NodeState, bool) {
-		node := &nt.Nodes[m]
+		node := nt.Node(m)
 		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}, nt.NodeName(m) == "0"
 	})
 	na, nb := moved[a], moved[b]

@@ -83,7 +83,7 @@ type State struct {
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
 	return Restate(t, now, func(n int32) NodeState {
-		node := &t.Nodes[n]
+		node := t.Node(n)
 		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}
 	})
 }
@@ -116,7 +116,7 @@ func (s *State) setLevelMax() {
 		// Nodes: the most pods of g GPUs one node holds.
 		m := make([]int32, t.G)
 		for n := ft.First; n < ft.End; n++ {
-			node := &t.Nodes[n]
+			node := t.Node(n)
 			for g := 1; g <= int(node.GPUs); g++ {
 				m[g-1] = max(m[g-1], int32(node.GPUFits(node.AllGPUs(), g)))
 			}
@@ -241,7 +241,7 @@ func (s *State) Rebuild() {
 	var cooling []int32
 	s.setFree(make([]res.Vec, len(s.T.Flavors)))
 	s.freeHi = nil
-	for n := range s.T.Nodes {
+	for n := range s.T.NumNodes() {
 		ns := s.nodes.Ptr(n)
 		if ns.CooldownUntil > s.now {
 			cooling = append(cooling, int32(n))
@@ -272,7 +272,7 @@ type contrib struct {
 
 func (s *State) contribOf(n int32) contrib {
 	var c contrib
-	node := &s.T.Nodes[n]
+	node := s.T.Node(n)
 	ns := s.nodes.Ptr(int(n))
 	if !ns.Usable(s.now) {
 		return c
@@ -308,7 +308,7 @@ func (s *State) addFits(n int32, sign int32) {
 // applyDelta moves node n's contribution from before to after in every
 // domain above it.
 func (s *State) applyDelta(n int32, before, after *contrib) {
-	node := &s.T.Nodes[n]
+	node := s.T.Node(n)
 	if before.usable || after.usable {
 		s.moveFree(node.Flavor, before.free, after.free)
 	}
@@ -396,7 +396,7 @@ func (s *State) recomputeAgg(d int32) bool {
 				ns := &span[i]
 				if ns.Free[s.T.GPU] > 0 && ns.Usable(s.now) {
 					agg.MinFree = agg.MinFree.Min(ns.Free)
-					agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(&s.T.Nodes[n+int32(i)], ns))
+					agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(s.T.Node(n+int32(i)), ns))
 				}
 			}
 			n += int32(len(span))

@@ -46,7 +46,7 @@ func checkAgainstRebuild(t *testing.T, s *State, step int) {
 	fresh.Rebuild()
 	top := s.T
 	free := int64(0)
-	for n := range top.Nodes {
+	for n := range top.NumNodes() {
 		free += int64(popcount(s.FreeMask(int32(n))))
 	}
 	if free != s.FreeGPUs() {
@@ -95,8 +95,8 @@ func TestIncrementalCountersMatchRebuild(t *testing.T) {
 		for step := 0; step < 400; step++ {
 			switch x := rng.IntN(10); {
 			case x < 5: // allocate a random pod where it fits
-				n := int32(rng.IntN(len(top.Nodes)))
-				node := &top.Nodes[n]
+				n := int32(rng.IntN(top.NumNodes()))
+				node := top.Node(n)
 				g := rng.IntN(int(node.GPUs) + 1)
 				mask := node.TakeGPUs(s.FreeMask(n), g)
 				r := res.Vec{int64(g), int64(1000 * rng.IntN(8))}
@@ -111,7 +111,7 @@ func TestIncrementalCountersMatchRebuild(t *testing.T) {
 				s.Release(b.n, b.gpus, b.r, 1)
 				booked = append(booked[:i], booked[i+1:]...)
 			case x < 9: // node condition
-				n := int32(rng.IntN(len(top.Nodes)))
+				n := int32(rng.IntN(top.NumNodes()))
 				s.SetCondition(n, rng.IntN(4) == 0, rng.IntN(5) == 0, now+int64(rng.IntN(3))*10)
 			default: // time passes
 				now += int64(rng.IntN(15))
@@ -204,7 +204,7 @@ func TestFlavorFreeDoesNotOverflow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	s := NewState(top, 0)
 	for step := range 3000 {
-		n := int32(rng.IntN(len(top.Nodes)))
+		n := int32(rng.IntN(top.NumNodes()))
 		ns := s.Node(n)
 		switch rng.IntN(3) {
 		case 0: // book up to all of the node's cpu

@@ -106,7 +106,12 @@ type Topology struct {
 	Levels   []string
 	Resource int // number of resources
 	GPU      int // index of the gpu resource, -1 if none
-	Nodes    []Node
+	// nodes holds the nodes in their order (Node, NumNodes), in chunks
+	// of nodeChunk, so that a node described anew in place (Renode)
+	// copies its chunk and the list of chunks rather than every node.
+	// The chunks of a built topology share one array.
+	nodes    [][]Node
+	numNodes int
 	Domains  []Domain
 	Flavors  []FlavorTree
 	// G is the largest GPU count of any node; per-domain counters have G
@@ -179,7 +184,7 @@ func compareSpecs(x, y *NodeSpec) int {
 // each with a label per level.
 func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, error) {
 	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: newNameIndex(len(specs))}
-	t.Nodes = make([]Node, len(specs))
+	t.setNodes(make([]Node, len(specs)))
 	// Every node's name, labels and domains live in a few shared arrays
 	// rather than in small objects of their own, and each distinct label
 	// value is kept once: a large cluster is a few objects for the
@@ -215,7 +220,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		node.shareBase = t.ShareSlots
 		node.mig = [2]int32{migAt, int32(len(t.mig))}
 		node.name = [2]int32{at, at + int32(len(sp.Name))}
-		t.Nodes[i] = node
+		*t.Node(int32(i)) = node
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
 		total += int(gpus)
@@ -225,10 +230,10 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		}
 	}
 	t.TotalGPUs = total
-	t.islands = make([]int32, len(t.Nodes)+1)
-	for i := range t.Nodes {
+	t.islands = make([]int32, t.NumNodes()+1)
+	for i := range t.NumNodes() {
 		t.islands[i+1] = t.islands[i]
-		if t.Nodes[i].Islands > 1 {
+		if t.Node(int32(i)).Islands > 1 {
 			t.islands[i+1]++
 		}
 	}
@@ -236,6 +241,28 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 	t.buildIndex()
 	return t, nil
 }
+
+// nodeChunkBits sets how many nodes a chunk of Topology.nodes holds.
+const (
+	nodeChunkBits = 6
+	nodeChunk     = 1 << nodeChunkBits
+)
+
+// setNodes makes nodes t's nodes, chunked over the one array.
+func (t *Topology) setNodes(nodes []Node) {
+	t.numNodes = len(nodes)
+	t.nodes = make([][]Node, 0, (len(nodes)+nodeChunk-1)/nodeChunk)
+	for i := 0; i < len(nodes); i += nodeChunk {
+		end := min(i+nodeChunk, len(nodes))
+		t.nodes = append(t.nodes, nodes[i:end:end])
+	}
+}
+
+// Node is node n, read-only.
+func (t *Topology) Node(n int32) *Node { return &t.nodes[n>>nodeChunkBits][n&(nodeChunk-1)] }
+
+// NumNodes is how many nodes the topology has.
+func (t *Topology) NumNodes() int { return t.numNodes }
 
 // newNode checks node sp's GPUs, islands, shareable GPUs and MIG slices
 // and makes its Node, all but where its name, MIG slices and shares sit
@@ -294,7 +321,7 @@ func islandStarts(sizes []int, gpus int) (uint64, int32, int32, error) {
 
 // NodeName is node n's name.
 func (t *Topology) NodeName(n int32) string {
-	b := t.Nodes[n].name
+	b := t.Node(n).name
 	return t.names[b[0]:b[1]]
 }
 
@@ -352,12 +379,12 @@ func (t *Topology) buildDomains(flavors int) {
 	t.Flavors = make([]FlavorTree, flavors)
 	for f := range t.Flavors {
 		ft := &t.Flavors[f]
-		first := int32(slices.IndexFunc(t.Nodes, func(n Node) bool { return n.Flavor == int32(f) }))
-		if first < 0 {
-			first = int32(len(t.Nodes))
+		first := int32(0)
+		for first < int32(t.NumNodes()) && t.Node(first).Flavor != int32(f) {
+			first++
 		}
 		end := first
-		for end < int32(len(t.Nodes)) && t.Nodes[end].Flavor == int32(f) {
+		for end < int32(t.NumNodes()) && t.Node(end).Flavor == int32(f) {
 			end++
 		}
 		ft.First, ft.End = first, end
@@ -597,6 +624,6 @@ func migMask(sp *NodeSpec, gpus, resources, gpu int) (uint64, error) {
 
 // MIGOf is node n's MIG slices, GPU by GPU, read-only.
 func (t *Topology) MIGOf(n int32) []MIGSlice {
-	b := t.Nodes[n].mig
+	b := t.Node(n).mig
 	return t.mig[b[0]:b[1]:b[1]]
 }

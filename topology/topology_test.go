@@ -12,7 +12,7 @@ func TestNodeIndexFindsEveryNodeAndNoOther(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 20; trial++ {
 		top := testTopology(t, rng)
-		for i := range top.Nodes {
+		for i := range top.NumNodes() {
 			if n, ok := top.NodeIndex(top.NodeName(int32(i))); !ok || n != int32(i) {
 				t.Fatalf("NodeIndex(%q) = %d, %t; want %d", top.NodeName(int32(i)), n, ok, i)
 			}
@@ -33,7 +33,7 @@ func TestNodeIndexFindsEveryNodeAndNoOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range top.Nodes {
+	for i := range top.NumNodes() {
 		if n, ok := top.NodeIndex(top.NodeName(int32(i))); !ok || n != int32(i) {
 			t.Fatalf("NodeIndex(%q) = %d, %t; want %d", top.NodeName(int32(i)), n, ok, i)
 		}
