@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/allot-sched/allot"
@@ -9,15 +10,32 @@ import (
 
 // BenchmarkNodeChurn times the node events on the fragmented benchmark
 // cluster, each on a store started afresh from the same snapshot (outside
-// the timer). The nodes sit at the front of the topology's order, so that
-// every node after them, and every workload placed there, moves: the worst
-// case.
+// the timer). The nodes added, removed and moved sit at the front of the
+// topology's order, so that every node after them, and every workload
+// placed there, moves: the worst case. The nodes described anew in place
+// keep their place (SetNode's in-place path): more CPU and memory, a
+// taint, one GPU fewer on a node whose GPUs are free (a GPU gone bad).
 func BenchmarkNodeChurn(b *testing.B) {
-	for _, n := range []int{1024, 10240} {
+	for _, n := range scaleSizes {
 		s := mustBuild(b, n, true)
 		n0, _ := s.Node("n0")
 		bigger := n0
 		bigger.Capacity = allot.Resources{"gpu": 8, "cpu": 384_000, "memory": 4 << 40}
+		tainted := n0
+		tainted.Taints = []allot.Taint{{Key: "maintenance", Effect: allot.TaintNoSchedule}}
+		var idle allot.Node
+		for i := range n {
+			name := fmt.Sprintf("n%d", i)
+			if st, _ := s.NodeStatus(name); st.FreeGPUs.Len() == 8 {
+				idle, _ = s.Node(name)
+				break
+			}
+		}
+		fewer := idle
+		fewer.Capacity = maps.Clone(idle.Capacity)
+		fewer.Capacity["gpu"] = 7
+		moved := n0
+		moved.Labels = map[string]string{"block": "b1", "rack": "r9"}
 		added := allot.Node{Name: "added", Flavor: "h100", Labels: map[string]string{"block": "b0", "rack": "r0"},
 			Capacity: allot.Resources{"gpu": 8, "cpu": 192_000, "memory": 2 << 40}}
 		for _, c := range []struct {
@@ -27,6 +45,9 @@ func BenchmarkNodeChurn(b *testing.B) {
 			{"add", allot.AddNode{Node: added}},
 			{"remove", allot.RemoveNode{Node: "n0"}},
 			{"set", allot.SetNode{Node: bigger}},
+			{"set-taint", allot.SetNode{Node: tainted}},
+			{"set-gpus", allot.SetNode{Node: fewer}},
+			{"set-rack", allot.SetNode{Node: moved}},
 		} {
 			b.Run(fmt.Sprintf("nodes=%d/event=%s", n, c.name), func(b *testing.B) {
 				b.ReportAllocs()

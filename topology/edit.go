@@ -299,8 +299,8 @@ func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
 // out by: the same name, flavor and labels, the same shareable GPUs and
 // MIG slices, one GPU island or several as before, and the topology's
 // largest GPU count G the same. The result shares everything with t but
-// the chunk of nodes n is in and the list of chunks, which are copied:
-// O(nodes / 64) copied, nothing worked out again. ok is false when any of that would change, or sp is not a
+// node n's page of nodes and the directories above it, which are
+// copied: O(nodes / 512) copied, nothing worked out again. ok is false when any of that would change, or sp is not a
 // valid node (Edit says why): Edit it then. t does not change.
 func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
 	old := t.Node(n)
@@ -322,10 +322,8 @@ func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
 	}
 	node.shareBase, node.mig, node.name = old.shareBase, old.mig, old.name
 	c := *t
-	c.nodes = slices.Clone(t.nodes)
-	k := n >> nodeChunkBits
-	c.nodes[k] = slices.Clone(t.nodes[k])
-	*c.Node(n) = node
+	c.nodes = t.nodes.Fork()
+	c.nodes.Set(int(n), node)
 	c.TotalGPUs += int(node.GPUs - old.GPUs)
 	return &c, true
 }

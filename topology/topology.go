@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 )
 
@@ -106,11 +107,10 @@ type Topology struct {
 	Levels   []string
 	Resource int // number of resources
 	GPU      int // index of the gpu resource, -1 if none
-	// nodes holds the nodes in their order (Node, NumNodes), in chunks
-	// of nodeChunk, so that a node described anew in place (Renode)
-	// copies its chunk and the list of chunks rather than every node.
-	// The chunks of a built topology share one array.
-	nodes    [][]Node
+	// nodes holds the nodes in their order (Node, NumNodes), copy on
+	// write, so that a node described anew in place (Renode) copies its
+	// page and the directories above it rather than every node.
+	nodes    cow.Slice[Node]
 	numNodes int
 	Domains  []Domain
 	Flavors  []FlavorTree
@@ -184,7 +184,7 @@ func compareSpecs(x, y *NodeSpec) int {
 // each with a label per level.
 func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, error) {
 	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: newNameIndex(len(specs))}
-	t.setNodes(make([]Node, len(specs)))
+	t.nodes, t.numNodes = cow.Make[Node](len(specs)), len(specs)
 	// Every node's name, labels and domains live in a few shared arrays
 	// rather than in small objects of their own, and each distinct label
 	// value is kept once: a large cluster is a few objects for the
@@ -220,7 +220,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		node.shareBase = t.ShareSlots
 		node.mig = [2]int32{migAt, int32(len(t.mig))}
 		node.name = [2]int32{at, at + int32(len(sp.Name))}
-		*t.Node(int32(i)) = node
+		t.nodes.Set(i, node)
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
 		total += int(gpus)
@@ -242,24 +242,8 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 	return t, nil
 }
 
-// nodeChunkBits sets how many nodes a chunk of Topology.nodes holds.
-const (
-	nodeChunkBits = 6
-	nodeChunk     = 1 << nodeChunkBits
-)
-
-// setNodes makes nodes t's nodes, chunked over the one array.
-func (t *Topology) setNodes(nodes []Node) {
-	t.numNodes = len(nodes)
-	t.nodes = make([][]Node, 0, (len(nodes)+nodeChunk-1)/nodeChunk)
-	for i := 0; i < len(nodes); i += nodeChunk {
-		end := min(i+nodeChunk, len(nodes))
-		t.nodes = append(t.nodes, nodes[i:end:end])
-	}
-}
-
 // Node is node n, read-only.
-func (t *Topology) Node(n int32) *Node { return &t.nodes[n>>nodeChunkBits][n&(nodeChunk-1)] }
+func (t *Topology) Node(n int32) *Node { return t.nodes.Ptr(int(n)) }
 
 // NumNodes is how many nodes the topology has.
 func (t *Topology) NumNodes() int { return t.numNodes }
