@@ -170,13 +170,13 @@ func (b *Builder) Build() (*Snapshot, error) {
 	// records is still in some version.
 	slab := make([]running, len(b.Running))
 	for i := range b.Running {
-		path := fmt.Sprintf("running[%d]", i)
+		path := "running[" + strconv.Itoa(i) + "]"
 		if err := addRunning(s, &slab[i], b.Running[i], path, seen); err != nil {
 			return nil, err
 		}
 	}
 	for i := range b.Pending {
-		path := fmt.Sprintf("pending[%d]", i)
+		path := "pending[" + strconv.Itoa(i) + "]"
 		if err := s.addPending(b.Pending[i], path, seen); err != nil {
 			return nil, err
 		}
@@ -330,42 +330,69 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 			return buildErr(ErrDuplicateID, fmt.Sprintf("topology.levels[%d]", i), "level %q twice", l)
 		}
 	}
+	// Names are checked unique by the topology's own index, and a node's
+	// labels sit in one array for all: no map or allocation a node. The
+	// first error in the nodes' order is the one given, as a check node
+	// by node would give it.
 	specs := make([]topology.NodeSpec, len(nodes))
-	names := make(map[string]int, len(nodes))
+	labels := make([]string, len(nodes)*len(levels))
 	for i := range nodes {
 		n := &nodes[i]
-		p := fmt.Sprintf("nodes[%d]", i)
-		_, dup := names[n.Name]
-		if err := checkNodeName(n.Name, p, dup); err != nil {
-			return err
+		p := "nodes[" + strconv.Itoa(i) + "]"
+		if n.Name == "" {
+			if err := firstDuplicate(nodes[:i]); err != nil {
+				return err
+			}
+			return checkNodeName(n.Name, p, false)
 		}
-		names[n.Name] = i
-		spec, err := s.nodeSpec(n, p, levels)
+		l := labels[i*len(levels) : (i+1)*len(levels) : (i+1)*len(levels)]
+		spec, err := s.nodeSpec(n, p, levels, l)
 		if err != nil {
+			if dup := firstDuplicate(nodes[:i+1]); dup != nil {
+				return dup
+			}
 			return err
 		}
 		specs[i] = spec
 	}
 	t, err := topology.New(levels, len(s.resources), s.gpu, len(s.flavors), specs)
 	if err != nil {
+		if dup := firstDuplicate(nodes); dup != nil {
+			return dup
+		}
 		return buildErr(ErrInvalid, "nodes", "%v", err)
 	}
 	s.topo = t
 	keys := s.flavorKeys()
 	for i := range nodes {
-		n, _ := t.NodeIndex(nodes[i].Name)
-		s.marks.mark(n, &nodes[i], keys, t.NumNodes())
+		if len(nodes[i].Taints) > 0 || (len(keys) > 0 && len(nodes[i].Labels) > 0) {
+			n, _ := t.NodeIndex(nodes[i].Name)
+			s.marks.mark(n, &nodes[i], keys, t.NumNodes())
+		}
 	}
 	s.marks.settle()
 	s.nodeRes = nodeResOf(t, len(s.flavors))
 	s.capacity = topology.NewCapacity(t)
-	s.state = topology.NewState(t, s.now)
+	s.state = s.capacity.Copy(s.now) // NewState(t, s.now), its counters not worked out twice
 	for i := range nodes {
 		n := &nodes[i]
 		if cordoned, down, until, ok := nodeCondition(n, s.now); ok {
 			idx, _ := t.NodeIndex(n.Name)
 			s.state.SetCondition(idx, cordoned, down, until)
 		}
+	}
+	return nil
+}
+
+// firstDuplicate is the error of the first node of nodes whose name an
+// earlier one has, nil when there is none.
+func firstDuplicate(nodes []Node) error {
+	seen := make(map[string]bool, len(nodes))
+	for i := range nodes {
+		if seen[nodes[i].Name] {
+			return checkNodeName(nodes[i].Name, "nodes["+strconv.Itoa(i)+"]", true)
+		}
+		seen[nodes[i].Name] = true
 	}
 	return nil
 }
@@ -384,9 +411,10 @@ func checkNodeName(name, p string, dup bool) error {
 
 // nodeSpec validates node n, at path p of the description, against the
 // snapshot's flavors, resources and the topology levels, and resolves it
-// for topology.New; its name is checkNodeName's, its GPU groups
+// for topology.New, its label at each level written into labels (one
+// entry a level); its name is checkNodeName's, its GPU groups
 // topology.New's.
-func (s *fixed) nodeSpec(n *Node, p string, levels []string) (topology.NodeSpec, error) {
+func (s *fixed) nodeSpec(n *Node, p string, levels, labels []string) (topology.NodeSpec, error) {
 	f, err := s.nodeFlavor(n, p)
 	if err != nil {
 		return topology.NodeSpec{}, err
@@ -394,7 +422,6 @@ func (s *fixed) nodeSpec(n *Node, p string, levels []string) (topology.NodeSpec,
 	if err := checkTaints(n.Taints, p); err != nil {
 		return topology.NodeSpec{}, err
 	}
-	labels := make([]string, len(levels))
 	for l, lvl := range levels {
 		v, ok := n.Labels[lvl]
 		if !ok || v == "" {
@@ -534,7 +561,7 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 					indices = []int{}
 				}
 			}
-			mask, err := bookRunningPod(s, n, indices, share, book, fmt.Sprintf("%s.gpuIndices[%d]", pp, k), np)
+			mask, err := bookRunningPod(s, n, indices, share, book, pp+".gpuIndices["+strconv.Itoa(k)+"]", np)
 			if err != nil {
 				return err
 			}

@@ -44,7 +44,7 @@ func (e AddNode) apply(s *Snapshot) error {
 	if err := checkNodeName(e.Node.Name, "node", dup); err != nil {
 		return err
 	}
-	spec, err := s.nodeSpec(&e.Node, "node", s.topo.Levels)
+	spec, err := s.nodeSpec(&e.Node, "node", s.topo.Levels, make([]string, len(s.topo.Levels)))
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (e SetNode) apply(s *Snapshot) error {
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownNode, e.Node.Name)
 	}
-	spec, err := s.nodeSpec(&e.Node, "node", s.topo.Levels)
+	spec, err := s.nodeSpec(&e.Node, "node", s.topo.Levels, make([]string, len(s.topo.Levels)))
 	if err != nil {
 		return err
 	}

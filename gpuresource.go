@@ -14,14 +14,9 @@ import (
 // capacityVector reads node n's capacity (at path p): its GPUs must be
 // under the declared GPU resource, and at most topology.MaxNodeGPUs.
 func (s *fixed) capacityVector(n *Node, p string) (res.Vec, error) {
-	for _, name := range sortedKeys(n.Capacity) {
-		if n.Capacity[name] > 0 && !s.isGPU(name) && gpuLike(name) && !slices.Contains(s.ignored, name) {
-			if _, declared := s.resIdx[name]; declared && migLike(name) {
-				return res.Vec{}, buildErr(ErrGPUResource, p+".capacity."+name, "node %q lists %d %s, which names a GPU: list a MIG profile's instances under mig, GPU by GPU",
-					n.Name, n.Capacity[name], name)
-			}
-			return res.Vec{}, buildErr(ErrGPUResource, p+".capacity."+name, "node %q has %d %s, which names a GPU, but %s: set gpuResource to %q, or ignore it",
-				n.Name, n.Capacity[name], name, s.gpuDeclared(), name)
+	for name := range n.Capacity {
+		if s.gpuUndeclared(n, name) {
+			return res.Vec{}, s.undeclaredGPU(n, p)
 		}
 	}
 	capacity, _, err := s.podVector(n.Capacity, p+".capacity")
@@ -36,6 +31,29 @@ func (s *fixed) capacityVector(n *Node, p string) (res.Vec, error) {
 		return capacity, buildErr(ErrInvalid, p+".capacity."+s.resources[s.gpu], "%d GPUs, at most %d per node", capacity[s.gpu], topology.MaxNodeGPUs)
 	}
 	return capacity, nil
+}
+
+// gpuUndeclared reports whether node n has some of resource name, which
+// looks like a GPU but is neither the declared GPU resource nor ignored.
+func (s *fixed) gpuUndeclared(n *Node, name string) bool {
+	return n.Capacity[name] > 0 && !s.isGPU(name) && gpuLike(name) && !slices.Contains(s.ignored, name)
+}
+
+// undeclaredGPU is the error of node n's first resource, in name order,
+// that gpuUndeclared finds.
+func (s *fixed) undeclaredGPU(n *Node, p string) error {
+	for _, name := range sortedKeys(n.Capacity) {
+		if !s.gpuUndeclared(n, name) {
+			continue
+		}
+		if _, declared := s.resIdx[name]; declared && migLike(name) {
+			return buildErr(ErrGPUResource, p+".capacity."+name, "node %q lists %d %s, which names a GPU: list a MIG profile's instances under mig, GPU by GPU",
+				n.Name, n.Capacity[name], name)
+		}
+		return buildErr(ErrGPUResource, p+".capacity."+name, "node %q has %d %s, which names a GPU, but %s: set gpuResource to %q, or ignore it",
+			n.Name, n.Capacity[name], name, s.gpuDeclared(), name)
+	}
+	return nil
 }
 
 // isGPU reports whether name is the declared GPU resource.

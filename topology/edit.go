@@ -59,7 +59,7 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 		out = append(out, sp)
 	}
 	out = append(out, add[j:]...)
-	nt, err := build(t.Levels, t.Resource, t.GPU, len(t.Flavors), out)
+	nt, err := build(t.Levels, t.Resource, t.GPU, len(t.Flavors), out, nil)
 	if err != nil {
 		return nil, nil, err
 	}

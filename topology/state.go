@@ -88,6 +88,22 @@ func NewState(t *Topology, now int64) *State {
 	})
 }
 
+// Copy returns a state equal to s at time now that shares nothing with
+// it, for a state to be written all over: a snapshot's first, copied
+// from its capacity, before its running pods are booked. s must have no
+// node cooling down after now. The copy has no fit index until its first
+// Flush, and is no capacity state (LevelMax).
+func (s *State) Copy(now int64) *State {
+	t := s.T
+	c := &State{T: t, now: now, freeGPUs: s.freeGPUs, cooling: s.cooling, freeHi: s.freeHi,
+		nodes: s.nodes.Copy(t.NumNodes()), fits: s.fits.Copy(len(t.Domains) * t.G), aggs: s.aggs.Copy(len(t.Domains))}
+	if t.ShareSlots > 0 {
+		c.shared = s.shared.Copy(int(t.ShareSlots))
+	}
+	c.setFree(s.free)
+	return c
+}
+
 // NewCapacity returns the empty cluster, every node usable: what could ever
 // fit. It never changes, and it knows each level's largest domain.
 func NewCapacity(t *Topology) *State {

@@ -251,3 +251,24 @@ func TestFlavorFreeDoesNotOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyEqualsNewState: a copy of a capacity state is the state NewState
+// makes, counters and all, and writing it leaves the capacity as it was.
+func TestCopyEqualsNewState(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 31))
+	for range 20 {
+		top := testTopology(t, rng)
+		capacity := NewCapacity(top)
+		got := capacity.Copy(40)
+		want := NewState(top, 40)
+		sameCounters(t, "copy", got, want)
+		for n := range int32(top.NumNodes()) {
+			if free := got.FreeMask(n); free != 0 {
+				got.Allocate(n, free&-free, res.Vec{1, 0}, 1)
+			}
+		}
+		got.Flush()
+		checkAgainstRebuild(t, got, 0)
+		sameCounters(t, "capacity after the copy's writes", capacity, NewCapacity(top))
+	}
+}

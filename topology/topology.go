@@ -13,11 +13,12 @@ import (
 
 // Errors returned by New.
 var (
-	ErrMissingLabel = errors.New("topology: node misses a topology label")
-	ErrBadGroups    = errors.New("topology: bad gpu groups")
-	ErrTooManyGPUs  = errors.New("topology: more than 64 GPUs on a node")
-	ErrBadShareable = errors.New("topology: shareable GPUs the node does not have")
-	ErrBadMIG       = errors.New("topology: bad MIG partition")
+	ErrMissingLabel  = errors.New("topology: node misses a topology label")
+	ErrBadGroups     = errors.New("topology: bad gpu groups")
+	ErrTooManyGPUs   = errors.New("topology: more than 64 GPUs on a node")
+	ErrBadShareable  = errors.New("topology: shareable GPUs the node does not have")
+	ErrBadMIG        = errors.New("topology: bad MIG partition")
+	ErrDuplicateName = errors.New("topology: two nodes of one name")
 )
 
 // MaxNodeGPUs is the most GPUs one node may have (a node's GPUs are one uint64
@@ -159,11 +160,7 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return compareSpecs(&specs[a], &specs[b]) })
-	sorted := make([]NodeSpec, len(specs))
-	for i, o := range order {
-		sorted[i] = specs[o]
-	}
-	return build(levels, resources, gpu, flavors, sorted)
+	return build(levels, resources, gpu, flavors, specs, order)
 }
 
 // compareSpecs is the nodes' order: by flavor, then label by label from
@@ -181,8 +178,15 @@ func compareSpecs(x, y *NodeSpec) int {
 }
 
 // build builds the topology of nodes given in their order (compareSpecs),
-// each with a label per level.
-func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, error) {
+// each with a label per level: specs[order[i]] is node i (nil order: the
+// specs in their order).
+func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int) (*Topology, error) {
+	spec := func(i int) *NodeSpec {
+		if order == nil {
+			return &specs[i]
+		}
+		return &specs[order[i]]
+	}
 	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: newNameIndex(len(specs))}
 	t.nodes, t.numNodes = cow.Make[Node](len(specs)), len(specs)
 	// Every node's name, labels and domains live in a few shared arrays
@@ -190,8 +194,13 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 	// value is kept once: a large cluster is a few objects for the
 	// collector, none of them a long array of pointers.
 	var names strings.Builder
+	size := 0
 	for i := range specs {
-		names.WriteString(specs[i].Name)
+		size += len(specs[i].Name)
+	}
+	names.Grow(size)
+	for i := range specs {
+		names.WriteString(spec(i).Name)
 	}
 	t.names = names.String()
 	t.labels = make([]int32, 0, len(specs)*len(levels))
@@ -200,7 +209,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 	at := int32(0)
 	total := 0
 	for i := range specs {
-		sp := &specs[i]
+		sp := spec(i)
 		node, err := newNode(sp, resources, gpu)
 		if err != nil {
 			return nil, err
@@ -224,7 +233,9 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Top
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
 		total += int(gpus)
-		t.byName.add(t, int32(i))
+		if !t.byName.add(t, int32(i)) {
+			return nil, fmt.Errorf("%w: %q", ErrDuplicateName, sp.Name)
+		}
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
@@ -466,12 +477,17 @@ func hashName(s string) uint32 {
 	return h
 }
 
-// add indexes node i; names are unique (the builder checks).
-func (x *nameIndex) add(t *Topology, i int32) {
-	for h := hashName(t.NodeName(i)) & x.mask; ; h = (h + 1) & x.mask {
+// add indexes node i, and reports false, indexing nothing, when a node
+// of the same name is indexed already.
+func (x *nameIndex) add(t *Topology, i int32) bool {
+	name := t.NodeName(i)
+	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
 		if x.slots[h] < 0 {
 			x.slots[h] = i
-			return
+			return true
+		}
+		if t.NodeName(x.slots[h]) == name {
+			return false
 		}
 	}
 }

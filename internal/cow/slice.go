@@ -286,3 +286,15 @@ func (s *Slice[T]) mutPage(i int) *page[T] {
 
 // Set writes element i.
 func (s *Slice[T]) Set(i int, v T) { *s.Mut(i) = v }
+
+// Copy returns a new Slice of s's first n elements that shares nothing
+// with s, its pages copied in bulk and allocated as Make allocates them:
+// for a version that will be written all over, where copying each page
+// at its first write would cost an allocation a page.
+func (s *Slice[T]) Copy(n int) Slice[T] {
+	c := Make[T](n)
+	for i := 0; i < n; i += pageSize {
+		c.mutPage(i).v = s.pageOf(i).v
+	}
+	return c
+}

@@ -89,3 +89,30 @@ func xorshift(x uint64) uint64 {
 	x ^= x << 17
 	return x
 }
+
+// TestCopySharesNothing: a copy holds the slice's elements, and writes to
+// either leave the other as it was.
+func TestCopySharesNothing(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 511, 512, 513, 5000} {
+		s := Make[int](n)
+		for i := range n {
+			s.Set(i, i*3)
+		}
+		c := s.Copy(n)
+		for i := range n {
+			if c.At(i) != i*3 {
+				t.Fatalf("n=%d: copy's element %d is %d", n, i, c.At(i))
+			}
+			c.Set(i, -1)
+			if s.At(i) != i*3 {
+				t.Fatalf("n=%d: writing the copy changed the slice's element %d", n, i)
+			}
+		}
+		for i := range n {
+			s.Set(i, 7)
+			if c.At(i) != -1 {
+				t.Fatalf("n=%d: writing the slice changed the copy's element %d", n, i)
+			}
+		}
+	}
+}
