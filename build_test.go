@@ -40,6 +40,21 @@ func TestBuildRefusesInvalidState(t *testing.T) {
 		path   string
 	}{
 		{"duplicate node", func(b *allot.Builder) { b.Nodes[1].Name = "n0" }, allot.ErrDuplicateID, "nodes[1].name"},
+		// The first error in the nodes' order is the one given.
+		{"duplicate node before a bad one", func(b *allot.Builder) {
+			b.Nodes = append(b.Nodes, b.Nodes[0], allot.Node{Name: "bad", Flavor: "h100", Capacity: allot.Resources{"gpu": -1}})
+		}, allot.ErrDuplicateID, "nodes[2].name"},
+		{"bad node before a duplicate", func(b *allot.Builder) {
+			b.Nodes = append(b.Nodes, allot.Node{Name: "bad", Flavor: "h100", Capacity: allot.Resources{"gpu": -1}}, b.Nodes[0])
+		}, allot.ErrMissingLabel, "nodes[2].labels.rack"},
+		{"duplicate node before an empty name", func(b *allot.Builder) {
+			b.Nodes = append(b.Nodes, b.Nodes[1], allot.Node{Flavor: "h100", Capacity: allot.Resources{"gpu": 8}})
+		}, allot.ErrDuplicateID, "nodes[2].name"},
+		{"duplicate node before bad GPU groups", func(b *allot.Builder) {
+			bad := b.Nodes[0]
+			bad.Name, bad.GPUGroups = "groups", []int{3}
+			b.Nodes = append(b.Nodes, b.Nodes[1], bad)
+		}, allot.ErrDuplicateID, "nodes[2].name"},
 		{"duplicate workload", func(b *allot.Builder) {
 			b.Running = []allot.Workload{running("w", "n0", 1)}
 			b.Pending = []allot.Workload{{ID: "w", Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1}}}}
