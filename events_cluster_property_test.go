@@ -328,7 +328,7 @@ func (g *churnGen) setNode() allot.Node {
 	}
 	n := deepCopy(g.t, allot.Builder{Nodes: []allot.Node{g.m.b.Nodes[r.IntN(len(g.m.b.Nodes))]}}).Nodes[0]
 	for range 1 + r.IntN(2) {
-		switch r.IntN(7) {
+		switch r.IntN(9) {
 		case 0: // more or fewer GPUs
 			gpus := []int64{0, 4, 8, 16}[r.IntN(4)]
 			n.Capacity["gpu"] = gpus
@@ -343,6 +343,16 @@ func (g *churnGen) setNode() allot.Node {
 			n.Capacity["rdma"] = int64(r.IntN(3))
 		case 5:
 			n.MaxPods = int32(r.IntN(4))
+		case 6: // a taint put on or taken off
+			if len(n.Taints) > 0 {
+				n.Taints = nil
+			} else {
+				n.Taints = []allot.Taint{{Key: "maintenance", Effect: []string{allot.TaintNoSchedule, allot.TaintPreferNoSchedule}[r.IntN(2)]}}
+			}
+		case 7: // GPU islands
+			if n.Capacity["gpu"] == 8 {
+				n.GPUGroups = [][]int{nil, {4, 4}, {2, 6}}[r.IntN(3)]
+			}
 		default:
 			g.conditions(&n)
 		}

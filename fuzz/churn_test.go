@@ -3,6 +3,7 @@ package fuzz
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -52,6 +53,9 @@ type churnWorld struct {
 	Steps []allot.Event
 	// settle terminates, after every step, the victims still evicting.
 	settle bool
+	// tweaks are the steps worked out when they come (their place in
+	// Steps holds a SetNode naming the node).
+	tweaks map[int]*tweak
 }
 
 // genChurn generates the world as gen does and the steps from the same
@@ -80,13 +84,61 @@ func genChurn(data []byte) churnWorld {
 	for _, r := range w.B.Running {
 		p.ids = append(p.ids, r.ID)
 	}
+	w.tweaks = map[int]*tweak{}
 	gofuzz.NewFromGoFuzz(data).NilChance(0).Funcs(func(s *[]allot.Event, c gofuzz.Continue) {
 		p.hostile = c.Intn(4) == 0
 		for i := range 2 + c.Intn(14) {
+			if len(p.nodes) > 0 && c.Intn(5) == 0 {
+				tw := &tweak{Node: p.pick(c, p.nodes), GPUs: c.Intn(3) - 1, CPU: c.Intn(3) - 1, Taint: c.Intn(3) - 1,
+					MaxPods: int32(c.Intn(4) * 2), Cordon: c.Intn(3) == 0}
+				w.tweaks[len(*s)] = tw
+				*s = append(*s, allot.SetNode{Node: allot.Node{Name: tw.Node}})
+				continue
+			}
 			*s = append(*s, p.churnEvent(c, i))
 		}
 	}).Fuzz(&w.Steps)
 	return w
+}
+
+// tweak is a SetNode worked out when its step comes: the node as the
+// store describes it then, a little changed, as a live cluster mostly
+// changes a node (capacity, GPUs gone bad or back, a taint, a pod limit,
+// a cordon), so that it keeps its place in the topology's order.
+type tweak struct {
+	Node string
+	// GPUs and CPU are -1, 0 or 1: one fewer, as many, one more (of the
+	// declared GPU resource, of "cpu" a thousand); Taint takes one off,
+	// leaves them, or puts one on.
+	GPUs, CPU, Taint int
+	MaxPods          int32
+	Cordon           bool
+}
+
+// on is the tweak's SetNode on snapshot s, or nil when the node is gone.
+func (tw *tweak) on(s *allot.Snapshot) allot.Event {
+	n, ok := s.Node(tw.Node)
+	if !ok {
+		return nil
+	}
+	n.Capacity = maps.Clone(n.Capacity)
+	for name, v := range n.Capacity {
+		switch {
+		case name == s.GPUResource() && v+int64(tw.GPUs) >= 0:
+			n.Capacity[name] = v + int64(tw.GPUs)
+		case name == "cpu" && v+1000*int64(tw.CPU) >= 0:
+			n.Capacity[name] = v + 1000*int64(tw.CPU)
+		}
+	}
+	switch {
+	case tw.Taint < 0 && len(n.Taints) > 0:
+		n.Taints = n.Taints[1:]
+	case tw.Taint > 0:
+		n.Taints = append(slices.Clone(n.Taints), allot.Taint{Key: "fuzz", Effect: allot.TaintNoSchedule})
+	}
+	n.MaxPods = tw.MaxPods
+	n.Unschedulable = n.Unschedulable != tw.Cordon
+	return allot.SetNode{Node: n}
 }
 
 // churnEvent is a step: mostly a churn event, else another event or a
@@ -153,6 +205,12 @@ func checkChurn(t *testing.T, w churnWorld) {
 				t.Fatalf("%s: commit of %q on the version decided on: %v %v", label, r.ID, err, panicked)
 			}
 		} else {
+			if tw := w.tweaks[i]; tw != nil {
+				if ev = tw.on(before); ev == nil {
+					continue
+				}
+				label = fmt.Sprintf("step %d (%T %+v)", i, ev, ev)
+			}
 			_, err, panicked := apply(store, ev)
 			if panicked != nil {
 				t.Fatalf("%s panicked: %v", label, panicked)
