@@ -137,12 +137,14 @@ func (e SetNode) apply(s *Snapshot) error {
 // (topology.Topology.Renode): new capacity, GPU count or islands, pod
 // limit, taints, labels no level reads, conditions. What its pods hold is
 // carried over from its state rather than booked again, and only its
-// domains' counters change: O(nodes) copied, O(levels × G) worked out.
-// It reports false, s unchanged, where SetNode must reshape: the node
-// moves or changes what the topology is laid out by, gains or loses the
-// last of a resource among its flavor's nodes (which changes what pods
-// book there), its pods would not fit it as described (the reshape's
-// booking names the pod), or two-phase holds are in flight.
+// domains' counters change: a page of nodes and of node states copied,
+// O(levels × G) worked out, and only what changes (a taint alone copies
+// no node, a condition alone no mark). It reports false, s unchanged,
+// where SetNode must reshape: the node moves or changes what the topology
+// is laid out by, gains or loses the last of a resource among its
+// flavor's nodes (which changes what pods book there), its pods would not
+// fit it as described (the reshape's booking names the pod), or
+// two-phase holds are in flight.
 func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 	if s.inflight != nil && len(s.inflight.holds) > 0 {
 		return false
@@ -166,19 +168,26 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 	if cordoned, down, until, ok := nodeCondition(d, s.now); ok {
 		ns.Cordoned, ns.Down, ns.CooldownUntil = cordoned, down, until
 	}
-	capacity, ok := s.capacity.Renoded(t, n, topology.NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()})
-	if !ok {
-		return false
+	capacity := s.capacity
+	if t != s.topo {
+		if capacity, ok = s.capacity.Renoded(t, n, topology.NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}); !ok {
+			return false
+		}
 	}
-	s.state.Flush()
-	state, ok := s.state.Renoded(t, n, ns)
-	if !ok {
-		return false
+	state := s.state
+	if t != s.topo || ns != *was {
+		s.state.Flush()
+		if state, ok = s.state.Renoded(t, n, ns); !ok {
+			return false
+		}
 	}
-	fx := *s.fixed
-	fx.topo, fx.capacity = t, capacity
-	fx.marks = s.marks.remark(n, d, s.flavorKeys(), t.NumNodes())
-	s.fixed, s.state = &fx, state
+	marks, remarked := s.marks.remark(n, d, s.flavorKeys(), t.NumNodes())
+	if t != s.topo || remarked {
+		fx := *s.fixed
+		fx.topo, fx.capacity, fx.marks = t, capacity, marks
+		s.fixed = &fx
+	}
+	s.state = state
 	return true
 }
 

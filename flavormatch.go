@@ -268,8 +268,11 @@ func (m *nodeMarks) reshape(nodes int, moved []int32, fresh map[int32]*Node, key
 // remark is m with node n marked anew from its description nd: node n
 // leaves the sets of the labels and taints nd no longer has and joins
 // those of the ones it has. Only the sets that change are copied, each
-// O(nodes).
-func (m *nodeMarks) remark(n int32, nd *Node, keys []string, nodes int) nodeMarks {
+// O(nodes); when none does, m itself is returned and changed is false.
+func (m *nodeMarks) remark(n int32, nd *Node, keys []string, nodes int) (marks nodeMarks, changed bool) {
+	if m.marksOf(n, nd, keys) {
+		return *m, false
+	}
 	flip := func(set nodeSet, on bool) nodeSet {
 		if set.has(n) == on {
 			return set
@@ -306,7 +309,43 @@ func (m *nodeMarks) remark(n int32, nd *Node, keys []string, nodes int) nodeMark
 		*set = flip(*set, true)
 	}
 	out.settle()
-	return out
+	return out, true
+}
+
+// marksOf reports whether node n's marks in m are already what its
+// description nd gives it: each label of keys it has, and each taint,
+// in a set that holds n, and no other set holding n.
+func (m *nodeMarks) marksOf(n int32, nd *Node, keys []string) bool {
+	held := 0
+	for k, vs := range m.labels {
+		for v, set := range vs {
+			if set.has(n) {
+				if got, ok := nd.Labels[k]; !ok || got != v || !slices.Contains(keys, k) {
+					return false
+				}
+				held++
+			}
+		}
+	}
+	for _, k := range keys {
+		if _, ok := nd.Labels[k]; ok {
+			held--
+		}
+	}
+	if held != 0 {
+		return false
+	}
+	for _, t := range nd.Taints {
+		if !slices.ContainsFunc(m.taints, func(mt markedTaint) bool { return mt.Taint == t && mt.nodes.has(n) }) {
+			return false
+		}
+	}
+	for _, mt := range m.taints {
+		if mt.nodes.has(n) && !slices.Contains(nd.Taints, mt.Taint) {
+			return false
+		}
+	}
+	return true
 }
 
 // settle drops the label values and taints no node has any more and sorts

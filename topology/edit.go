@@ -294,7 +294,8 @@ func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
 	}
 }
 
-// Renode returns t with node n described anew by sp, for a node that
+// Renode returns t with node n described anew by sp (t itself when that
+// changes nothing of the node), for a node that
 // keeps its place and changes nothing the other nodes' figures are laid
 // out by: the same name, flavor and labels, the same shareable GPUs and
 // MIG slices, one GPU island or several as before, and the topology's
@@ -321,6 +322,9 @@ func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
 		return nil, false
 	}
 	node.shareBase, node.mig, node.name = old.shareBase, old.mig, old.name
+	if node == *old {
+		return t, true
+	}
 	c := *t
 	c.nodes = t.nodes.Fork()
 	c.nodes.Set(int(n), node)
@@ -375,18 +379,30 @@ func (s *State) Renoded(t *Topology, n int32, ns NodeState) (c *State, ok bool) 
 
 // renodeLevelMax keeps a capacity state's largest domain per level, and
 // node, through node n's change from before to after (its domains'
-// fits already moved), on a copy of the table.
+// fits already moved), copying the rows of the table it writes.
 func (s *State) renodeLevelMax(n int32, before, after *contrib) {
 	t := s.T
 	f := t.Node(n).Flavor
 	ft := &t.Flavors[f]
-	lm := slices.Clone(*s.levelMax)
-	lm[f] = slices.Clone(lm[f])
-	s.levelMax = &lm
+	lm := *s.levelMax
+	var copied uint64 // bit l: row l is this state's own
+	set := func(l, g int, v int32) {
+		if lm[f][l][g-1] == v {
+			return
+		}
+		if copied == 0 {
+			lm = slices.Clone(lm)
+			lm[f] = slices.Clone(lm[f])
+			s.levelMax = &lm
+		}
+		if copied&(1<<l) == 0 {
+			lm[f][l] = slices.Clone(lm[f][l])
+			copied |= 1 << l
+		}
+		lm[f][l][g-1] = v
+	}
 	doms := t.NodeDomains(n)
 	for l := range lm[f] {
-		row := slices.Clone(lm[f][l])
-		lm[f][l] = row
 		for g := 1; g <= t.G; g++ {
 			was, now := before.fits[g-1], after.fits[g-1]
 			var other func(m int32) int32 // the fits of level l's m-th member
@@ -399,16 +415,17 @@ func (s *State) renodeLevelMax(n int32, before, after *contrib) {
 			} else {
 				other = func(m int32) int32 { node := t.Node(m); return int32(node.GPUFits(node.AllGPUs(), g)) }
 			}
-			switch top := row[g-1]; {
+			switch top := lm[f][l][g-1]; {
 			case now >= top:
-				row[g-1] = now
+				set(l, g, now)
 			case was == top:
 				// The largest shrank: the first member as large ends the
 				// search; without one, the largest is the level's new one.
-				row[g-1] = now
-				for m := first; m < end && row[g-1] < top; m++ {
-					row[g-1] = max(row[g-1], other(m))
+				most := now
+				for m := first; m < end && most < top; m++ {
+					most = max(most, other(m))
 				}
+				set(l, g, most)
 			}
 		}
 	}
