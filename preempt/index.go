@@ -31,11 +31,11 @@ type Index struct {
 
 // entry is a booking with its order keys.
 type entry struct {
-	b                *view.Booking // nil in a pivot: before every ID
-	since, admitted  int64
-	size             int64
-	queue, priority  int32
-	fromCheckpoint   bool
+	b               *view.Booking // nil in a pivot: before every ID
+	since, admitted int64
+	size            int64
+	queue, priority int32
+	fromCheckpoint  bool
 }
 
 // NewIndex returns an empty index that sizes bookings as c does.
