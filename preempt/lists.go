@@ -37,6 +37,19 @@ type source struct {
 // readBatch is how many entries of a run one look-up in the index reads.
 const readBatch = 8
 
+// listStart is the room a list starts with in each of its slices.
+const listStart = 8
+
+// carve returns an empty slice of capacity n from the search's arena.
+func (s *search) carve(n int) []int32 {
+	if len(s.arena) < n {
+		s.arena = make([]int32, 32*n)
+	}
+	c := s.arena[:0:n]
+	s.arena = s.arena[n:]
+	return c
+}
+
 // maxPriority is the highest priority policy p may let a preemptor of
 // priority prio take; false when it lets it take none.
 func maxPriority(p Policy, prio int32) (int32, bool) {
@@ -61,6 +74,15 @@ func (s *search) addQueue(l *list, q int32, p Policy) {
 	g, ok := s.idx.firstGroup(group{queue: q, priority: math.MinInt32, size: math.MinInt64})
 	if !ok || g.priority > top {
 		return
+	}
+	if l.done == nil {
+		// A list's first few of each kind, carved from one array: a
+		// search yields few candidates.
+		l.heap, l.srcs, l.done = s.carve(listStart), s.carve(listStart), s.carve(listStart)
+	}
+	if s.srcs == nil {
+		s.srcs = make([]source, 0, 8)
+		s.cands, s.keys = make([]Victim, 0, 16), make([]keyed, 0, 16)
 	}
 	si := int32(len(s.srcs))
 	s.srcs = append(s.srcs, source{g: g, opener: true, maxPriority: top, bound: s.openerBound(g)})

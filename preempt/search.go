@@ -133,6 +133,7 @@ type search struct {
 	cands []Victim
 	keys  []keyed
 	srcs  []source
+	arena []int32 // where the lists' slices start (carve)
 
 	// The classical search's candidate lists, the hierarchical advantage
 	// at each ancestor on path, and per queue of another list the index in
