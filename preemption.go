@@ -118,7 +118,7 @@ func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Resul
 	if !ok {
 		return preempt.Result{}, false
 	}
-	return preempt.Find(w, &p, &dc.d.work.search, dc.s.running.index())
+	return preempt.Find(w, &p, &dc.d.work.search, dc.s.running.index(dc.s))
 }
 
 // preemptorFor is the request as the search sees it with pod set i on

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/allot-sched/allot/internal/cow"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/preempt"
 )
 
@@ -15,56 +16,79 @@ import (
 // methods here, which write the index too while it is kept, so that no
 // event can leave the two apart. Reads go to the set by ID.
 //
-// A built snapshot keeps the index. A store's master starts without it, so
-// that a store that never preempts pays nothing for it (a commit's
-// allocations, a finish's three path copies): the first search on one of
-// its versions builds an index for itself and raises want, which all the
-// store's versions share, and the master builds its own at its next write
-// and keeps it from then on.
+// A set starts without the index (Build, and a store's master), so that
+// a snapshot that is never searched for victims pays nothing for it: not
+// Build (sorting and writing a tree of every admitted workload), not a
+// commit (a third of an allocation), not a finish (three path copies).
+// The first search on a version builds an index of it, which the searches
+// on that version share, and asks for one (lazy, which the versions share);
+// a store's master, or any copy that writes its set, then builds its own at
+// its next write or publish and keeps it from then on.
 type runningSet struct {
 	cow.Buffered[*running]
 	victims preempt.Index // while kept
 	kept    bool
-	want    *atomic.Bool
+	lazy    *lazyIndex
 	cost    preempt.Cost // what sizes a booking in the index
 }
 
+// lazyIndex is what the versions of a set that keeps no index share: want,
+// raised by the first search, and the index last built for a search, with
+// the version it indexes (which it keeps in memory until the next one), so
+// that the searches on one version build one.
+type lazyIndex struct {
+	want atomic.Bool
+	last atomic.Pointer[builtIndex]
+}
+
+type builtIndex struct {
+	of *Snapshot
+	x  preempt.Index
+}
+
+// newRunningSet is Build's empty set.
 func newRunningSet(c preempt.Cost) runningSet {
-	return runningSet{Buffered: cow.NewBuffered(func(a, b *running) bool { return a.ID < b.ID }),
-		victims: preempt.NewIndex(c), kept: true, want: new(atomic.Bool), cost: c}
+	return runningSet{Buffered: cow.NewBuffered(func(a, b *running) bool { return a.ID < b.ID }), lazy: new(lazyIndex), cost: c}
 }
 
-// unkeep drops the index until a search wants it (a store's master).
+// unkeep drops the index until a search on one of the versions to come
+// wants it (a store's master).
 func (rs *runningSet) unkeep() {
-	rs.victims, rs.kept, rs.want = preempt.Index{}, false, new(atomic.Bool)
+	rs.victims, rs.kept, rs.lazy = preempt.Index{}, false, new(lazyIndex)
 }
 
-// index is the index for a search: the kept one, or else one built now
-// for this search alone, which asks the master to keep one.
-func (rs *runningSet) index() *preempt.Index {
+// index is the index for a search on s, whose set rs is: the kept one, or
+// else the one last built for s, or one built now, which asks the master
+// to keep one. Once want is raised, every version that writes its set
+// keeps an index first (catchUp): one that keeps none has not changed
+// since, and an index built of it stays right.
+func (rs *runningSet) index(s *Snapshot) *preempt.Index {
 	if rs.kept {
 		return &rs.victims
 	}
-	rs.want.Store(true)
-	x := rs.build()
-	return &x
+	rs.lazy.want.Store(true)
+	if last := rs.lazy.last.Load(); last != nil && last.of == s {
+		return &last.x
+	}
+	last := &builtIndex{of: s, x: rs.build()}
+	rs.lazy.last.Store(last)
+	return &last.x
 }
 
 // build indexes the set as it is.
 func (rs *runningSet) build() preempt.Index {
-	x := preempt.NewIndex(rs.cost)
+	bookings := make([]*view.Booking, 0, rs.Len())
 	rs.Buffered.Scan(func(r *running) bool {
-		x.Insert(&r.Booking)
+		bookings = append(bookings, &r.Booking)
 		return true
 	})
-	x.Settle()
-	return x
+	return preempt.IndexOf(rs.cost, bookings)
 }
 
 // catchUp starts keeping the index, before a write, once a search wanted
 // it.
 func (rs *runningSet) catchUp() {
-	if !rs.kept && rs.want.Load() {
+	if !rs.kept && rs.lazy.want.Load() {
 		rs.victims, rs.kept = rs.build(), true
 	}
 }

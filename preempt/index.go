@@ -2,6 +2,7 @@ package preempt
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/allot-sched/allot/internal/cow"
@@ -72,6 +73,27 @@ func entryLess(a, b entry) bool {
 		return a.admitted > b.admitted
 	}
 	return a.id() < b.id()
+}
+
+// IndexOf returns an index of bookings, none twice, sizing them as c
+// does: sorted first, then written into the tree in order, which copies
+// nothing and allocates only the tree's nodes.
+func IndexOf(c Cost, bookings []*view.Booking) Index {
+	x := NewIndex(c)
+	entries := make([]entry, len(bookings))
+	for i, b := range bookings {
+		entries[i] = x.entry(b)
+	}
+	slices.SortFunc(entries, func(a, b entry) int {
+		if entryLess(a, b) {
+			return -1
+		}
+		return 1 // no two entries are equal: IDs differ
+	})
+	for _, e := range entries {
+		x.t.Tree.Set(e) // the buffer is empty
+	}
+	return x
 }
 
 // entry is b's entry.
