@@ -106,12 +106,12 @@ type fairSearch struct {
 func (s *search) fair() ([]*Victim, bool) {
 	t := s.Tree
 	f := fairSearch{search: s, looked: make([]int, len(s.queues)), kept: make([][]int32, len(s.queues))}
-	any := false
+	found := false
 	for q := range s.queues {
 		_, ok := s.at(&s.queues[q], 0)
-		any = any || ok
+		found = found || ok
 	}
-	if !any {
+	if !found {
 		return nil, false
 	}
 	F := t.FRs()

@@ -310,8 +310,8 @@ func (s *search) startClassical() {
 	}
 }
 
-// key is b's ordering key as candidate index, idRank among all admitted
-// workloads by ID.
+// key is b's ordering key as candidate index, with idRank for Less's last
+// tie-break (the lists compare IDs instead, and pass 0).
 func (s *search) key(b *view.Booking, index, idRank int32) Candidate {
 	key := Candidate{Index: index, IDRank: idRank, OwnQueue: b.Queue == s.Queue, Priority: b.Priority, AdmittedAt: b.AdmittedAt}
 	key.LostWork, key.Debt = s.allotKeys(b)
