@@ -106,3 +106,67 @@ func TestVictimIndexFollowsEvents(t *testing.T) {
 		t.Errorf("only %d of %d stores came to keep the index: the test reaches too little", kept, n)
 	}
 }
+
+// TestVictimIndexBuiltConcurrently: searches on one version of a store
+// that keeps no index yet, run at once, each find the same victims (the
+// index one of them built, or their own) and race on nothing; after the
+// next publish the store keeps the index and finds them again.
+func TestVictimIndexBuiltConcurrently(t *testing.T) {
+	bl := allot.Builder{
+		Resources: []string{"gpu"},
+		Flavors:   []allot.Flavor{{Name: "default"}},
+		Queues: []allot.Queue{{Name: "train", Preemption: allot.QueuePreemption{WithinQueue: "LowerPriority"},
+			Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 400 * 8}}}}}},
+		Now: 10_000,
+	}
+	for i := range 400 {
+		bl.Running = append(bl.Running, allot.Workload{ID: fmt.Sprintf("w%03d", i), Queue: "train", Priority: int32(i % 7), AdmittedAt: int64(i * 3 % 1000),
+			PodSets: []allot.PodSet{{Name: "main", Count: 1, Flavor: "default", PerPod: allot.Resources{"gpu": 8}}}})
+	}
+	base, err := bl.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := allot.NewStore(base)
+	if _, err := st.Apply(allot.AdvanceTime{Seconds: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s := st.Load()
+	req := allot.Request{ID: "hero", Queue: "train", Priority: 100,
+		PodSets: []allot.PodSet{{Name: "main", Count: 5, PerPod: allot.Resources{"gpu": 8}}}}
+	const n = 8
+	got := make([]string, n)
+	done := make(chan int)
+	for g := range n {
+		go func() {
+			d := allot.Decide(s, req)
+			got[g] = fmt.Sprint(d.Verdict, d.Victims)
+			done <- g
+		}()
+	}
+	for range n {
+		<-done
+	}
+	for g := range n {
+		if got[g] != got[0] {
+			t.Fatalf("search %d found %s, search 0 %s", g, got[g], got[0])
+		}
+	}
+	if k, _ := allot.VictimIndex(s); k {
+		t.Fatal("a version published before any search keeps an index")
+	}
+	if _, err := st.Apply(allot.AdvanceTime{Seconds: 0}); err != nil {
+		t.Fatal(err)
+	}
+	k, diff := allot.VictimIndex(st.Load())
+	if !k || diff != "" {
+		t.Fatalf("after a search and a publish: kept %v, %s", k, diff)
+	}
+	d := allot.Decide(st.Load(), req)
+	if again := fmt.Sprint(d.Verdict, d.Victims); again != got[0] {
+		t.Fatalf("with the kept index: %s, want %s", again, got[0])
+	}
+	if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 5 {
+		t.Fatalf("%v %s, %d victims, want 5", d.Reason, d.Message, len(d.Victims))
+	}
+}
