@@ -51,7 +51,8 @@ func NewStoreWith(s *Snapshot, o StoreOptions) (*Store, error) {
 		return nil, err
 	}
 	st := &Store{master: s.private(), log: auditLog{limit: o.capacity()}}
-	st.master.state.Spare() // a private copy has none: the master publishes again and again
+	st.master.state.Spare()    // a private copy has none: the master publishes again and again
+	st.master.running.unkeep() // kept once a search wants it
 	st.master.staged, st.master.evictionCap = &st.stage, o.capacity()
 	st.cur.Store(s)
 	return st, nil
@@ -70,6 +71,7 @@ func (st *Store) publish() *Snapshot {
 	m.trimEvictions()
 	m.version++
 	m.state.Flush()
+	m.running.catchUp() // a search on a version wanted the preemption index
 	snap := m.fork()
 	m.shared = allRows
 	st.cur.Store(snap)

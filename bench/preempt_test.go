@@ -18,7 +18,7 @@ func fullQueue(b *testing.B, admitted int) *allot.Snapshot {
 		Now: 100_000,
 	}
 	for i := 0; i < admitted; i++ {
-		bl.Running = append(bl.Running, allot.Workload{ID: fmt.Sprintf("w%05d", i), Queue: "train", Priority: int32(i % 10), AdmittedAt: int64(i),
+		bl.Running = append(bl.Running, allot.Workload{ID: fmt.Sprintf("w%06d", i), Queue: "train", Priority: int32(i % 10), AdmittedAt: int64(i),
 			PodSets: []allot.PodSet{{Name: "main", Count: 1, Flavor: "default", PerPod: allot.Resources{"gpu": 8}}}})
 	}
 	s, err := bl.Build()
@@ -29,10 +29,10 @@ func fullQueue(b *testing.B, admitted int) *allot.Snapshot {
 }
 
 // fairCohort is a quota-only cohort of eight queues with fair sharing on,
-// its capacity (8 × 1250 8-GPU workloads' worth) used up by admitted
-// 8-GPU workloads of priorities 0..9: queue q0 holds its nominal quota,
-// q1..q3 borrow what q5..q7 leave unused.
-func fairCohort(b *testing.B) *allot.Snapshot {
+// its capacity (8 × 1250 × scale 8-GPU workloads' worth) used up by
+// admitted 8-GPU workloads of priorities 0..9: queue q0 holds its nominal
+// quota, q1..q3 borrow what q5..q7 leave unused.
+func fairCohort(b *testing.B, scale int) *allot.Snapshot {
 	bl := &allot.Builder{
 		Resources:   []string{"gpu"},
 		Flavors:     []allot.Flavor{{Name: "default"}},
@@ -44,9 +44,9 @@ func fairCohort(b *testing.B) *allot.Snapshot {
 	for q, n := range held {
 		name := fmt.Sprintf("q%d", q)
 		bl.Queues = append(bl.Queues, allot.Queue{Name: name, Cohort: "co", Preemption: allot.QueuePreemption{ReclaimWithinCohort: "LowerPriority"},
-			Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 1250 * 8}}}}})
-		for i := range n {
-			bl.Running = append(bl.Running, allot.Workload{ID: fmt.Sprintf("%s-w%04d", name, i), Queue: name, Priority: int32(i % 10), AdmittedAt: int64(i),
+			Quota: []allot.FlavorQuota{{Flavor: "default", Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: int64(1250*scale) * 8}}}}})
+		for i := range n * scale {
+			bl.Running = append(bl.Running, allot.Workload{ID: fmt.Sprintf("%s-w%06d", name, i), Queue: name, Priority: int32(i % 10), AdmittedAt: int64(i),
 				PodSets: []allot.PodSet{{Name: "main", Count: 1, Flavor: "default", PerPod: allot.Resources{"gpu": 8}}}})
 		}
 	}
@@ -58,25 +58,28 @@ func fairCohort(b *testing.B) *allot.Snapshot {
 }
 
 // BenchmarkPreempt times finding the victims for a priority-1000 preemptor:
-// on a full quota-only queue of 8-GPU workloads, on the fragmented
-// 10240-node cluster with its queue's quota full, where every removal
-// re-runs the gang placement (8 pods of 8 GPUs that require a rack), and
-// by fair sharing in a full cohort, where the preemptor borrows and each
-// victim is chosen by dominant share.
+// on a full quota-only queue of 8-GPU workloads (10,000 and 100,000 of
+// them), on the fragmented 10240-node cluster
+// with its queue's quota full, where every removal re-runs the gang
+// placement (8 pods of 8 GPUs that require a rack), and by fair sharing in
+// a full cohort of 10,000 and 100,000, where the preemptor borrows and
+// each victim is chosen by dominant share.
 func BenchmarkPreempt(b *testing.B) {
-	b.Run("admitted=10000/need=64gpu", func(b *testing.B) {
-		s := fullQueue(b, 10000)
-		req := allot.Request{ID: "hero", Queue: "train", Priority: 1000,
-			PodSets: []allot.PodSet{{Name: "main", Count: 8, PerPod: allot.Resources{"gpu": 8}}}}
-		b.ReportAllocs()
-		var d allot.Decision
-		for b.Loop() {
-			d = allot.Decide(s, req)
-		}
-		if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 8 {
-			b.Fatalf("%v %s, %d victims", d.Reason, d.Message, len(d.Victims))
-		}
-	})
+	hero := allot.Request{ID: "hero", Queue: "train", Priority: 1000,
+		PodSets: []allot.PodSet{{Name: "main", Count: 8, PerPod: allot.Resources{"gpu": 8}}}}
+	for _, admitted := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("admitted=%d/need=64gpu", admitted), func(b *testing.B) {
+			s := fullQueue(b, admitted)
+			b.ReportAllocs()
+			var d allot.Decision
+			for b.Loop() {
+				d = allot.Decide(s, hero)
+			}
+			if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 8 {
+				b.Fatalf("%v %s, %d victims", d.Reason, d.Message, len(d.Victims))
+			}
+		})
+	}
 	b.Run("topology=true/nodes=10240/need=8pod_x8gpu_req_rack", func(b *testing.B) {
 		bl := Cluster(10240, true)
 		used := int64(0)
@@ -102,17 +105,19 @@ func BenchmarkPreempt(b *testing.B) {
 			b.Fatalf("%v %s", d.Reason, d.Message)
 		}
 	})
-	b.Run("fair=true/admitted=10000/queues=8/need=64gpu", func(b *testing.B) {
-		s := fairCohort(b)
-		req := allot.Request{ID: "hero", Queue: "q0", Priority: 1000,
-			PodSets: []allot.PodSet{{Name: "main", Count: 8, PerPod: allot.Resources{"gpu": 8}}}}
-		b.ReportAllocs()
-		var d allot.Decision
-		for b.Loop() {
-			d = allot.Decide(s, req)
-		}
-		if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 8 {
-			b.Fatalf("%v %s, %d victims", d.Reason, d.Message, len(d.Victims))
-		}
-	})
+	for _, scale := range []int{1, 10} {
+		b.Run(fmt.Sprintf("fair=true/admitted=%d/queues=8/need=64gpu", 10_000*scale), func(b *testing.B) {
+			s := fairCohort(b, scale)
+			req := hero
+			req.Queue = "q0"
+			b.ReportAllocs()
+			var d allot.Decision
+			for b.Loop() {
+				d = allot.Decide(s, req)
+			}
+			if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 8 {
+				b.Fatalf("%v %s, %d victims", d.Reason, d.Message, len(d.Victims))
+			}
+		})
+	}
 }
