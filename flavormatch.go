@@ -187,17 +187,19 @@ func (s *fixed) flavorKeys() []string {
 func (m *nodeMarks) mark(n int32, nd *Node, keys []string, nodes int) {
 	for _, k := range keys {
 		if v, ok := nd.Labels[k]; ok {
-			m.labelSet(k, v, nodes).add(n)
+			set, _ := m.labelSet(k, v, nodes)
+			set.add(n)
 		}
 	}
 	for _, t := range nd.Taints {
-		m.taintSet(t, nodes).add(n)
+		set, _ := m.taintSet(t, nodes)
+		set.add(n)
 	}
 }
 
 // labelSet is the set of the nodes labelled k=v, made empty (nodes
-// wide) if no node is.
-func (m *nodeMarks) labelSet(k, v string, nodes int) nodeSet {
+// wide, fresh) if no node is.
+func (m *nodeMarks) labelSet(k, v string, nodes int) (set nodeSet, fresh bool) {
 	if m.labels == nil {
 		m.labels = make(map[string]map[string]nodeSet)
 	}
@@ -207,20 +209,20 @@ func (m *nodeMarks) labelSet(k, v string, nodes int) nodeSet {
 		m.labels[k] = vs
 	}
 	if vs[v] == nil {
-		vs[v] = newNodeSet(nodes)
+		vs[v], fresh = newNodeSet(nodes), true
 	}
-	return vs[v]
+	return vs[v], fresh
 }
 
-// taintSet is the set of the nodes with taint t, made empty (nodes wide)
-// if no node has it.
-func (m *nodeMarks) taintSet(t Taint, nodes int) *nodeSet {
+// taintSet is the set of the nodes with taint t, made empty (nodes wide,
+// fresh) if no node has it.
+func (m *nodeMarks) taintSet(t Taint, nodes int) (set *nodeSet, fresh bool) {
 	i := slices.IndexFunc(m.taints, func(mt markedTaint) bool { return mt.Taint == t })
 	if i < 0 {
-		i = len(m.taints)
+		i, fresh = len(m.taints), true
 		m.taints = append(m.taints, markedTaint{Taint: t, nodes: newNodeSet(nodes)})
 	}
-	return &m.taints[i].nodes
+	return &m.taints[i].nodes, fresh
 }
 
 // reshape carries the marks over to a topology of nodes nodes, old node o
@@ -299,14 +301,22 @@ func (m *nodeMarks) remark(n int32, nd *Node, keys []string, nodes int) (marks n
 	for _, mt := range m.taints {
 		out.taints = append(out.taints, markedTaint{Taint: mt.Taint, nodes: flip(mt.nodes, slices.Contains(nd.Taints, mt.Taint))})
 	}
+	// A set made here is this version's own: n joins it in place.
 	for _, k := range keys {
 		if v, ok := nd.Labels[k]; ok {
-			out.labels[k][v] = flip(out.labelSet(k, v, nodes), true)
+			if set, fresh := out.labelSet(k, v, nodes); fresh {
+				set.add(n)
+			} else {
+				out.labels[k][v] = flip(set, true)
+			}
 		}
 	}
 	for _, t := range nd.Taints {
-		set := out.taintSet(t, nodes)
-		*set = flip(*set, true)
+		if set, fresh := out.taintSet(t, nodes); fresh {
+			set.add(n)
+		} else {
+			*set = flip(*set, true)
+		}
 	}
 	out.settle()
 	return out, true
