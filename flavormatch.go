@@ -242,20 +242,7 @@ func (m *nodeMarks) reshape(nodes int, moved []int32, fresh map[int32]*Node, key
 		}
 		return out
 	}
-	var out nodeMarks
-	if m.labels != nil {
-		out.labels = make(map[string]map[string]nodeSet, len(m.labels))
-		for k, vs := range m.labels {
-			nv := make(map[string]nodeSet, len(vs))
-			for v, set := range vs {
-				nv[v] = move(set)
-			}
-			out.labels[k] = nv
-		}
-	}
-	for _, mt := range m.taints {
-		out.taints = append(out.taints, markedTaint{Taint: mt.Taint, nodes: move(mt.nodes)})
-	}
+	out := m.mapped(func(set nodeSet, _, _ string, _ *Taint) nodeSet { return move(set) })
 	ns := make([]int32, 0, len(fresh))
 	for n := range fresh {
 		ns = append(ns, n)
@@ -264,6 +251,26 @@ func (m *nodeMarks) reshape(nodes int, moved []int32, fresh map[int32]*Node, key
 		out.mark(n, fresh[n], keys, nodes)
 	}
 	out.settle()
+	return out
+}
+
+// mapped is m with each of its sets replaced by what fn makes of it: fn
+// is told the set's label k=v, or its taint t (nil for a label).
+func (m *nodeMarks) mapped(fn func(set nodeSet, k, v string, t *Taint) nodeSet) nodeMarks {
+	var out nodeMarks
+	if m.labels != nil {
+		out.labels = make(map[string]map[string]nodeSet, len(m.labels))
+		for k, vs := range m.labels {
+			nv := make(map[string]nodeSet, len(vs))
+			for v, set := range vs {
+				nv[v] = fn(set, k, v, nil)
+			}
+			out.labels[k] = nv
+		}
+	}
+	for _, mt := range m.taints {
+		out.taints = append(out.taints, markedTaint{Taint: mt.Taint, nodes: fn(mt.nodes, "", "", &mt.Taint)})
+	}
 	return out
 }
 
@@ -287,20 +294,12 @@ func (m *nodeMarks) remark(n int32, nd *Node, keys []string, nodes int) (marks n
 		got, ok := nd.Labels[k]
 		return ok && got == v && slices.Contains(keys, k)
 	}
-	var out nodeMarks
-	if m.labels != nil {
-		out.labels = make(map[string]map[string]nodeSet, len(m.labels))
-		for k, vs := range m.labels {
-			nv := make(map[string]nodeSet, len(vs))
-			for v, set := range vs {
-				nv[v] = flip(set, carries(k, v))
-			}
-			out.labels[k] = nv
+	out := m.mapped(func(set nodeSet, k, v string, t *Taint) nodeSet {
+		if t != nil {
+			return flip(set, slices.Contains(nd.Taints, *t))
 		}
-	}
-	for _, mt := range m.taints {
-		out.taints = append(out.taints, markedTaint{Taint: mt.Taint, nodes: flip(mt.nodes, slices.Contains(nd.Taints, mt.Taint))})
-	}
+		return flip(set, carries(k, v))
+	})
 	// A set made here is this version's own: n joins it in place.
 	for _, k := range keys {
 		if v, ok := nd.Labels[k]; ok {
