@@ -70,11 +70,7 @@ func BenchmarkPreempt(b *testing.B) {
 	for _, admitted := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("admitted=%d/need=64gpu", admitted), func(b *testing.B) {
 			s := fullQueue(b, admitted)
-			b.ReportAllocs()
-			var d allot.Decision
-			for b.Loop() {
-				d = allot.Decide(s, hero)
-			}
+			d := decideLoop(b, s, hero)
 			if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 8 {
 				b.Fatalf("%v %s, %d victims", d.Reason, d.Message, len(d.Victims))
 			}
@@ -96,11 +92,7 @@ func BenchmarkPreempt(b *testing.B) {
 		}
 		req := GangRequest("hero", 8, 8, "rack", "")
 		req.Priority = 1000
-		b.ReportAllocs()
-		var d allot.Decision
-		for b.Loop() {
-			d = allot.Decide(s, req)
-		}
+		d := decideLoop(b, s, req)
 		if d.Verdict != allot.VerdictPreempt || len(d.Placement) != 8 {
 			b.Fatalf("%v %s", d.Reason, d.Message)
 		}
@@ -110,14 +102,20 @@ func BenchmarkPreempt(b *testing.B) {
 			s := fairCohort(b, scale)
 			req := hero
 			req.Queue = "q0"
-			b.ReportAllocs()
-			var d allot.Decision
-			for b.Loop() {
-				d = allot.Decide(s, req)
-			}
+			d := decideLoop(b, s, req)
 			if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 8 {
 				b.Fatalf("%v %s, %d victims", d.Reason, d.Message, len(d.Victims))
 			}
 		})
 	}
+}
+
+// decideLoop times deciding r on s and returns the last decision.
+func decideLoop(b *testing.B, s *allot.Snapshot, r allot.Request) allot.Decision {
+	b.ReportAllocs()
+	var d allot.Decision
+	for b.Loop() {
+		d = allot.Decide(s, r)
+	}
+	return d
 }
