@@ -27,7 +27,8 @@
 // Terminated for two-phase preemption, the cluster's churn: AddNode,
 // RemoveNode (its workloads evicted, recorded with reason
 // EvictedNodeRemoved), SetNode (a node's capacity, labels, flavor or
-// condition anew), RemoveQueue and RemoveCohort (refused with an
+// condition anew), SetFlavor (a flavor's spot-ness, taints and
+// tolerations anew), RemoveQueue and RemoveCohort (refused with an
 // *InUseError while in use), and who may submit where: SetNamespace,
 // RemoveNamespace, SetLocalQueue, RemoveLocalQueue, SetPriorityClass,
 // RemovePriorityClass. Each is validated by the code that validates a

@@ -39,6 +39,7 @@ import (
 //   - RemoveNode: a node leaves it, the workloads on it evicted.
 //   - SetNode: a node is described anew (capacity, labels, GPU groups,
 //     flavor, condition).
+//   - SetFlavor: a flavor's spot-ness, taints and tolerations anew.
 //
 // Queues and time:
 //   - SetQueue, SetCohort: a queue or cohort is added or configured anew.
@@ -54,8 +55,8 @@ import (
 //   - SetPriorityClass, RemovePriorityClass: a priority class is added or
 //     valued anew, or goes once no queue allows it.
 //
-// The cluster's churn (AddNode, RemoveNode, SetNode, RemoveQueue,
-// RemoveCohort) is in events_cluster.go.
+// The cluster's churn (AddNode, RemoveNode, SetNode, SetFlavor,
+// RemoveQueue, RemoveCohort) is in events_cluster.go.
 type Event interface {
 	// apply checks the event against s and applies it; it changes nothing
 	// when it returns an error.

@@ -7,6 +7,7 @@ package allot
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 
@@ -208,6 +209,66 @@ func (s *Snapshot) sameNodeRes(t *topology.Topology, n int32) bool {
 		}
 	}
 	return true
+}
+
+// SetFlavor describes a flavor anew: Flavor.Name names it, and its Spot,
+// NodeTaints and Tolerations become Flavor's, validated as Build
+// validates a flavor (a *BuildError whose path starts with "flavor"). Its
+// NodeLabels, which choose the nodes that serve it, must stay as they
+// are (ErrInvalid naming flavor.nodeLabels): a snapshot keeps only the
+// node labels its flavors name, so a flavor selecting by other labels is
+// the cluster described anew (Build it). An unknown flavor is
+// ErrUnknownFlavor.
+//
+// The pod sets that may use the flavor, their tolerations judged against
+// its taints anew, are counted again among the pending; the admitted
+// workloads on a flavor made spot become preemptible, and stop counting
+// against their queues' non-preemptible caps (and the reverse), a victim
+// still evicting staying nobody's victim.
+//
+// Cost: O(flavors + pending), and O(running) when Spot changes.
+type SetFlavor struct{ Flavor Flavor }
+
+func (e SetFlavor) apply(s *Snapshot) error {
+	f, ok := s.flavorIdx[e.Flavor.Name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrUnknownFlavor, e.Flavor.Name)
+	}
+	if err := checkFlavorAt(&e.Flavor, "flavor"); err != nil {
+		return err
+	}
+	was := &s.flavors[f]
+	if !maps.Equal(e.Flavor.NodeLabels, was.NodeLabels) {
+		return buildErr(ErrInvalid, "flavor.nodeLabels", "flavor %q selects its nodes by %v, not %v: the node labels a snapshot keeps are those its flavors name, so build the cluster anew",
+			e.Flavor.Name, was.NodeLabels, e.Flavor.NodeLabels)
+	}
+	spot := was.Spot != e.Flavor.Spot
+	fx := *s.fixed
+	fx.flavors = slices.Clone(s.flavors)
+	fl := e.Flavor
+	fl.NodeLabels, fl.NodeTaints, fl.Tolerations = maps.Clone(was.NodeLabels), slices.Clone(fl.NodeTaints), slices.Clone(fl.Tolerations)
+	fx.flavors[f] = fl
+	s.fixed = &fx
+	if spot {
+		s.running.Update(func(r *running) (*running, bool) {
+			if !slices.ContainsFunc(r.Sets, func(set view.Set) bool { return set.Flavor == f }) {
+				return r, false
+			}
+			if _, evicting := s.evictingByID(r.ID); evicting {
+				return r, false
+			}
+			pinned := s.neverPreempted(r)
+			if pinned == r.Pinned {
+				return r, false
+			}
+			c := r.copied()
+			c.Pinned = pinned
+			return c, true
+		})
+		s.recountLimits()
+	}
+	s.recountShapes()
+	return nil
 }
 
 // reshape takes the nodes remove lists out of the topology and puts in

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -117,6 +118,12 @@ func (m *churnModel) edit(t testing.TB, ev allot.Event) (allot.Builder, error) {
 		} else {
 			b.Queues = append(b.Queues, e.Queue)
 		}
+	case allot.SetFlavor:
+		i := slices.IndexFunc(b.Flavors, func(f allot.Flavor) bool { return f.Name == e.Flavor.Name })
+		if i < 0 || !maps.Equal(b.Flavors[i].NodeLabels, e.Flavor.NodeLabels) {
+			return b, errSemantic
+		}
+		b.Flavors[i] = e.Flavor
 	case allot.SetCohort:
 		if i := cohortAt(e.Cohort.Name); i >= 0 {
 			b.Cohorts[i] = e.Cohort
@@ -360,6 +367,38 @@ func (g *churnGen) setNode() allot.Node {
 	return n
 }
 
+// setFlavor is a flavor of the description a little changed: spot or
+// not, a taint its nodes carry, a toleration of it; now and then its
+// node labels, which the event refuses, or a flavor no one declared.
+func (g *churnGen) setFlavor() allot.Flavor {
+	r := g.rng
+	if r.IntN(12) == 0 {
+		return allot.Flavor{Name: "nope"}
+	}
+	fl := deepCopy(g.t, allot.Builder{Flavors: []allot.Flavor{g.m.b.Flavors[r.IntN(len(g.m.b.Flavors))]}}).Flavors[0]
+	switch r.IntN(5) {
+	case 0, 1:
+		fl.Spot = !fl.Spot
+	case 2:
+		if len(fl.NodeTaints) > 0 {
+			fl.NodeTaints = nil
+		} else {
+			fl.NodeTaints = []allot.Taint{{Key: "dedicated", Value: "gpu", Effect: allot.TaintNoSchedule}}
+		}
+	case 3:
+		if len(fl.Tolerations) > 0 {
+			fl.Tolerations = nil
+		} else {
+			fl.Tolerations = []allot.Toleration{{Key: "dedicated", Operator: "Exists"}}
+		}
+	default:
+		if r.IntN(3) == 0 {
+			fl.NodeLabels = map[string]string{"pool": "gpu"}
+		}
+	}
+	return fl
+}
+
 // request is a request to decide: a pending workload, or a new one.
 func (g *churnGen) request() allot.Request {
 	r := g.rng
@@ -467,6 +506,8 @@ func (g *churnGen) event() allot.Event {
 		return allot.NodeCooldown{Node: g.pick(g.nodeNames()), Until: b.Now + int64(r.IntN(2000))}
 	case x < 84:
 		return allot.AdvanceTime{Seconds: int64(r.IntN(4)) * 1500}
+	case x < 89:
+		return allot.SetFlavor{Flavor: g.setFlavor()}
 	}
 	return nil // a decision, committed when it admits
 }
@@ -571,7 +612,7 @@ func TestChurnPropertyEqualsRebuild(t *testing.T) {
 	if applied < seeds*steps/3 || refusedByBuild < seeds || refusedByRule < seeds || commits < seeds*2 {
 		t.Fatalf("the sequences do not cover the events: %d applied, %d refused as Build refuses, %d by rule, %d commits", applied, refusedByBuild, refusedByRule, commits)
 	}
-	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "RemoveQueue", "RemoveCohort"} {
+	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "SetFlavor", "RemoveQueue", "RemoveCohort"} {
 		c := perEvent["allot."+ev]
 		t.Logf("%s: %d applied, %d refused", ev, c[0], c[1])
 		if c[0] < seeds/2 || c[1] == 0 {

@@ -480,3 +480,61 @@ func TestStaleDecisionAfterNodeChurn(t *testing.T) {
 		t.Fatalf("placed on %v, decided on %s", w.PodSets[0].Nodes, d.Placement[0].Node)
 	}
 }
+
+// TestSetFlavor: a flavor made spot makes the never-preempted workloads on
+// it victims and frees its queue's non-preemptible cap, and back; its
+// taints keep the pod sets that do not tolerate them off it, its
+// tolerations let them back; every step is the snapshot Build makes of
+// the edited description. Its node labels, and an unknown flavor, are
+// refused.
+func TestSetFlavor(t *testing.T) {
+	b := churnBuilder()
+	b.Queues[1].NonPreemptibleCap = allot.Resources{"gpu": 24}
+	b.Running = append(b.Running, allot.Workload{ID: "keep", Queue: "train", AdmittedAt: 700, Preemption: allot.PreemptionSpec{Class: allot.Never},
+		PodSets: []allot.PodSet{{Name: "m", Count: 1, Flavor: "a100", Nodes: []string{"a1"}, PerPod: allot.Resources{"gpu": 4}}}})
+	hero := allot.Request{ID: "hero", Queue: "train", Priority: 9, PodSets: []allot.PodSet{{Name: "m", Count: 2, Flavors: []string{"a100"}, PerPod: allot.Resources{"gpu": 4}}}}
+	victims := func(s *allot.Snapshot) []string {
+		d := allot.Decide(s, hero)
+		var ids []string
+		for _, v := range d.Victims {
+			ids = append(ids, v.ID)
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	if got := victims(buildAt(t, b, 0)); slices.Contains(got, "keep") {
+		t.Fatalf("victims %v before the flavor is spot", got)
+	}
+
+	spot := deepCopy(t, b)
+	spot.Flavors[1].Spot = true
+	s := applyEqualsBuild(t, b, allot.SetFlavor{Flavor: spot.Flavors[1]}, spot)
+	if got := victims(s); !slices.Contains(got, "keep") {
+		t.Fatalf("victims %v once the flavor is spot", got)
+	}
+	back := applyEqualsBuild(t, spot, allot.SetFlavor{Flavor: b.Flavors[1]}, b)
+	if got := victims(back); slices.Contains(got, "keep") {
+		t.Fatalf("victims %v once the flavor is no longer spot", got)
+	}
+
+	tainted := deepCopy(t, b)
+	tainted.Flavors[1].NodeTaints = []allot.Taint{{Key: "dedicated", Value: "gpu", Effect: allot.TaintNoSchedule}}
+	s = applyEqualsBuild(t, b, allot.SetFlavor{Flavor: tainted.Flavors[1]}, tainted)
+	if d := allot.Decide(s, hero); d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
+		t.Fatalf("a pod set not tolerating the flavor's taint: %v %s", d.Verdict, d.Message)
+	}
+	tolerated := deepCopy(t, tainted)
+	tolerated.Flavors[1].Tolerations = []allot.Toleration{{Key: "dedicated", Operator: allot.TolerationExists}}
+	applyEqualsBuild(t, tainted, allot.SetFlavor{Flavor: tolerated.Flavors[1]}, tolerated)
+
+	relabelled := deepCopy(t, b).Flavors[1]
+	relabelled.NodeLabels = map[string]string{"pool": "a100"}
+	err := refused(t, b, allot.SetFlavor{Flavor: relabelled}, allot.ErrInvalid)
+	if be := (*allot.BuildError)(nil); !errors.As(err, &be) || be.Path != "flavor.nodeLabels" {
+		t.Fatalf("node labels changed: %v", err)
+	}
+	bad := deepCopy(t, b).Flavors[1]
+	bad.Tolerations = []allot.Toleration{{Key: "x", Operator: "Sometimes"}}
+	refused(t, b, allot.SetFlavor{Flavor: bad}, allot.ErrInvalid)
+	refused(t, b, allot.SetFlavor{Flavor: allot.Flavor{Name: "nope"}}, allot.ErrUnknownFlavor)
+}

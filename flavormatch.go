@@ -496,7 +496,11 @@ func validateTolerations(ts []Toleration, p string) (msg, field string) {
 
 // checkFlavor validates flavor i's node selection for buildFlavors.
 func checkFlavor(fl *Flavor, i int) error {
-	p := "flavors[" + strconv.Itoa(i) + "]"
+	return checkFlavorAt(fl, "flavors["+strconv.Itoa(i)+"]")
+}
+
+// checkFlavorAt is checkFlavor at path p.
+func checkFlavorAt(fl *Flavor, p string) error {
 	for _, k := range sortedKeys(fl.NodeLabels) {
 		if k == "" || strings.TrimSpace(k) != k {
 			return buildErr(ErrInvalid, p+".nodeLabels", "label key %q", k)
