@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
 
@@ -33,41 +34,146 @@ const maxOwnerDepth = 8
 
 // PodRequests is a pod's effective request as Kueue computes it: a
 // container's limits stand in for the requests it leaves out, then
-// Kubernetes' rule (the larger of the init containers' peak and the
-// containers' sum, sidecars counted, plus the pod's overhead).
+// Kubernetes' rule (component-helpers' resource.PodRequests: the larger
+// of the init containers' peak and the containers' sum, sidecars counted,
+// the pod-level requests of cpu, memory and hugepages in their place, plus
+// the pod's overhead).
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	// A shallow copy: only the containers whose limits fill in requests
-	// are copied, with their requests.
-	pod := corev1.Pod{Spec: *spec}
-	pod.Spec.InitContainers = limitsAsRequests(spec.InitContainers)
-	pod.Spec.Containers = limitsAsRequests(spec.Containers)
-	return resourcehelpers.PodRequests(&pod, resourcehelpers.PodResourcesOptions{})
-}
-
-// limitsAsRequests returns the containers with each limit that has no
-// request as its request: cs itself when none lacks one, else a copy.
-func limitsAsRequests(cs []corev1.Container) []corev1.Container {
-	out := cs
-	for i := range cs {
-		r := &cs[i].Resources
-		var filled corev1.ResourceList
-		for name, q := range r.Limits {
-			if _, ok := r.Requests[name]; !ok {
-				if filled == nil {
-					filled = make(corev1.ResourceList, len(r.Requests)+len(r.Limits))
-					maps.Copy(filled, r.Requests)
-				}
-				filled[name] = q
-			}
-		}
-		if filled != nil {
-			if &out[0] == &cs[0] {
-				out = slices.Clone(cs)
-			}
-			out[i].Resources.Requests = filled
-		}
+	var stack [8]request
+	reqs := podRequests(spec, stack[:0])
+	out := make(corev1.ResourceList, len(reqs))
+	for _, r := range reqs {
+		out[r.name] = r.q
 	}
 	return out
+}
+
+// A request is one resource of a pod's effective request.
+type request struct {
+	name corev1.ResourceName
+	q    resource.Quantity
+}
+
+// requestOf finds a resource's request in reqs, -1 if none: a pod asks for
+// a few resources, read in turn.
+func requestOf(reqs []request, name corev1.ResourceName) int {
+	for i := range reqs {
+		if reqs[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// addRequest adds q to the request of name, the resource added when new
+// (with a zero quantity, too: a zero request is still a resource asked
+// for).
+func addRequest(reqs []request, name corev1.ResourceName, q resource.Quantity) []request {
+	if i := requestOf(reqs, name); i >= 0 {
+		reqs[i].q.Add(q)
+		return reqs
+	}
+	// A copy of its own: Add writes an inf.Dec in place.
+	return append(reqs, request{name, q.DeepCopy()})
+}
+
+// maxRequest raises the request of name to q.
+func maxRequest(reqs []request, name corev1.ResourceName, q resource.Quantity) []request {
+	i := requestOf(reqs, name)
+	if i < 0 {
+		return append(reqs, request{name, q.DeepCopy()})
+	}
+	if q.Cmp(reqs[i].q) > 0 {
+		reqs[i].q = q.DeepCopy()
+	}
+	return reqs
+}
+
+// addContainer adds a container's requests to reqs, its limits standing
+// in for the requests it leaves out.
+func addContainer(reqs []request, c *corev1.Container) []request {
+	r := &c.Resources
+	for name, q := range r.Requests {
+		reqs = addRequest(reqs, name, q)
+	}
+	for name, q := range r.Limits {
+		if _, ok := r.Requests[name]; !ok {
+			reqs = addRequest(reqs, name, q)
+		}
+	}
+	return reqs
+}
+
+// podRequests appends a pod's effective request to reqs (PodRequests'
+// rule), summed over the spec's containers without a ResourceList made
+// for each: a live cluster describes every pod it reads. The reference is
+// component-helpers' resource.PodRequests, which a property test holds it
+// to.
+func podRequests(spec *corev1.PodSpec, reqs []request) []request {
+	for i := range spec.Containers {
+		reqs = addContainer(reqs, &spec.Containers[i])
+	}
+	if len(spec.InitContainers) > 0 {
+		// An init container runs alone, after the sidecars started
+		// before it; a sidecar (restartPolicy Always) runs on beside
+		// the containers. The peak of the init phase counts when it is
+		// above the containers' sum.
+		var sideStack, peakStack, oneStack [8]request
+		sidecars, peak := sideStack[:0], peakStack[:0]
+		for i := range spec.InitContainers {
+			c := &spec.InitContainers[i]
+			one := addContainer(oneStack[:0], c)
+			if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				for _, r := range one {
+					reqs = addRequest(reqs, r.name, r.q)
+					sidecars = addRequest(sidecars, r.name, r.q)
+				}
+				one = sidecars
+			} else {
+				for _, r := range sidecars {
+					one = addRequest(one, r.name, r.q)
+				}
+			}
+			for _, r := range one {
+				peak = maxRequest(peak, r.name, r.q)
+			}
+		}
+		for _, r := range peak {
+			reqs = maxRequest(reqs, r.name, r.q)
+		}
+	}
+	if spec.Resources != nil && podLevelRequests(spec.Resources.Requests) {
+		for name, q := range spec.Resources.Requests {
+			if podLevelResource(name) {
+				if i := requestOf(reqs, name); i >= 0 {
+					reqs[i].q = q.DeepCopy()
+				} else {
+					reqs = append(reqs, request{name, q.DeepCopy()})
+				}
+			}
+		}
+	}
+	for name, q := range spec.Overhead {
+		reqs = addRequest(reqs, name, q)
+	}
+	return reqs
+}
+
+// podLevelResource tells a resource a pod's own requests may set (cpu,
+// memory, hugepages), component-helpers' IsSupportedPodLevelResource.
+func podLevelResource(name corev1.ResourceName) bool {
+	return resourcehelpers.IsSupportedPodLevelResource(name)
+}
+
+// podLevelRequests tells whether pod-level requests set a resource they
+// may.
+func podLevelRequests(l corev1.ResourceList) bool {
+	for name := range l {
+		if podLevelResource(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // perPod turns requests into allot's base units.
@@ -75,6 +181,16 @@ func perPod(req corev1.ResourceList) allot.Resources {
 	out := make(allot.Resources, len(req))
 	for name, q := range req {
 		out[string(name)] = BaseUnits(name, q)
+	}
+	return out
+}
+
+// perPodOf is perPod of a pod's effective request as podRequests lists
+// it.
+func perPodOf(reqs []request) allot.Resources {
+	out := make(allot.Resources, len(reqs))
+	for _, r := range reqs {
+		out[string(r.name)] = BaseUnits(r.name, r.q)
 	}
 	return out
 }
@@ -95,7 +211,8 @@ type podDesc struct {
 
 func describePod(p *corev1.Pod) podDesc {
 	role, err := roleOf(p)
-	return podDesc{role: role, roleErr: err, per: perPod(PodRequests(&p.Spec))}
+	var stack [8]request
+	return podDesc{role: role, roleErr: err, per: perPodOf(podRequests(&p.Spec, stack[:0]))}
 }
 
 // sameSpec tells whether a pod's update p of old keeps what describePod
