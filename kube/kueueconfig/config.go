@@ -213,7 +213,7 @@ func (c *Config) Remove(v any) error {
 		key = m.Namespace + "/" + m.Name
 	}
 	var uid types.UID
-	forget := func(old *metav1.ObjectMeta) { uid = old.UID }
+	forget := func(old types.UID) { uid = old }
 	switch v.(type) {
 	case *kueue.ResourceFlavor:
 		removeKey(c.flavors, key, forget)
@@ -251,14 +251,13 @@ func (c *Config) Remove(v any) error {
 	return nil
 }
 
-// removeKey deletes a typed object from its map, telling forget its
-// metadata.
+// removeKey deletes a typed object from its map, telling forget its UID.
 func removeKey[T any, P interface {
 	*T
 	metav1.Object
-}](m map[string]P, key string, forget func(*metav1.ObjectMeta)) {
+}](m map[string]P, key string, forget func(types.UID)) {
 	if old, ok := m[key]; ok {
-		forget(&metav1.ObjectMeta{UID: old.GetUID()})
+		forget(old.GetUID())
 		delete(m, key)
 	}
 }

@@ -29,8 +29,11 @@ const (
 )
 
 // maxOwnerDepth bounds an owner chain, so that a cycle of owner references
-// in the input ends.
-const maxOwnerDepth = 8
+// in the input ends; ownerChain is the longest chain, the pod included.
+const (
+	maxOwnerDepth = 8
+	ownerChain    = maxOwnerDepth + 1
+)
 
 // PodRequests is a pod's effective request as Kueue computes it: a
 // container's limits stand in for the requests it leaves out, then
@@ -256,9 +259,10 @@ func sameController(a, b *corev1.Pod) bool {
 	return ra.UID == rb.UID && ra.Kind == rb.Kind && ra.Name == rb.Name
 }
 
-// chain is a pod's owner chain among the objects read, the pod first.
-func (c *Config) chain(p *corev1.Pod) []owner {
-	out := []owner{{kind: "Pod", meta: &p.ObjectMeta}}
+// chain appends a pod's owner chain among the objects read to out, the
+// pod first. A caller's array of ownerChain owners holds any chain.
+func (c *Config) chain(p *corev1.Pod, out []owner) []owner {
+	out = append(out, owner{kind: "Pod", meta: &p.ObjectMeta})
 	m := &p.ObjectMeta
 	for range maxOwnerDepth {
 		ref := metav1.GetControllerOf(m)
@@ -351,7 +355,10 @@ func (c *Config) Running() ([]allot.Workload, []Warning, error) {
 // GangID names the running workload a pod belongs to, as Running groups
 // pods: its pod group, else its top-level owner among the objects read,
 // else itself.
-func (c *Config) GangID(p *corev1.Pod) string { return gangKey(p, c.chain(p)) }
+func (c *Config) GangID(p *corev1.Pod) string {
+	var stack [ownerChain]owner
+	return gangKey(p, c.chain(p, stack[:0]))
+}
 
 // RunningGang returns the running workload of one gang (a GangID), as
 // Running describes it, and false when none of its pods is active on a
@@ -362,6 +369,9 @@ func (c *Config) GangID(p *corev1.Pod) string { return gangKey(p, c.chain(p)) }
 func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error) {
 	var pods []*corev1.Pod
 	keys := c.gangPods[id]
+	if len(keys) == 0 {
+		return allot.Workload{}, false, nil, nil
+	}
 	if len(keys) == 1 {
 		// A gang of one pod, the most common: nothing to sort.
 		var one [1]*corev1.Pod
@@ -414,7 +424,8 @@ func (c *Config) Gangs() []string { return sortedKeys(c.gangPods) }
 // key); onNode gives the flavor of a node placed on.
 func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string, bool, error)) (allot.Workload, bool, []Warning, error) {
 	first := pods[0]
-	ch := c.chain(first)
+	var stack [ownerChain]owner
+	ch := c.chain(first, stack[:0])
 	var warns []Warning
 	queue, w := c.queueOf(first.Namespace, label(ch, QueueLabel), first)
 	warns = append(warns, w...)
