@@ -85,7 +85,7 @@ func benchPod(name, node string, gpus int64) *corev1.Pod {
 
 // benchCluster is a synced Cluster of the benchmark cluster, fed through
 // its handlers.
-func benchCluster(b *testing.B, n int) *Cluster {
+func benchCluster(b testing.TB, n int) *Cluster {
 	b.Helper()
 	c := newCluster(Options{OnEvent: func(ev allot.Event, err error) {
 		if err != nil {
