@@ -16,6 +16,9 @@ import (
 // heartbeat (nothing applied). The copy-on-write pages a published
 // version's writes take come from blocks, so a run's count is an average.
 func TestPodEventAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes what allocates")
+	}
 	probe := benchPod("probe", "n1", 2)
 	pending, bound, done := benchPod("bind", "", 2), benchPod("bind", "n1", 2), benchPod("bind", "n1", 2)
 	pending.Status.Phase = corev1.PodPending
