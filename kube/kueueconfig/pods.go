@@ -5,6 +5,7 @@ package kueueconfig
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -369,19 +370,17 @@ func (c *Config) GangID(p *corev1.Pod) string {
 func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error) {
 	var pods []*corev1.Pod
 	keys := c.gangPods[id]
-	if len(keys) == 0 {
+	switch keys.len() {
+	case 0:
 		return allot.Workload{}, false, nil, nil
-	}
-	if len(keys) == 1 {
+	case 1:
 		// A gang of one pod, the most common: nothing to sort.
 		var one [1]*corev1.Pod
-		for key := range keys {
-			if p := c.pods[key]; active(p) {
-				pods = append(one[:0], p)
-			}
+		if p := c.pods[keys.only()]; active(p) {
+			pods = append(one[:0], p)
 		}
-	} else {
-		for _, key := range sortedKeys(keys) {
+	default:
+		for _, key := range keys.sorted() {
 			if p := c.pods[key]; active(p) {
 				pods = append(pods, p)
 			}
@@ -411,10 +410,85 @@ func (c *Config) PodGang(namespace, name string) (string, bool) {
 // node's change may describe anew.
 func (c *Config) GangsOn(node string) []string {
 	ids := map[string]bool{}
-	for key := range c.nodePods[node] {
+	for key := range c.nodePods[node].all() {
 		ids[c.podGang[key]] = true
 	}
 	return sortedKeys(ids)
+}
+
+// keySet is a set of keys (the pods of a gang, or of a node): the one key
+// of a set of one, the most common, held without a map.
+type keySet struct {
+	one  string          // while many is nil; "" for none
+	many map[string]bool // once two keys were in at once
+}
+
+func (s *keySet) add(k string) {
+	switch {
+	case s.many != nil:
+		s.many[k] = true
+	case s.one == "" || s.one == k:
+		s.one = k
+	default:
+		s.many = map[string]bool{s.one: true, k: true}
+		s.one = ""
+	}
+}
+
+func (s *keySet) remove(k string) {
+	if s.many != nil {
+		delete(s.many, k)
+	} else if s.one == k {
+		s.one = ""
+	}
+}
+
+func (s keySet) len() int {
+	switch {
+	case s.many != nil:
+		return len(s.many)
+	case s.one != "":
+		return 1
+	}
+	return 0
+}
+
+// only is the key of a set of one.
+func (s keySet) only() string {
+	if s.many != nil {
+		for k := range s.many {
+			return k
+		}
+	}
+	return s.one
+}
+
+// all yields the keys, in no order.
+func (s keySet) all() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if s.many == nil {
+			if s.one != "" {
+				yield(s.one)
+			}
+			return
+		}
+		for k := range s.many {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// sorted lists the keys in order.
+func (s keySet) sorted() []string {
+	if s.many != nil {
+		return sortedKeys(s.many)
+	}
+	if s.one != "" {
+		return []string{s.one}
+	}
+	return nil
 }
 
 // Gangs lists every gang with a pod read, sorted.
