@@ -15,8 +15,10 @@ import "fmt"
 // under two-phase preemption is refused (ErrDuplicateID): its state is
 // the preemption's, not the cluster's.
 //
-// Cost: the workload is booked twice, once on a private copy that a
-// refusal throws away, so that a refused event changes nothing.
+// Cost: the workload is booked once, on the store's master; a refusal
+// found while booking (a pod over its node's capacity, say) restores the
+// master from the current version, so that a refused event changes
+// nothing.
 type SetRunning struct{ Workload Workload }
 
 func (e SetRunning) apply(s *Snapshot) error {
@@ -27,17 +29,14 @@ func (e SetRunning) apply(s *Snapshot) error {
 	if _, ok := s.evictingByID(id); ok {
 		return fmt.Errorf("%w: %q is evicting", ErrDuplicateID, id)
 	}
-	book := func(s *Snapshot) error {
-		if old, ok := s.runningByID(id); ok {
-			s.removeRunning(old)
-		}
-		if _, ok := s.pendingByID(id); ok {
-			s.dequeue(id)
-		}
-		return addRunning(s, new(running), e.Workload, "workload", map[string]string{})
+	if old, ok := s.runningByID(id); ok {
+		s.removeRunning(old)
 	}
-	if err := book(s.private()); err != nil {
-		return err
+	if _, ok := s.pendingByID(id); ok {
+		s.dequeue(id)
 	}
-	return book(s)
+	if err := addRunning(s, new(running), e.Workload, "workload", map[string]string{}); err != nil {
+		return masterWritten{err}
+	}
+	return nil
 }

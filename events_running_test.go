@@ -1,6 +1,7 @@
 package allot_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -60,4 +61,42 @@ func TestSetRunning(t *testing.T) {
 	} {
 		t.Run("refused/"+tc.name, func(t *testing.T) { refused(t, churnBuilder(), allot.SetRunning{Workload: tc.w}, tc.target) })
 	}
+}
+
+// TestSetRunningRefusedLateRestoresTheMaster: a SetRunning refused after
+// it wrote the master (its second pod over its node's capacity, the first
+// booked) leaves the version a reader holds as it was, and the events
+// after it land on the master as it was: twice refused between two
+// accepted events, the store's version is what Build makes of the two.
+func TestSetRunningRefusedLateRestoresTheMaster(t *testing.T) {
+	pod := func(count int32, gpu int64, nodes ...string) allot.PodSet {
+		return allot.PodSet{Name: "m", Count: count, PerPod: allot.Resources{"gpu": gpu, "cpu": 1_000}, Flavor: "h100", Nodes: nodes}
+	}
+	first := allot.Workload{ID: "first", Queue: "batch", AdmittedAt: 700, PodSets: []allot.PodSet{pod(1, 2, "n2")}}
+	second := allot.Workload{ID: "second", Queue: "batch", AdmittedAt: 700, PodSets: []allot.PodSet{pod(1, 2, "n2")}}
+	late := allot.Workload{ID: "big", Queue: "batch", PodSets: []allot.PodSet{pod(2, 4, "n2", "n0")}}
+	st := allot.NewStore(buildAt(t, churnBuilder(), 0))
+	if _, err := st.Apply(allot.SetRunning{Workload: first}); err != nil {
+		t.Fatal(err)
+	}
+	held := st.Load()
+	heldDump := dumpState(t, held)
+	for range 2 {
+		if _, err := st.Apply(allot.SetRunning{Workload: late}); !errors.Is(err, allot.ErrOverCapacity) {
+			t.Fatalf("error %v, want %v", err, allot.ErrOverCapacity)
+		}
+		if st.Load() != held {
+			t.Fatalf("a refused SetRunning published version %d", st.Load().Version())
+		}
+	}
+	if got := dumpState(t, held); got != heldDump {
+		t.Fatalf("a refused SetRunning changed the version a reader holds:\n%s\nwas\n%s", got, heldDump)
+	}
+	got, err := st.Apply(allot.SetRunning{Workload: second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := churnBuilder()
+	want.Running = append(want.Running, first, second)
+	sameState(t, "after refused SetRunnings", got, buildAt(t, want, 2), churnProbes())
 }

@@ -50,12 +50,18 @@ func NewStoreWith(s *Snapshot, o StoreOptions) (*Store, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	st := &Store{master: s.private(), log: auditLog{limit: o.capacity()}}
-	st.master.state.Spare()    // a private copy has none: the master publishes again and again
-	st.master.running.unkeep() // kept once a search wants it
-	st.master.staged, st.master.evictionCap = &st.stage, o.capacity()
+	st := &Store{log: auditLog{limit: o.capacity()}}
+	st.masterFrom(s, o.capacity())
 	st.cur.Store(s)
 	return st, nil
+}
+
+// masterFrom makes the master a private copy of s, as a store starts.
+func (st *Store) masterFrom(s *Snapshot, evictionCap int) {
+	st.master = s.private()
+	st.master.state.Spare()    // a private copy has none: the master publishes again and again
+	st.master.running.unkeep() // kept once a search wants it
+	st.master.staged, st.master.evictionCap = &st.stage, evictionCap
 }
 
 // Load returns the current snapshot.
@@ -90,10 +96,25 @@ func (st *Store) Apply(ev Event) (*Snapshot, error) {
 	defer st.mu.Unlock()
 	if err := ev.apply(st.master); err != nil {
 		st.dropStaged()
+		if err, ok := err.(masterWritten); ok {
+			// The event wrote the master before it found the refusal:
+			// the master starts again from the current version, which
+			// it equalled.
+			st.masterFrom(st.cur.Load(), st.master.evictionCap)
+			return nil, err.err
+		}
 		return nil, err
 	}
 	return st.publish(), nil
 }
+
+// masterWritten is the refusal of an event that wrote the master before it
+// found it: Apply restores the master from the current version and
+// returns err. An event that checks before it writes is spared a trial
+// copy for the refusals it finds late.
+type masterWritten struct{ err error }
+
+func (e masterWritten) Error() string { return e.err.Error() }
 
 // Commit admits a decision made by Decide. The request it carries is
 // validated again, as Decide validates it, and every commit checks the

@@ -39,6 +39,9 @@ func benchObjects(n int) []any {
 		&kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "train"}, Spec: kueue.ClusterQueueSpec{
 			NamespaceSelector: &metav1.LabelSelector{},
 			StopPolicy:        ptr.To(kueue.None),
+			// The API server's default: without it Kueue's validation
+			// refuses the queue, and every pod runs unmanaged.
+			QueueingStrategy: kueue.BestEffortFIFO,
 			ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{"nvidia.com/gpu", "cpu"},
 				Flavors: []kueue.FlavorQuotas{{Name: "h100", Resources: []kueue.ResourceQuota{
 					{Name: "nvidia.com/gpu", NominalQuota: *resource.NewQuantity(int64(n)*8, resource.DecimalSI)},
@@ -82,7 +85,7 @@ func benchPod(name, node string, gpus int64) *corev1.Pod {
 
 // benchCluster is a synced Cluster of the benchmark cluster, fed through
 // its handlers.
-func benchCluster(b *testing.B, n int) *Cluster {
+func benchCluster(b testing.TB, n int) *Cluster {
 	b.Helper()
 	c := newCluster(Options{OnEvent: func(ev allot.Event, err error) {
 		if err != nil {
@@ -94,6 +97,9 @@ func benchCluster(b *testing.B, n int) *Cluster {
 	}
 	if err := c.Start(); err != nil {
 		b.Fatal(err)
+	}
+	if st := c.Stats(); st.Invalid != 0 {
+		b.Fatalf("stats %+v: Kueue's validation refused a benchmark object", st)
 	}
 	return c
 }
@@ -171,10 +177,7 @@ func BenchmarkEvent(b *testing.B) {
 				c.Upsert(done)
 			}
 		}, func(s *allot.Snapshot) error {
-			if _, ok := s.Running("ml/bind"); !ok {
-				return fmt.Errorf("the bound pod's gang does not run")
-			}
-			return nil
+			return runsIn(s, "ml/bind", "train")
 		}, false, func(c *Cluster) { c.Upsert(pending) }},
 		{"event=pod-created-bound", func(c *Cluster, i int) {
 			if i%2 == 0 {
@@ -183,16 +186,10 @@ func BenchmarkEvent(b *testing.B) {
 				c.Delete(probe)
 			}
 		}, func(s *allot.Snapshot) error {
-			if _, ok := s.Running("ml/probe"); !ok {
-				return fmt.Errorf("the bound pod's gang does not run")
-			}
-			return nil
+			return runsIn(s, "ml/probe", "train")
 		}, false, nil},
 		{"event=pod-heartbeat", func(c *Cluster, i int) { c.Upsert(beat[i%2]) }, func(s *allot.Snapshot) error {
-			if _, ok := s.Running("ml/run-0"); !ok {
-				return fmt.Errorf("the heartbeating pod's gang does not run")
-			}
-			return nil
+			return runsIn(s, "ml/run-0", "train")
 		}, true, nil},
 	} {
 		b.Run(fmt.Sprintf("nodes=%d/%s", n, bc.name), func(b *testing.B) {
@@ -229,4 +226,17 @@ func BenchmarkEvent(b *testing.B) {
 			}
 		})
 	}
+}
+
+// runsIn checks that a gang runs, in the queue it was submitted to: a
+// benchmark of the unmanaged path would measure less than the real one.
+func runsIn(s *allot.Snapshot, id, queue string) error {
+	w, ok := s.Running(id)
+	if !ok {
+		return fmt.Errorf("gang %s does not run", id)
+	}
+	if w.Queue != queue {
+		return fmt.Errorf("gang %s runs in queue %q, not %q", id, w.Queue, queue)
+	}
+	return nil
 }

@@ -62,8 +62,8 @@ type Config struct {
 	flavorDerived *flavorDerived             // see derived; nil when a flavor or topology changed since
 	// The pods by gang and by node, and each pod's gang as added, for a
 	// live cluster's one-gang descriptions (RunningGang, GangsOn).
-	gangPods map[string]map[string]bool
-	nodePods map[string]map[string]bool
+	gangPods map[string]keySet
+	nodePods map[string]keySet
 	podGang  map[string]string
 	// podDescs is what a gang's description reads of each pod (its role,
 	// its request), computed once when it is added: a gang described anew
@@ -95,8 +95,8 @@ func New(opts Options) *Config {
 		workloads:     map[string]*kueue.Workload{},
 		owners:        map[types.UID]owner{},
 		sources:       map[string]string{},
-		gangPods:      map[string]map[string]bool{},
-		nodePods:      map[string]map[string]bool{},
+		gangPods:      map[string]keySet{},
+		nodePods:      map[string]keySet{},
 		podGang:       map[string]string{},
 		podDescs:      map[string]podDesc{},
 	}
@@ -213,7 +213,7 @@ func (c *Config) Remove(v any) error {
 		key = m.Namespace + "/" + m.Name
 	}
 	var uid types.UID
-	forget := func(old *metav1.ObjectMeta) { uid = old.UID }
+	forget := func(old types.UID) { uid = old }
 	switch v.(type) {
 	case *kueue.ResourceFlavor:
 		removeKey(c.flavors, key, forget)
@@ -251,14 +251,13 @@ func (c *Config) Remove(v any) error {
 	return nil
 }
 
-// removeKey deletes a typed object from its map, telling forget its
-// metadata.
+// removeKey deletes a typed object from its map, telling forget its UID.
 func removeKey[T any, P interface {
 	*T
 	metav1.Object
-}](m map[string]P, key string, forget func(*metav1.ObjectMeta)) {
+}](m map[string]P, key string, forget func(types.UID)) {
 	if old, ok := m[key]; ok {
-		forget(&metav1.ObjectMeta{UID: old.GetUID()})
+		forget(old.GetUID())
 		delete(m, key)
 	}
 }
@@ -278,20 +277,18 @@ func (c *Config) unindexPod(key string) {
 	}
 }
 
-func addToSet(m map[string]map[string]bool, k, v string) {
-	s, ok := m[k]
-	if !ok {
-		s = map[string]bool{}
-		m[k] = s
-	}
-	s[v] = true
+func addToSet(m map[string]keySet, k, v string) {
+	s := m[k]
+	s.add(v)
+	m[k] = s
 }
 
-func removeFromSet(m map[string]map[string]bool, k, v string) {
+func removeFromSet(m map[string]keySet, k, v string) {
 	if s, ok := m[k]; ok {
-		delete(s, v)
-		if len(s) == 0 {
+		if s.remove(v); s.len() == 0 {
 			delete(m, k)
+		} else {
+			m[k] = s
 		}
 	}
 }

@@ -115,8 +115,8 @@ func LevelName(label string) string {
 // the first by name, with a warning. "" when none matches: the node is of
 // quota-only flavors, which Kueue does not place on.
 func (c *Config) NodeFlavor(n *corev1.Node) (string, []Warning) {
-	var best []string
-	most := -1
+	var stack [2]string // a node matches one flavor, mostly
+	best, most := stack[:0], -1
 	for _, name := range c.derived().names {
 		rf := c.flavors[name]
 		if !isTAS(rf) {
@@ -130,7 +130,7 @@ func (c *Config) NodeFlavor(n *corev1.Node) (string, []Warning) {
 		}
 		switch k := len(rf.Spec.NodeLabels); {
 		case k > most:
-			best, most = []string{name}, k
+			best, most = append(best[:0], name), k
 		case k == most:
 			best = append(best, name)
 		}
@@ -142,7 +142,7 @@ func (c *Config) NodeFlavor(n *corev1.Node) (string, []Warning) {
 		return best[0], nil
 	}
 	return best[0], []Warning{{Object: objectName("Node", "", n.Name), Field: "metadata.labels",
-		Message: fmt.Sprintf("matches ResourceFlavors %v (%d nodeLabels each): counted under %q; allot gives a node one flavor", best, most, best[0])}}
+		Message: fmt.Sprintf("matches ResourceFlavors %v (%d nodeLabels each): counted under %q; allot gives a node one flavor", slices.Clone(best), most, best[0])}}
 }
 
 func matchesLabels(have, want map[string]string) bool {

@@ -5,11 +5,13 @@ package kueueconfig
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
 
@@ -28,46 +30,154 @@ const (
 )
 
 // maxOwnerDepth bounds an owner chain, so that a cycle of owner references
-// in the input ends.
-const maxOwnerDepth = 8
+// in the input ends; ownerChain is the longest chain, the pod included.
+const (
+	maxOwnerDepth = 8
+	ownerChain    = maxOwnerDepth + 1
+)
 
 // PodRequests is a pod's effective request as Kueue computes it: a
 // container's limits stand in for the requests it leaves out, then
-// Kubernetes' rule (the larger of the init containers' peak and the
-// containers' sum, sidecars counted, plus the pod's overhead).
+// Kubernetes' rule (component-helpers' resource.PodRequests: the larger
+// of the init containers' peak and the containers' sum, sidecars counted,
+// the pod-level requests of cpu, memory and hugepages in their place, plus
+// the pod's overhead).
 func PodRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	// A shallow copy: only the containers whose limits fill in requests
-	// are copied, with their requests.
-	pod := corev1.Pod{Spec: *spec}
-	pod.Spec.InitContainers = limitsAsRequests(spec.InitContainers)
-	pod.Spec.Containers = limitsAsRequests(spec.Containers)
-	return resourcehelpers.PodRequests(&pod, resourcehelpers.PodResourcesOptions{})
-}
-
-// limitsAsRequests returns the containers with each limit that has no
-// request as its request: cs itself when none lacks one, else a copy.
-func limitsAsRequests(cs []corev1.Container) []corev1.Container {
-	out := cs
-	for i := range cs {
-		r := &cs[i].Resources
-		var filled corev1.ResourceList
-		for name, q := range r.Limits {
-			if _, ok := r.Requests[name]; !ok {
-				if filled == nil {
-					filled = make(corev1.ResourceList, len(r.Requests)+len(r.Limits))
-					maps.Copy(filled, r.Requests)
-				}
-				filled[name] = q
-			}
-		}
-		if filled != nil {
-			if &out[0] == &cs[0] {
-				out = slices.Clone(cs)
-			}
-			out[i].Resources.Requests = filled
-		}
+	var stack [8]request
+	reqs := podRequests(spec, stack[:0])
+	out := make(corev1.ResourceList, len(reqs))
+	for _, r := range reqs {
+		out[r.name] = r.q
 	}
 	return out
+}
+
+// A request is one resource of a pod's effective request.
+type request struct {
+	name corev1.ResourceName
+	q    resource.Quantity
+}
+
+// requestOf finds a resource's request in reqs, -1 if none: a pod asks for
+// a few resources, read in turn.
+func requestOf(reqs []request, name corev1.ResourceName) int {
+	for i := range reqs {
+		if reqs[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// addRequest adds q to the request of name, the resource added when new
+// (with a zero quantity, too: a zero request is still a resource asked
+// for).
+func addRequest(reqs []request, name corev1.ResourceName, q resource.Quantity) []request {
+	if i := requestOf(reqs, name); i >= 0 {
+		reqs[i].q.Add(q)
+		return reqs
+	}
+	// A copy of its own: Add writes an inf.Dec in place.
+	return append(reqs, request{name, q.DeepCopy()})
+}
+
+// maxRequest raises the request of name to q.
+func maxRequest(reqs []request, name corev1.ResourceName, q resource.Quantity) []request {
+	i := requestOf(reqs, name)
+	if i < 0 {
+		return append(reqs, request{name, q.DeepCopy()})
+	}
+	if q.Cmp(reqs[i].q) > 0 {
+		reqs[i].q = q.DeepCopy()
+	}
+	return reqs
+}
+
+// addContainer adds a container's requests to reqs, its limits standing
+// in for the requests it leaves out.
+func addContainer(reqs []request, c *corev1.Container) []request {
+	r := &c.Resources
+	for name, q := range r.Requests {
+		reqs = addRequest(reqs, name, q)
+	}
+	for name, q := range r.Limits {
+		if _, ok := r.Requests[name]; !ok {
+			reqs = addRequest(reqs, name, q)
+		}
+	}
+	return reqs
+}
+
+// podRequests appends a pod's effective request to reqs (PodRequests'
+// rule), summed over the spec's containers without a ResourceList made
+// for each: a live cluster describes every pod it reads. The reference is
+// component-helpers' resource.PodRequests, which a property test holds it
+// to.
+func podRequests(spec *corev1.PodSpec, reqs []request) []request {
+	for i := range spec.Containers {
+		reqs = addContainer(reqs, &spec.Containers[i])
+	}
+	if len(spec.InitContainers) > 0 {
+		// An init container runs alone, after the sidecars started
+		// before it; a sidecar (restartPolicy Always) runs on beside
+		// the containers. The peak of the init phase counts when it is
+		// above the containers' sum.
+		var sideStack, peakStack, oneStack [8]request
+		sidecars, peak := sideStack[:0], peakStack[:0]
+		for i := range spec.InitContainers {
+			c := &spec.InitContainers[i]
+			one := addContainer(oneStack[:0], c)
+			if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				for _, r := range one {
+					reqs = addRequest(reqs, r.name, r.q)
+					sidecars = addRequest(sidecars, r.name, r.q)
+				}
+				one = sidecars
+			} else {
+				for _, r := range sidecars {
+					one = addRequest(one, r.name, r.q)
+				}
+			}
+			for _, r := range one {
+				peak = maxRequest(peak, r.name, r.q)
+			}
+		}
+		for _, r := range peak {
+			reqs = maxRequest(reqs, r.name, r.q)
+		}
+	}
+	if spec.Resources != nil && podLevelRequests(spec.Resources.Requests) {
+		for name, q := range spec.Resources.Requests {
+			if podLevelResource(name) {
+				if i := requestOf(reqs, name); i >= 0 {
+					reqs[i].q = q.DeepCopy()
+				} else {
+					reqs = append(reqs, request{name, q.DeepCopy()})
+				}
+			}
+		}
+	}
+	for name, q := range spec.Overhead {
+		reqs = addRequest(reqs, name, q)
+	}
+	return reqs
+}
+
+// podLevelResource tells a resource a pod's own requests may set (cpu,
+// memory, hugepages), component-helpers' IsSupportedPodLevelResource.
+func podLevelResource(name corev1.ResourceName) bool {
+	return resourcehelpers.IsSupportedPodLevelResource(name)
+}
+
+// podLevelRequests tells whether pod-level requests set a resource they
+// may.
+func podLevelRequests(l corev1.ResourceList) bool {
+	for name := range l {
+		if podLevelResource(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // perPod turns requests into allot's base units.
@@ -75,6 +185,16 @@ func perPod(req corev1.ResourceList) allot.Resources {
 	out := make(allot.Resources, len(req))
 	for name, q := range req {
 		out[string(name)] = BaseUnits(name, q)
+	}
+	return out
+}
+
+// perPodOf is perPod of a pod's effective request as podRequests lists
+// it.
+func perPodOf(reqs []request) allot.Resources {
+	out := make(allot.Resources, len(reqs))
+	for _, r := range reqs {
+		out[string(r.name)] = BaseUnits(r.name, r.q)
 	}
 	return out
 }
@@ -95,7 +215,8 @@ type podDesc struct {
 
 func describePod(p *corev1.Pod) podDesc {
 	role, err := roleOf(p)
-	return podDesc{role: role, roleErr: err, per: perPod(PodRequests(&p.Spec))}
+	var stack [8]request
+	return podDesc{role: role, roleErr: err, per: perPodOf(podRequests(&p.Spec, stack[:0]))}
 }
 
 // sameSpec tells whether a pod's update p of old keeps what describePod
@@ -139,9 +260,10 @@ func sameController(a, b *corev1.Pod) bool {
 	return ra.UID == rb.UID && ra.Kind == rb.Kind && ra.Name == rb.Name
 }
 
-// chain is a pod's owner chain among the objects read, the pod first.
-func (c *Config) chain(p *corev1.Pod) []owner {
-	out := []owner{{kind: "Pod", meta: &p.ObjectMeta}}
+// chain appends a pod's owner chain among the objects read to out, the
+// pod first. A caller's array of ownerChain owners holds any chain.
+func (c *Config) chain(p *corev1.Pod, out []owner) []owner {
+	out = append(out, owner{kind: "Pod", meta: &p.ObjectMeta})
 	m := &p.ObjectMeta
 	for range maxOwnerDepth {
 		ref := metav1.GetControllerOf(m)
@@ -234,7 +356,10 @@ func (c *Config) Running() ([]allot.Workload, []Warning, error) {
 // GangID names the running workload a pod belongs to, as Running groups
 // pods: its pod group, else its top-level owner among the objects read,
 // else itself.
-func (c *Config) GangID(p *corev1.Pod) string { return gangKey(p, c.chain(p)) }
+func (c *Config) GangID(p *corev1.Pod) string {
+	var stack [ownerChain]owner
+	return gangKey(p, c.chain(p, stack[:0]))
+}
 
 // RunningGang returns the running workload of one gang (a GangID), as
 // Running describes it, and false when none of its pods is active on a
@@ -245,16 +370,17 @@ func (c *Config) GangID(p *corev1.Pod) string { return gangKey(p, c.chain(p)) }
 func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error) {
 	var pods []*corev1.Pod
 	keys := c.gangPods[id]
-	if len(keys) == 1 {
+	switch keys.len() {
+	case 0:
+		return allot.Workload{}, false, nil, nil
+	case 1:
 		// A gang of one pod, the most common: nothing to sort.
 		var one [1]*corev1.Pod
-		for key := range keys {
-			if p := c.pods[key]; active(p) {
-				pods = append(one[:0], p)
-			}
+		if p := c.pods[keys.only()]; active(p) {
+			pods = append(one[:0], p)
 		}
-	} else {
-		for _, key := range sortedKeys(keys) {
+	default:
+		for _, key := range keys.sorted() {
 			if p := c.pods[key]; active(p) {
 				pods = append(pods, p)
 			}
@@ -284,10 +410,85 @@ func (c *Config) PodGang(namespace, name string) (string, bool) {
 // node's change may describe anew.
 func (c *Config) GangsOn(node string) []string {
 	ids := map[string]bool{}
-	for key := range c.nodePods[node] {
+	for key := range c.nodePods[node].all() {
 		ids[c.podGang[key]] = true
 	}
 	return sortedKeys(ids)
+}
+
+// keySet is a set of keys (the pods of a gang, or of a node): the one key
+// of a set of one, the most common, held without a map.
+type keySet struct {
+	one  string          // while many is nil; "" for none
+	many map[string]bool // once two keys were in at once
+}
+
+func (s *keySet) add(k string) {
+	switch {
+	case s.many != nil:
+		s.many[k] = true
+	case s.one == "" || s.one == k:
+		s.one = k
+	default:
+		s.many = map[string]bool{s.one: true, k: true}
+		s.one = ""
+	}
+}
+
+func (s *keySet) remove(k string) {
+	if s.many != nil {
+		delete(s.many, k)
+	} else if s.one == k {
+		s.one = ""
+	}
+}
+
+func (s keySet) len() int {
+	switch {
+	case s.many != nil:
+		return len(s.many)
+	case s.one != "":
+		return 1
+	}
+	return 0
+}
+
+// only is the key of a set of one.
+func (s keySet) only() string {
+	if s.many != nil {
+		for k := range s.many {
+			return k
+		}
+	}
+	return s.one
+}
+
+// all yields the keys, in no order.
+func (s keySet) all() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if s.many == nil {
+			if s.one != "" {
+				yield(s.one)
+			}
+			return
+		}
+		for k := range s.many {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// sorted lists the keys in order.
+func (s keySet) sorted() []string {
+	if s.many != nil {
+		return sortedKeys(s.many)
+	}
+	if s.one != "" {
+		return []string{s.one}
+	}
+	return nil
 }
 
 // Gangs lists every gang with a pod read, sorted.
@@ -297,7 +498,8 @@ func (c *Config) Gangs() []string { return sortedKeys(c.gangPods) }
 // key); onNode gives the flavor of a node placed on.
 func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string, bool, error)) (allot.Workload, bool, []Warning, error) {
 	first := pods[0]
-	ch := c.chain(first)
+	var stack [ownerChain]owner
+	ch := c.chain(first, stack[:0])
 	var warns []Warning
 	queue, w := c.queueOf(first.Namespace, label(ch, QueueLabel), first)
 	warns = append(warns, w...)
