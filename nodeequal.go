@@ -16,3 +16,12 @@ func (n *Node) Equal(o *Node) bool {
 		slices.EqualFunc(n.MIG, o.MIG, func(a, b MIGPartition) bool { return a.GPU == b.GPU && maps.Equal(a.Profiles, b.Profiles) }) &&
 		n.MaxPods == o.MaxPods && n.CooldownUntil == o.CooldownUntil && n.Unschedulable == o.Unschedulable && n.Down == o.Down
 }
+
+// Equal tells whether two flavor descriptions say the same, as Node.Equal
+// does for nodes: a live cluster compares the flavor it applied with the
+// one a ResourceFlavor's update gives to find whether the update is an
+// event (SetFlavor), nothing, or a new description of the cluster.
+func (f *Flavor) Equal(o *Flavor) bool {
+	return f.Name == o.Name && f.Spot == o.Spot && maps.Equal(f.NodeLabels, o.NodeLabels) &&
+		slices.Equal(f.NodeTaints, o.NodeTaints) && slices.Equal(f.Tolerations, o.Tolerations)
+}

@@ -2,6 +2,7 @@ package allot_test
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/allot-sched/allot"
@@ -65,5 +66,43 @@ func TestNodeEqual(t *testing.T) {
 	c.MIG = []allot.MIGPartition{{GPU: 2, Profiles: allot.Resources{"mig-1g.10gb": 6}}}
 	if base.Equal(&c) {
 		t.Error("nodes whose MIG profiles differ are equal")
+	}
+}
+
+// TestFlavorEqual: a flavor differing in any one field is not equal, a
+// copy with its own maps and lists is, and empty ones are none.
+func TestFlavorEqual(t *testing.T) {
+	base := allot.Flavor{Name: "f", Spot: true, NodeLabels: map[string]string{"pool": "a"},
+		NodeTaints: []allot.Taint{{Key: "k", Effect: "NoSchedule"}}, Tolerations: []allot.Toleration{{Key: "k", Operator: "Exists"}}}
+	same := base
+	same.NodeLabels = map[string]string{"pool": "a"}
+	same.NodeTaints, same.Tolerations = slices.Clone(base.NodeTaints), slices.Clone(base.Tolerations)
+	if !base.Equal(&same) {
+		t.Fatal("a copy with its own maps and lists differs")
+	}
+	rt := reflect.TypeOf(base)
+	for i := range rt.NumField() {
+		other := same
+		other.NodeLabels = map[string]string{"pool": "a"}
+		f := reflect.ValueOf(&other).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		case reflect.Bool:
+			f.SetBool(!f.Bool())
+		case reflect.Map:
+			other.NodeLabels["extra"] = ""
+		case reflect.Slice:
+			f.Set(reflect.Append(f, reflect.Zero(f.Type().Elem())))
+		default:
+			t.Fatalf("field %s of kind %s: teach the test to change it", rt.Field(i).Name, f.Kind())
+		}
+		if base.Equal(&other) {
+			t.Errorf("flavors that differ in %s are equal", rt.Field(i).Name)
+		}
+	}
+	a, b := allot.Flavor{Name: "f"}, allot.Flavor{Name: "f", NodeLabels: map[string]string{}, NodeTaints: []allot.Taint{}, Tolerations: []allot.Toleration{}}
+	if !a.Equal(&b) {
+		t.Error("empty maps and lists differ from none")
 	}
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
@@ -70,9 +71,10 @@ func TestHandlers(t *testing.T) {
 	}
 }
 
-// TestRebuilds: what no event expresses rebuilds, and only that; a store
-// event the store refuses is counted, and the snapshot is built again
-// from the objects once they build.
+// TestRebuilds: what no event expresses rebuilds, and only that (a
+// ResourceFlavor's tolerations are an event, its finalizer nothing, its
+// node labels a rebuild); a store event the store refuses is counted, and
+// the snapshot is built again from the objects once they build.
 func TestRebuilds(t *testing.T) {
 	c := newCluster(Options{Log: testr.New(t)})
 	w := newWorld(readExamples(t))
@@ -82,19 +84,28 @@ func TestRebuilds(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// A ResourceFlavor's tolerations change: flavors are fixed in a
-	// snapshot, so it rebuilds.
+	// A ResourceFlavor's tolerations change: one store event, SetFlavor.
 	rf := w.objs["resourceflavors/a100-80gb"].Value.(*kueue.ResourceFlavor).DeepCopy()
 	rf.Spec.Tolerations = nil
+	version := c.Load().Version()
 	c.Upsert(rf)
 	w.set(rf)
 	sameAsImport(t, "a flavor's tolerations", c.Load(), w.list())
-	if st := c.Stats(); st.Rebuilds != 2 || st.Refused != 0 {
-		t.Fatalf("after a ResourceFlavor change: %+v, want a second build", st)
+	if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 || c.Load().Version() != version+1 {
+		t.Fatalf("after a ResourceFlavor's tolerations changed: %+v, version %d after %d, want one event", st, c.Load().Version(), version)
+	}
+	// Kueue's finalizer put on: nothing allot reads, nothing published.
+	rf = rf.DeepCopy()
+	rf.Finalizers = append(rf.Finalizers, "kueue.x-k8s.io/resource-in-use")
+	before := c.Load()
+	c.Upsert(rf)
+	w.set(rf)
+	if st := c.Stats(); st.Rebuilds != 1 || c.Load() != before {
+		t.Fatalf("after a ResourceFlavor's finalizer: %+v, want nothing", st)
 	}
 	// A pod bound beyond its node's GPUs: SetRunning is refused, and the
 	// objects do not build either; the store stays at its last version.
-	before := c.Load()
+	before = c.Load()
 	over := w.objs["pods/ml-training/resnet-0"].Value.(*corev1.Pod).DeepCopy()
 	over.Name, over.UID = "squatter", ""
 	c.Upsert(over)
@@ -107,8 +118,19 @@ func TestRebuilds(t *testing.T) {
 	// The pod goes: the next change builds again.
 	c.Delete(over)
 	sameAsImport(t, "the squatter gone", c.Load(), w.list())
-	if st := c.Stats(); st.Rebuilds != 3 {
-		t.Fatalf("after the squatter went: %+v, want a third build", st)
+	if st := c.Stats(); st.Rebuilds != 2 {
+		t.Fatalf("after the squatter went: %+v, want a second build", st)
+	}
+	// The flavor's node labels change: the labels a snapshot keeps are its
+	// flavors', so the cluster is described anew.
+	rf = rf.DeepCopy()
+	rf.Spec.NodeLabels = maps.Clone(rf.Spec.NodeLabels)
+	rf.Spec.NodeLabels["cloud.example.com/pool"] = "training"
+	c.Upsert(rf)
+	w.set(rf)
+	sameAsImport(t, "a flavor's node labels", c.Load(), w.list())
+	if st := c.Stats(); st.Rebuilds != 3 || st.Refused != 1 {
+		t.Fatalf("after a ResourceFlavor's node labels changed: %+v, want a third build", st)
 	}
 }
 

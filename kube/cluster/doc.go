@@ -31,12 +31,17 @@
 //     PriorityClass: SetCohort, SetQueue, SetLocalQueue, RemoveLocalQueue,
 //     RemoveQueue, RemoveCohort for what changed, and the gangs whose
 //     queue or priority changed.
+//   - A ResourceFlavor whose tolerations or node taints changed:
+//     SetFlavor. One changed in nothing allot reads (Kueue's finalizer, a
+//     label), or a Topology whose levels stay: nothing.
 //
 // What cannot be expressed as an event rebuilds the snapshot from the
-// whole configuration, and only then: a ResourceFlavor or Topology added,
-// changed or deleted (allot's flavors and topology levels are fixed when a
-// snapshot is built), and the quotas coming to cover another set of
-// resources. A store event the store refuses is counted and logged (a
+// whole configuration, and only then: a ResourceFlavor added or deleted,
+// or selecting other nodes (its node labels, or its topologyName set or
+// cleared, which moves nodes to another flavor); a Topology that changes
+// the levels (allot's flavors, the node labels they select by and the
+// topology levels are fixed when a snapshot is built); and the quotas
+// coming to cover another set of resources. A store event the store refuses is counted and logged (a
 // logr.Logger in Options), never a panic, and rebuilds too, since the
 // description it came from is what a fresh import builds. A rebuild
 // replaces the Store: call Store for the current one.

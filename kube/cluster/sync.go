@@ -119,16 +119,64 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 		}
 		c.removeNamespaces()
 	case *kueue.ResourceFlavor, *kueue.Topology:
-		// allot's flavors and topology levels are fixed when a snapshot
-		// is built: no event adds a flavor or changes the levels.
-		_ = c.rebuild(fmt.Sprintf("a %T changed: flavors and topology levels are fixed in a snapshot", v))
-		return
+		if why := c.syncFlavors(); why != "" {
+			_ = c.rebuild(fmt.Sprintf("a %T changed: %s", v, why))
+			return
+		}
 	case *kueue.ClusterQueue, *kueue.Cohort, *kueue.LocalQueue, *kueue.WorkloadPriorityClass, *schedulingv1.PriorityClass:
 		c.syncQueues(true)
 	}
 	if c.broken {
 		_ = c.rebuild("a store event was refused")
 	}
+}
+
+// syncFlavors brings the store's flavors in step with the ResourceFlavors
+// and Topologies after one of them changed: a flavor whose spot-ness,
+// taints or tolerations changed is SetFlavor; an update that changes
+// nothing allot reads (Kueue's finalizer, a label, a Topology whose
+// levels stay) is nothing. It returns, applying nothing, why the snapshot
+// must be built anew instead: allot's flavors, the labels they select
+// nodes by and the topology levels are fixed in a snapshot, so a flavor
+// added, removed or selecting other nodes, levels changed, or a node that
+// now serves another flavor (a ResourceFlavor's topologyName set or
+// cleared) is the cluster described anew.
+func (c *Cluster) syncFlavors() string {
+	l := c.live
+	if levels, err := c.cfg.Levels(); err != nil || !slices.Equal(levels, l.levels) {
+		return "the topology levels are fixed in a snapshot"
+	}
+	have := l.store.Load().Flavors()
+	want := make([]allot.Flavor, 0, len(have))
+	for _, fl := range have {
+		f, _, err := c.cfg.Flavor(fl.Name)
+		if err != nil {
+			return "a flavor went: flavors are fixed in a snapshot"
+		}
+		if !maps.Equal(f.NodeLabels, fl.NodeLabels) {
+			return "a flavor's node labels are fixed in a snapshot"
+		}
+		want = append(want, f)
+	}
+	if c.cfg.FlavorCount() != len(have) {
+		return "a flavor came: flavors are fixed in a snapshot"
+	}
+	for _, name := range c.cfg.NodeNames() {
+		now, ok, _, err := c.cfg.Node(name)
+		n, in := l.nodes[name]
+		if err != nil || ok != in || (ok && !now.Equal(&n)) {
+			return "a node is described anew: it serves another flavor, or none"
+		}
+	}
+	for i := range have {
+		if have[i].Spot == want[i].Spot && slices.Equal(have[i].NodeTaints, want[i].NodeTaints) && slices.Equal(have[i].Tolerations, want[i].Tolerations) {
+			continue
+		}
+		if !c.apply(allot.SetFlavor{Flavor: want[i]}) {
+			return "a store event was refused"
+		}
+	}
+	return ""
 }
 
 // started tells whether Start has run (the caches synced).

@@ -131,6 +131,13 @@ func (c *Config) Flavor(name string) (allot.Flavor, []Warning, error) {
 		Tolerations: tolerations(rf.Spec.Tolerations)}, warns, nil
 }
 
+// FlavorCount is how many ResourceFlavors the configuration holds.
+func (c *Config) FlavorCount() int { return len(c.flavors) }
+
+// NodeNames are the names of the Nodes the configuration holds, sorted,
+// whether or not a flavor's nodes (Node says).
+func (c *Config) NodeNames() []string { return sortedKeys(c.nodes) }
+
 // isTAS tells a topology-aware flavor.
 func isTAS(rf *kueue.ResourceFlavor) bool { return rf != nil && rf.Spec.TopologyName != nil }
 
