@@ -175,12 +175,11 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 			return false
 		}
 	}
-	state := s.state
-	if t != s.topo || ns != *was {
-		s.state.Flush()
-		if state, ok = s.state.Renoded(t, n, ns); !ok {
-			return false
-		}
+	// The state is the event's own: written in place, once nothing can
+	// refuse the event any more but the state's own check, which writes
+	// nothing when it refuses.
+	if (t != s.topo || ns != *was) && !s.state.Renode(t, n, ns) {
+		return false
 	}
 	marks, remarked := s.marks.remark(n, d, s.flavorKeys(), t.NumNodes())
 	if t != s.topo || remarked {
@@ -188,7 +187,6 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 		fx.topo, fx.capacity, fx.marks = t, capacity, marks
 		s.fixed = &fx
 	}
-	s.state = state
 	return true
 }
 

@@ -344,37 +344,47 @@ func (t *Topology) Another(n int32, ok func(m *Node) bool) bool {
 }
 
 // Renoded returns s moved onto t, a topology Renode made from s.T with
-// node n described anew, node n's state now ns: only the counters of n's
-// domains change (and, on a capacity state, each level's largest domain,
-// looked for again only where n's domain was the largest and shrinks). ok
-// is false when a domain would hold more pods than t's fit index has room
-// for, the node grown past what the topology was laid out for: Reshape
-// then. s must be flushed; it does not change.
+// node n described anew, node n's state now ns, as Renode moves it, on a
+// copy: s must be flushed, and does not change; on a capacity state the
+// copy keeps each level's largest domain.
 func (s *State) Renoded(t *Topology, n int32, ns NodeState) (c *State, ok bool) {
 	c = s.Fork()
 	c.levelMax = s.levelMax
-	before := c.contribOf(n)
-	was := *c.nodes.Ptr(int(n))
-	c.T = t
-	*c.nodes.Mut(int(n)) = ns
-	after := c.contribOf(n)
-	f := t.Node(n).Flavor
-	for l, d := range t.NodeDomains(n) {
-		for g := 1; g <= t.G; g++ {
-			if x := t.index(f, l, g); x != nil && c.indexed && c.Fits(d, g)+after.fits[g-1]-before.fits[g-1] > x.maxV {
-				return nil, false
-			}
-		}
-	}
-	c.applyDelta(n, &before, &after)
-	c.markDirty(n)
-	c.freeGPUs += int64(bits.OnesCount64(ns.FreeGPUs) - bits.OnesCount64(was.FreeGPUs))
-	c.cool(n, ns.CooldownUntil)
-	if c.levelMax != nil {
-		c.renodeLevelMax(n, &before, &after)
+	if !c.Renode(t, n, ns) {
+		return nil, false
 	}
 	c.Flush()
 	return c, true
+}
+
+// Renode moves s onto t, a topology Renode made from s.T with node n
+// described anew, node n's state now ns: only the counters of n's domains
+// change (and, on a capacity state, each level's largest domain, looked
+// for again only where n's domain was the largest and shrinks). It
+// reports false, changing nothing, when a domain would hold more pods
+// than t's fit index has room for, the node grown past what the topology
+// was laid out for: Reshape then.
+func (s *State) Renode(t *Topology, n int32, ns NodeState) bool {
+	before, after := s.contribOf(n), s.contribFor(t.Node(n), &ns)
+	f := t.Node(n).Flavor
+	for l, d := range t.NodeDomains(n) {
+		for g := 1; g <= t.G; g++ {
+			if x := t.index(f, l, g); x != nil && s.indexed && s.Fits(d, g)+after.fits[g-1]-before.fits[g-1] > x.maxV {
+				return false
+			}
+		}
+	}
+	was := *s.nodes.Ptr(int(n))
+	s.T = t
+	*s.nodes.Mut(int(n)) = ns
+	s.applyDelta(n, &before, &after)
+	s.markDirty(n)
+	s.freeGPUs += int64(bits.OnesCount64(ns.FreeGPUs) - bits.OnesCount64(was.FreeGPUs))
+	s.cool(n, ns.CooldownUntil)
+	if s.levelMax != nil {
+		s.renodeLevelMax(n, &before, &after)
+	}
+	return true
 }
 
 // renodeLevelMax keeps a capacity state's largest domain per level, and

@@ -286,10 +286,12 @@ type contrib struct {
 	free   res.Vec
 }
 
-func (s *State) contribOf(n int32) contrib {
+func (s *State) contribOf(n int32) contrib { return s.contribFor(s.T.Node(n), s.nodes.Ptr(int(n))) }
+
+// contribFor is what a node described by node, in state ns, adds to its
+// domains' counters.
+func (s *State) contribFor(node *Node, ns *NodeState) contrib {
 	var c contrib
-	node := s.T.Node(n)
-	ns := s.nodes.Ptr(int(n))
 	if !ns.Usable(s.now) {
 		return c
 	}
@@ -297,7 +299,7 @@ func (s *State) contribOf(n int32) contrib {
 	if node.GPUs == 0 {
 		return c
 	}
-	mask := s.FreeMask(n)
+	mask := ns.FreeGPUs
 	if mask == 0 {
 		return c
 	}

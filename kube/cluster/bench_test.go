@@ -107,8 +107,9 @@ func benchCluster(b testing.TB, n int) *Cluster {
 // BenchmarkEvent: an informer event to a published snapshot, the handler
 // called directly on a 10,240-node cluster (a fourth of its nodes running
 // a pod): a Node's label allot does not model (described, no store
-// event), a Node cordoned and uncordoned (NodeCordon), a Node's rack label
-// changed and back (SetNode, which renumbers the nodes), a Pod read
+// event), a Node cordoned and uncordoned (NodeCordon), a Node tainted and
+// untainted, its GPUs one fewer and back (SetNode in place), a Node's
+// rack label changed and back (SetNode, which renumbers the nodes), a Pod read
 // pending then bound to its node (SetRunning) and succeeded (Finish), a
 // Pod created bound and deleted (described, SetRunning, then Finish), a
 // running Pod's status heartbeat (no store event). The events of a pair
@@ -117,8 +118,8 @@ func BenchmarkEvent(b *testing.B) {
 	const n = 10_240
 	// The objects an informer would hand over are made before the clock
 	// runs: the handler's cost is measured, not the test's.
-	nodeEvent := func(edit func(*corev1.Node, bool)) func(*Cluster, int) {
-		on, off := benchNode(1), benchNode(1)
+	nodeEventOn := func(i int, edit func(*corev1.Node, bool)) func(*Cluster, int) {
+		on, off := benchNode(i), benchNode(i)
 		edit(on, true)
 		edit(off, false)
 		return func(c *Cluster, i int) {
@@ -129,6 +130,7 @@ func BenchmarkEvent(b *testing.B) {
 			}
 		}
 	}
+	nodeEvent := func(edit func(*corev1.Node, bool)) func(*Cluster, int) { return nodeEventOn(1, edit) }
 	probe := benchPod("probe", "n1", 2)
 	// A pod the scheduler binds, then its end: the informer's updates
 	// of one pod, its spec's generation unchanged.
@@ -157,6 +159,26 @@ func BenchmarkEvent(b *testing.B) {
 		{"event=node-cordon", nodeEvent(func(nd *corev1.Node, on bool) { nd.Spec.Unschedulable = on }), func(s *allot.Snapshot) error {
 			if st, _ := s.NodeStatus("n1"); !st.Cordoned {
 				return fmt.Errorf("n1 not cordoned after an odd number of events")
+			}
+			return nil
+		}, false, nil},
+		{"event=node-taint", nodeEvent(func(nd *corev1.Node, on bool) {
+			if on {
+				nd.Spec.Taints = []corev1.Taint{{Key: "example.com/maintenance", Effect: corev1.TaintEffectNoSchedule}}
+			}
+		}), func(s *allot.Snapshot) error {
+			if nd, _ := s.Node("n1"); len(nd.Taints) != 1 {
+				return fmt.Errorf("n1 has taints %v after an odd number of events", nd.Taints)
+			}
+			return nil
+		}, false, nil},
+		{"event=node-gpus", nodeEventOn(3, func(nd *corev1.Node, on bool) {
+			if on {
+				nd.Status.Allocatable["nvidia.com/gpu"] = resource.MustParse("7")
+			}
+		}), func(s *allot.Snapshot) error {
+			if nd, _ := s.Node("n3"); nd.Capacity["nvidia.com/gpu"] != 7 {
+				return fmt.Errorf("n3 has %v after an odd number of events", nd.Capacity)
 			}
 			return nil
 		}, false, nil},
