@@ -295,14 +295,15 @@ func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
 }
 
 // Renode returns t with node n described anew by sp (t itself when that
-// changes nothing of the node), for a node that
-// keeps its place and changes nothing the other nodes' figures are laid
-// out by: the same name, flavor and labels, the same shareable GPUs and
-// MIG slices, one GPU island or several as before, and the topology's
-// largest GPU count G the same. The result shares everything with t but
-// node n's page of nodes and the directories above it, which are
-// copied: O(nodes / 512) copied, nothing worked out again. ok is false when any of that would change, or sp is not a
-// valid node (Edit says why): Edit it then. t does not change.
+// changes nothing of the node), for a node that keeps its place and
+// changes nothing the other nodes' figures are laid out by: the same name,
+// flavor and labels, the same shareable GPUs and MIG slices, one GPU
+// island or several as before, and the topology's largest GPU count G the
+// same. The result shares everything with t but node n's page of nodes
+// and the directories above it, which are copied (the list of them is
+// nodes/512 long); nothing is worked out again. ok is false when any of
+// that would change, or sp is not a valid node (Edit says why): Edit it
+// then. t does not change.
 func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
 	old := t.Node(n)
 	if sp.Flavor != old.Flavor || sp.Name != t.NodeName(n) || sp.Shareable != old.Shareable ||
