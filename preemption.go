@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/preempt"
 	"github.com/allot-sched/allot/quota"
 )
@@ -31,6 +32,9 @@ func fairStrategies(names []string) [2]preempt.Strategy {
 	}
 	return out
 }
+
+// booking is what the search reads of an admitted workload.
+func (r *running) booking() *view.Booking { return &r.Booking }
 
 // cost prices evictions now.
 func (s *Snapshot) cost() preempt.Cost {
@@ -118,7 +122,7 @@ func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Resul
 	if !ok {
 		return preempt.Result{}, false
 	}
-	return preempt.Find(w, &p, &dc.d.work.search, dc.s.running.index(dc.s))
+	return preempt.Find(w, &p, &dc.d.work.search, &dc.s.running, (*running).booking)
 }
 
 // preemptorFor is the request as the search sees it with pod set i on
@@ -130,7 +134,7 @@ func (dc *decider) preemptorFor(flavors []int32) (preempt.Preemptor, bool) {
 	nf := len(s.flavors)
 	vecs := make([]res.Vec, 2*nf)
 	l := &s.limits[dc.q]
-	p := preempt.Preemptor{Queue: dc.q, Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
+	p := preempt.Preemptor{Queue: dc.q, Admitted: int(s.runCount[dc.q]), Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
 		Policies: l.policies(),
 		Need:     vecs[:nf:nf], Open: vecs[nf:], Quota: make([]*quota.FlavorQuota, nf)}
 	nodes := false

@@ -16,7 +16,7 @@ import (
 )
 
 func (s *Snapshot) initTrees() {
-	s.running = newRunningSet(s.cost())
+	s.running = cow.NewBuffered(func(a, b *running) bool { return a.ID < b.ID })
 	s.pendingSet = &pendingSet{
 		pending: cow.NewTree(func(a, b *Workload) bool { return a.ID < b.ID }),
 		queued:  cow.NewTree(pendingBefore),

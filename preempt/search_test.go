@@ -6,6 +6,7 @@ import (
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
@@ -35,7 +36,7 @@ type job struct {
 // world builds the search's world: the tree with nominal quota per node (a,
 // b, c), the jobs admitted (their usage and, with a node, their GPUs
 // booked) and, when node is set, one node of 8 GPUs.
-func world(t *testing.T, nominal [3]int64, node bool, jobs []job) (*World, *Index) {
+func world(t *testing.T, nominal [3]int64, node bool, jobs []job) (*World, *cow.Buffered[*view.Booking]) {
 	t.Helper()
 	tree, err := quota.NewResourceTree(1, 1, []quota.NodeSpec{
 		{Name: "a", Parent: 2, Queue: true, Quotas: []quota.ResourceQuota{{Nominal: nominal[0]}}},
@@ -56,7 +57,7 @@ func world(t *testing.T, nominal [3]int64, node bool, jobs []job) (*World, *Inde
 		w.Free, w.Empty = topology.NewState(topo, 0), topology.NewCapacity(topo)
 		m.State = w.Free
 	}
-	admitted := NewIndex(w.Cost)
+	admitted := cow.NewBuffered(func(a, b *view.Booking) bool { return a.ID < b.ID })
 	for i, j := range jobs {
 		b := &view.Booking{ID: j.id, Queue: j.queue, Priority: j.priority, AdmittedAt: int64(i), Pinned: j.pinned,
 			Sets: []view.Set{{Count: j.pods, Per: res.Vec{gpu: j.gpus}}}}
@@ -69,7 +70,7 @@ func world(t *testing.T, nominal [3]int64, node bool, jobs []job) (*World, *Inde
 		}
 		m.Restore(b) // book it
 		w.Usage = m.Usage
-		admitted.Insert(b)
+		admitted.Set(b)
 	}
 	return w, &admitted
 }
@@ -97,8 +98,8 @@ func victims(r Result) []string {
 	return out
 }
 
-func find(w *World, p *Preemptor, admitted *Index) (Result, bool) {
-	return Find(w, p, new(gang.Placer), admitted)
+func find(w *World, p *Preemptor, admitted *cow.Buffered[*view.Booking]) (Result, bool) {
+	return Find(w, p, new(gang.Placer), admitted, func(b *view.Booking) *view.Booking { return b })
 }
 
 func TestClassical(t *testing.T) {
