@@ -8,6 +8,7 @@ import (
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
+	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
 
@@ -50,6 +51,10 @@ type backfillCache struct {
 	// plan is nil until a decision first needs it: every version carries
 	// a cache, few are asked for it.
 	plan atomic.Pointer[backfillPlan]
+	// prior is an earlier version's plan, handed on by the scheduling
+	// loop (carryPlan): what it learnt of each workload ahead is asked
+	// again only where this version differs (aheadAnswer).
+	prior atomic.Pointer[backfillPlan]
 }
 
 // backfillPlan is one extent of a snapshot's plan, never changed once
@@ -70,6 +75,81 @@ type backfillPlan struct {
 	// ends are the running workloads expected to leave, in order, listed
 	// once per plan.
 	ends []fairness.Leaving
+	// answers[i] is what was learnt of ahead[i], for i < next, on the
+	// configuration of the snapshot planned on (fixed, config, ten):
+	// another version reuses them only on the same one.
+	answers []aheadAnswer
+	fixed   *fixed
+	config  *config
+	ten     *tenancy
+	// sets holds the answers' pod sets, appended to as the plan extends.
+	sets []gang.PodSet
+}
+
+// aheadAnswer is whether a workload ahead waits for capacity
+// (waitsForCapacity) with what the answer rests on, so that a later
+// version of the same configuration asks again only what may differ:
+// whether it may enter rests on the configuration alone, its nomination
+// on the usage of its queue's path in the cohort tree (nomination.holds),
+// the placement on the free capacity, which every version checks again.
+type aheadAnswer struct {
+	w *Workload
+	// enters: it validates, enters its queue and the queue is not on
+	// hold; q is that queue.
+	enters bool
+	q      int32
+	// nom is its nomination (nil when it does not enter), shared by the
+	// versions it holds on.
+	nom *nomination
+	// waits is the answer.
+	waits bool
+}
+
+// nomination is a workload's flavor assignment by quota (nominate) as the
+// plan keeps it: whether it fit, on the usage it was made on, and the pod
+// sets it puts on flavors with nodes.
+type nomination struct {
+	usage quota.Usage
+	fits  bool
+	sets  []gang.PodSet
+	// monotone marks the nomination of one pod set by a queue that takes
+	// the first flavor whose quota holds it (not whenCanBorrow
+	// TryNextFlavor): no flavor before the one taken (none at all, when it
+	// did not fit) fits on more usage, and the one taken fits again while
+	// need, zeros and fq are within the available quota
+	// (quota.WithinAvailable).
+	monotone bool
+	fq       *quota.FlavorQuota
+	need     res.Vec
+	zeros    uint16
+}
+
+// holds reports whether nomination n of a workload of queue q stands on
+// s's usage, without nominating again: every row of q's path holds what
+// it held (a row is never written in place: the same row is the same
+// usage), or, for a monotone nomination, q's own row does, no other has
+// fallen and the flavor taken still has the quota.
+func (n *nomination) holds(s *Snapshot, q int32) bool {
+	if n == nil || n.usage == nil {
+		return false
+	}
+	grown := false
+	for i, m := range s.rtree.Path(q) {
+		was, now := n.usage[m], s.usage[m]
+		if len(was) > 0 && len(now) > 0 && &was[0] == &now[0] || slices.Equal(was, now) {
+			continue
+		}
+		if i == 0 || !n.monotone || len(was) != len(now) {
+			return false
+		}
+		for k := range was {
+			if now[k] < was[k] {
+				return false
+			}
+		}
+		grown = true
+	}
+	return !grown || !n.fits || s.rtree.WithinAvailable(s.usage, q, n.fq, res.Vec{}, n.need, n.zeros)
 }
 
 // heldState is the snapshot's state with the GPUs of rs[:k] taken.
@@ -133,27 +213,50 @@ func (s *Snapshot) reservationPlan(r *Request, work *workspace) *backfillPlan {
 }
 
 // extendPlan plans on from p (nil: from the start) until the plan covers
-// request w.
+// request w. What an earlier version's plan handed on (s.bf.prior) learnt
+// of a workload ahead is reused where it still holds.
 func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *workspace) *backfillPlan {
 	var q backfillPlan
 	if p == nil {
 		q.base = s.state
-		q.ahead = make([]*Workload, 0, min(maxBackfillTest, s.queued.Len()))
+		n := min(maxBackfillTest, s.queued.Len())
+		q.ahead = make([]*Workload, 0, n)
 		s.queued.Scan(func(w *Workload) bool {
 			q.ahead = append(q.ahead, w)
 			return len(q.ahead) < maxBackfillTest
 		})
+		q.answers = make([]aheadAnswer, 0, n)
+		q.fixed, q.config, q.ten = s.fixed, s.config, s.ten
 	} else {
 		// Appending must not write into the arrays p shares.
 		q = *p
 		q.rs, q.held = slices.Clip(q.rs), slices.Clip(q.held)
+		q.answers, q.sets = slices.Clip(q.answers), slices.Clip(q.sets)
+	}
+	var prior []aheadAnswer
+	if s.bf != nil {
+		if pp := s.bf.prior.Load(); pp != nil && pp.fixed == s.fixed && pp.config == s.config && pp.ten == s.ten {
+			prior = pp.answers
+		}
 	}
 	ownReserved := false
 	planner := fairness.Planner{View: view.Sim{Tree: s.rtree, Usage: s.usage, Tokens: s.tokens, Nodes: s.nodeRes}, Now: s.now, Leaving: q.ends, Placer: &work.search, Scratch: work.planned}
 	for !q.covers(w, depth) {
 		b := q.ahead[q.next]
 		q.next++
-		if !s.waitsForCapacity(b, work) {
+		// Both lists are in the pending order: what the prior plan knew
+		// of b, if anything, is at the first of its answers not before b.
+		var was *aheadAnswer
+		for len(prior) > 0 && prior[0].w != b && pendingBefore(prior[0].w, b) {
+			prior = prior[1:]
+		}
+		if len(prior) > 0 && prior[0].w == b {
+			was, prior = &prior[0], prior[1:]
+		}
+		var a aheadAnswer
+		a, q.sets = s.waitsForCapacity(b, was, work, q.sets)
+		q.answers = append(q.answers, a)
+		if !a.waits {
 			continue // it starts now, or waits for something else
 		}
 		if q.ends == nil {
@@ -192,27 +295,74 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 // by quota or free capacity: a queue on hold, a tenant or a cap keeps it
 // waiting whatever is reserved, so such a workload gets no reservation. It
 // could start now when its flavor assignment by quota fits (nominate) and
-// its pods fit the free capacity of those flavors.
-func (s *Snapshot) waitsForCapacity(w *Workload, work *workspace) bool {
-	if msg, _ := s.validate((*Request)(w)); msg != "" {
-		return false
+// its pods fit the free capacity of those flavors. was, when not nil, is
+// what an earlier version of the same configuration learnt of w: whether
+// it enters holds still, its nomination where it holds. The pod sets of a
+// new nomination are appended to sets.
+func (s *Snapshot) waitsForCapacity(w *Workload, was *aheadAnswer, work *workspace, sets []gang.PodSet) (aheadAnswer, []gang.PodSet) {
+	a := aheadAnswer{w: w, q: -1}
+	if was != nil {
+		a.enters, a.q = was.enters, was.q
+	} else if msg, _ := s.validate((*Request)(w)); msg == "" {
+		e := s.enter((*Request)(w))
+		a.enters, a.q = e.fault == entryOK && !s.quota.Queues[e.q].Hold, e.q
 	}
-	if e := s.enter((*Request)(w)); e.fault != entryOK || s.quota.Queues[e.q].Hold {
-		return false
+	if !a.enters {
+		return a, sets
 	}
-	// The decision's scratch assigner, placer and pod sets: this runs for
-	// many workloads ahead of every request.
+	if was != nil && was.nom.holds(s, a.q) {
+		a.nom = was.nom
+	} else {
+		a.nom, sets = s.nominateAhead(w, a.q, work, sets)
+	}
+	switch {
+	case !a.nom.fits:
+		a.waits = true
+	case len(a.nom.sets) > 0: // else quota-only: it can start now
+		pl := &work.search
+		pl.Reset(s.state)
+		a.waits = !pl.Feasible(a.nom.sets)
+	}
+	return a, sets
+}
+
+// nominateAhead nominates workload w of queue q on s's usage, with the
+// decision's scratch assigner (this runs for many workloads ahead of every
+// request), appending its pod sets to sets.
+func (s *Snapshot) nominateAhead(w *Workload, q int32, work *workspace, sets []gang.PodSet) (*nomination, []gang.PodSet) {
 	nom := &work.nominee
-	if !s.nominate(w, s.usage, nom) {
-		return true
+	n := &nomination{usage: s.usage, fits: s.nominate(w, s.usage, nom)}
+	qc := &s.quota.Queues[q]
+	if nom.n == 1 && !qc.TryNextWhenBorrowing {
+		n.monotone, n.need, n.zeros = true, nom.need[0], nom.zeros[0]
+		if f := nom.asg.flavor[0]; n.fits {
+			i := slices.IndexFunc(qc.Flavors, func(fq quota.FlavorQuota) bool { return fq.Flavor == f })
+			n.fq = &qc.Flavors[i]
+		}
 	}
-	work.ahead = s.nominatedSets(nom, work.ahead[:0])
-	if len(work.ahead) == 0 {
-		return false // quota-only: it can start now
+	if n.fits {
+		from := len(sets)
+		sets = s.nominatedSets(nom, sets)
+		n.sets = slices.Clip(sets[from:])
 	}
-	pl := &work.search
-	pl.Reset(s.state)
-	return !pl.Feasible(work.ahead)
+	return n, sets
+}
+
+// carryPlan hands the plan made on snapshot from, if any, to snapshot to,
+// a later version of the same store, for its plan to reuse what still
+// holds (extendPlan).
+func carryPlan(from, to *Snapshot) {
+	if from == nil || to == nil || from.bf == nil || to.bf == nil || from == to {
+		return
+	}
+	p := from.bf.plan.Load()
+	if p == nil {
+		p = from.bf.prior.Load()
+	}
+	if p != nil {
+		// Only the answers: the plan's states stay with its own version.
+		to.bf.prior.Store(&backfillPlan{answers: p.answers, fixed: p.fixed, config: p.config, ten: p.ten})
+	}
 }
 
 // leavingOrder lists the running workloads expected to end
