@@ -60,8 +60,11 @@ type backfillCache struct {
 // backfillPlan is one extent of a snapshot's plan, never changed once
 // published; a longer one extends it, sharing what they have in common.
 type backfillPlan struct {
-	ahead []*Workload // the first maxBackfillTest pending, in order
-	next  int         // ahead[:next] have been examined
+	// answers are the first maxBackfillTest pending workloads, in order,
+	// and what was learnt of the first next of them (the rest carry the
+	// workload alone).
+	answers []aheadAnswer
+	next    int
 	rs    []reservation
 	// held[k] is the snapshot's state with the GPUs of rs[:k+1] taken
 	// (base with none): what the next blocked workload is planned on, and
@@ -75,13 +78,11 @@ type backfillPlan struct {
 	// ends are the running workloads expected to leave, in order, listed
 	// once per plan.
 	ends []fairness.Leaving
-	// answers[i] is what was learnt of ahead[i], for i < next, on the
-	// configuration of the snapshot planned on (fixed, config, ten):
-	// another version reuses them only on the same one.
-	answers []aheadAnswer
-	fixed   *fixed
-	config  *config
-	ten     *tenancy
+	// fixed, config and ten are the configuration the answers were
+	// learnt on: another version reuses them only on the same one.
+	fixed  *fixed
+	config *config
+	ten    *tenancy
 	// sets holds the answers' pod sets, appended to as the plan extends.
 	sets []gang.PodSet
 }
@@ -163,7 +164,7 @@ func (p *backfillPlan) heldState(k int) *topology.State {
 // covers reports whether the plan has examined every blocked workload
 // that can get a reservation ahead of w.
 func (p *backfillPlan) covers(w *Workload, depth int) bool {
-	return p.next == len(p.ahead) || len(p.rs) >= depth || !pendingBefore(p.ahead[p.next], w)
+	return p.next == len(p.answers) || len(p.rs) >= depth || !pendingBefore(p.answers[p.next].w, w)
 }
 
 // aheadOf counts the reservations ahead of request w in priority order (the
@@ -219,31 +220,28 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 	var q backfillPlan
 	if p == nil {
 		q.base = s.state
-		n := min(maxBackfillTest, s.queued.Len())
-		q.ahead = make([]*Workload, 0, n)
+		q.answers = make([]aheadAnswer, 0, min(maxBackfillTest, s.queued.Len()))
 		s.queued.Scan(func(w *Workload) bool {
-			q.ahead = append(q.ahead, w)
-			return len(q.ahead) < maxBackfillTest
+			q.answers = append(q.answers, aheadAnswer{w: w})
+			return len(q.answers) < maxBackfillTest
 		})
-		q.answers = make([]aheadAnswer, 0, n)
 		q.fixed, q.config, q.ten = s.fixed, s.config, s.ten
 	} else {
-		// Appending must not write into the arrays p shares.
+		// Appending and answering must not write into the arrays p shares.
 		q = *p
-		q.rs, q.held = slices.Clip(q.rs), slices.Clip(q.held)
-		q.answers, q.sets = slices.Clip(q.answers), slices.Clip(q.sets)
+		q.rs, q.held, q.sets = slices.Clip(q.rs), slices.Clip(q.held), slices.Clip(q.sets)
+		q.answers = slices.Clone(q.answers)
 	}
 	var prior []aheadAnswer
 	if s.bf != nil {
 		if pp := s.bf.prior.Load(); pp != nil && pp.fixed == s.fixed && pp.config == s.config && pp.ten == s.ten {
-			prior = pp.answers
+			prior = pp.answers[:pp.next]
 		}
 	}
 	ownReserved := false
 	planner := fairness.Planner{View: view.Sim{Tree: s.rtree, Usage: s.usage, Tokens: s.tokens, Nodes: s.nodeRes}, Now: s.now, Leaving: q.ends, Placer: &work.search, Scratch: work.planned}
 	for !q.covers(w, depth) {
-		b := q.ahead[q.next]
-		q.next++
+		b := q.answers[q.next].w
 		// Both lists are in the pending order: what the prior plan knew
 		// of b, if anything, is at the first of its answers not before b.
 		var was *aheadAnswer
@@ -253,9 +251,9 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 		if len(prior) > 0 && prior[0].w == b {
 			was, prior = &prior[0], prior[1:]
 		}
-		var a aheadAnswer
-		a, q.sets = s.waitsForCapacity(b, was, work, q.sets)
-		q.answers = append(q.answers, a)
+		a := &q.answers[q.next]
+		*a, q.sets = s.waitsForCapacity(b, was, work, q.sets)
+		q.next++
 		if !a.waits {
 			continue // it starts now, or waits for something else
 		}
@@ -360,8 +358,7 @@ func carryPlan(from, to *Snapshot) {
 		p = from.bf.prior.Load()
 	}
 	if p != nil {
-		// Only the answers: the plan's states stay with its own version.
-		to.bf.prior.Store(&backfillPlan{answers: p.answers, fixed: p.fixed, config: p.config, ten: p.ten})
+		to.bf.prior.Store(p)
 	}
 }
 
