@@ -65,7 +65,7 @@ type backfillPlan struct {
 	// workload alone).
 	answers []aheadAnswer
 	next    int
-	rs    []reservation
+	rs      []reservation
 	// held[k] is the snapshot's state with the GPUs of rs[:k+1] taken
 	// (base with none): what the next blocked workload is planned on, and
 	// what a request is placed again on around the reservations.
