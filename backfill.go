@@ -346,9 +346,11 @@ func (s *Snapshot) nominateAhead(w *Workload, q int32, work *workspace, sets []g
 	return n, sets
 }
 
-// carryPlan hands the plan made on snapshot from, if any, to snapshot to,
-// a later version of the same store, for its plan to reuse what still
-// holds (extendPlan).
+// carryPlan hands the plan made on snapshot from (or the one from was
+// handed, when it planned nothing) to snapshot to, a later version of the
+// same store, for its plan to reuse what still holds (extendPlan). The
+// plan handed on, its states included, lives as long as to does: one
+// plan, never a chain of them.
 func carryPlan(from, to *Snapshot) {
 	if from == nil || to == nil || from.bf == nil || to.bf == nil || from == to {
 		return
