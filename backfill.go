@@ -8,6 +8,7 @@ import (
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
+	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
 
@@ -50,14 +51,21 @@ type backfillCache struct {
 	// plan is nil until a decision first needs it: every version carries
 	// a cache, few are asked for it.
 	plan atomic.Pointer[backfillPlan]
+	// prior is an earlier version's plan, handed on by the scheduling
+	// loop (carryPlan): what it learnt of each workload ahead is asked
+	// again only where this version differs (aheadAnswer).
+	prior atomic.Pointer[backfillPlan]
 }
 
 // backfillPlan is one extent of a snapshot's plan, never changed once
 // published; a longer one extends it, sharing what they have in common.
 type backfillPlan struct {
-	ahead []*Workload // the first maxBackfillTest pending, in order
-	next  int         // ahead[:next] have been examined
-	rs    []reservation
+	// answers are the first maxBackfillTest pending workloads, in order,
+	// and what was learnt of the first next of them (the rest carry the
+	// workload alone).
+	answers []aheadAnswer
+	next    int
+	rs      []reservation
 	// held[k] is the snapshot's state with the GPUs of rs[:k+1] taken
 	// (base with none): what the next blocked workload is planned on, and
 	// what a request is placed again on around the reservations.
@@ -70,6 +78,79 @@ type backfillPlan struct {
 	// ends are the running workloads expected to leave, in order, listed
 	// once per plan.
 	ends []fairness.Leaving
+	// fixed, config and ten are the configuration the answers were
+	// learnt on: another version reuses them only on the same one.
+	fixed  *fixed
+	config *config
+	ten    *tenancy
+	// sets holds the answers' pod sets, appended to as the plan extends.
+	sets []gang.PodSet
+}
+
+// aheadAnswer is whether a workload ahead waits for capacity
+// (waitsForCapacity) with what the answer rests on, so that a later
+// version of the same configuration asks again only what may differ:
+// whether it may enter rests on the configuration alone, its nomination
+// on the usage of its queue's path in the cohort tree (nomination.holds),
+// the placement on the free capacity, which every version checks again.
+type aheadAnswer struct {
+	w *Workload
+	// enters: it validates, enters its queue and the queue is not on
+	// hold; q is that queue.
+	enters bool
+	q      int32
+	// nom is its nomination (nil when it does not enter), shared by the
+	// versions it holds on.
+	nom *nomination
+	// waits is the answer.
+	waits bool
+}
+
+// nomination is a workload's flavor assignment by quota (nominate) as the
+// plan keeps it: whether it fit, on the usage it was made on, and the pod
+// sets it puts on flavors with nodes.
+type nomination struct {
+	usage quota.Usage
+	fits  bool
+	sets  []gang.PodSet
+	// monotone marks the nomination of one pod set by a queue that takes
+	// the first flavor whose quota holds it (not whenCanBorrow
+	// TryNextFlavor): no flavor before the one taken (none at all, when it
+	// did not fit) fits on more usage, and the one taken fits again while
+	// need, zeros and fq are within the available quota
+	// (quota.WithinAvailable).
+	monotone bool
+	fq       *quota.FlavorQuota
+	need     res.Vec
+	zeros    uint16
+}
+
+// holds reports whether nomination n of a workload of queue q stands on
+// s's usage, without nominating again: every row of q's path holds what
+// it held (a row is never written in place: the same row is the same
+// usage), or, for a monotone nomination, q's own row does, no other has
+// fallen and the flavor taken still has the quota.
+func (n *nomination) holds(s *Snapshot, q int32) bool {
+	if n == nil || n.usage == nil {
+		return false
+	}
+	grown := false
+	for i, m := range s.rtree.Path(q) {
+		was, now := n.usage[m], s.usage[m]
+		if len(was) > 0 && len(now) > 0 && &was[0] == &now[0] || slices.Equal(was, now) {
+			continue
+		}
+		if i == 0 || !n.monotone || len(was) != len(now) {
+			return false
+		}
+		for k := range was {
+			if now[k] < was[k] {
+				return false
+			}
+		}
+		grown = true
+	}
+	return !grown || !n.fits || s.rtree.WithinAvailable(s.usage, q, n.fq, res.Vec{}, n.need, n.zeros)
 }
 
 // heldState is the snapshot's state with the GPUs of rs[:k] taken.
@@ -83,7 +164,7 @@ func (p *backfillPlan) heldState(k int) *topology.State {
 // covers reports whether the plan has examined every blocked workload
 // that can get a reservation ahead of w.
 func (p *backfillPlan) covers(w *Workload, depth int) bool {
-	return p.next == len(p.ahead) || len(p.rs) >= depth || !pendingBefore(p.ahead[p.next], w)
+	return p.next == len(p.answers) || len(p.rs) >= depth || !pendingBefore(p.answers[p.next].w, w)
 }
 
 // aheadOf counts the reservations ahead of request w in priority order (the
@@ -133,27 +214,47 @@ func (s *Snapshot) reservationPlan(r *Request, work *workspace) *backfillPlan {
 }
 
 // extendPlan plans on from p (nil: from the start) until the plan covers
-// request w.
+// request w. What an earlier version's plan handed on (s.bf.prior) learnt
+// of a workload ahead is reused where it still holds.
 func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *workspace) *backfillPlan {
 	var q backfillPlan
 	if p == nil {
 		q.base = s.state
-		q.ahead = make([]*Workload, 0, min(maxBackfillTest, s.queued.Len()))
+		q.answers = make([]aheadAnswer, 0, min(maxBackfillTest, s.queued.Len()))
 		s.queued.Scan(func(w *Workload) bool {
-			q.ahead = append(q.ahead, w)
-			return len(q.ahead) < maxBackfillTest
+			q.answers = append(q.answers, aheadAnswer{w: w})
+			return len(q.answers) < maxBackfillTest
 		})
+		q.fixed, q.config, q.ten = s.fixed, s.config, s.ten
 	} else {
-		// Appending must not write into the arrays p shares.
+		// Appending and answering must not write into the arrays p shares.
 		q = *p
-		q.rs, q.held = slices.Clip(q.rs), slices.Clip(q.held)
+		q.rs, q.held, q.sets = slices.Clip(q.rs), slices.Clip(q.held), slices.Clip(q.sets)
+		q.answers = slices.Clone(q.answers)
+	}
+	var prior []aheadAnswer
+	if s.bf != nil {
+		if pp := s.bf.prior.Load(); pp != nil && pp.fixed == s.fixed && pp.config == s.config && pp.ten == s.ten {
+			prior = pp.answers[:pp.next]
+		}
 	}
 	ownReserved := false
 	planner := fairness.Planner{View: view.Sim{Tree: s.rtree, Usage: s.usage, Tokens: s.tokens, Nodes: s.nodeRes}, Now: s.now, Leaving: q.ends, Placer: &work.search, Scratch: work.planned}
 	for !q.covers(w, depth) {
-		b := q.ahead[q.next]
+		b := q.answers[q.next].w
+		// Both lists are in the pending order: what the prior plan knew
+		// of b, if anything, is at the first of its answers not before b.
+		var was *aheadAnswer
+		for len(prior) > 0 && prior[0].w != b && pendingBefore(prior[0].w, b) {
+			prior = prior[1:]
+		}
+		if len(prior) > 0 && prior[0].w == b {
+			was, prior = &prior[0], prior[1:]
+		}
+		a := &q.answers[q.next]
+		*a, q.sets = s.waitsForCapacity(b, was, work, q.sets)
 		q.next++
-		if !s.waitsForCapacity(b, work) {
+		if !a.waits {
 			continue // it starts now, or waits for something else
 		}
 		if q.ends == nil {
@@ -192,27 +293,75 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 // by quota or free capacity: a queue on hold, a tenant or a cap keeps it
 // waiting whatever is reserved, so such a workload gets no reservation. It
 // could start now when its flavor assignment by quota fits (nominate) and
-// its pods fit the free capacity of those flavors.
-func (s *Snapshot) waitsForCapacity(w *Workload, work *workspace) bool {
-	if msg, _ := s.validate((*Request)(w)); msg != "" {
-		return false
+// its pods fit the free capacity of those flavors. was, when not nil, is
+// what an earlier version of the same configuration learnt of w: whether
+// it enters holds still, its nomination where it holds. The pod sets of a
+// new nomination are appended to sets.
+func (s *Snapshot) waitsForCapacity(w *Workload, was *aheadAnswer, work *workspace, sets []gang.PodSet) (aheadAnswer, []gang.PodSet) {
+	a := aheadAnswer{w: w, q: -1}
+	if was != nil {
+		a.enters, a.q = was.enters, was.q
+	} else if msg, _ := s.validate((*Request)(w)); msg == "" {
+		e := s.enter((*Request)(w))
+		a.enters, a.q = e.fault == entryOK && !s.quota.Queues[e.q].Hold, e.q
 	}
-	if e := s.enter((*Request)(w)); e.fault != entryOK || s.quota.Queues[e.q].Hold {
-		return false
+	if !a.enters {
+		return a, sets
 	}
-	// The decision's scratch assigner, placer and pod sets: this runs for
-	// many workloads ahead of every request.
+	if was != nil && was.nom.holds(s, a.q) {
+		a.nom = was.nom
+	} else {
+		a.nom, sets = s.nominateAhead(w, a.q, work, sets)
+	}
+	switch {
+	case !a.nom.fits:
+		a.waits = true
+	case len(a.nom.sets) > 0: // else quota-only: it can start now
+		pl := &work.search
+		pl.Reset(s.state)
+		a.waits = !pl.Feasible(a.nom.sets)
+	}
+	return a, sets
+}
+
+// nominateAhead nominates workload w of queue q on s's usage, with the
+// decision's scratch assigner (this runs for many workloads ahead of every
+// request), appending its pod sets to sets.
+func (s *Snapshot) nominateAhead(w *Workload, q int32, work *workspace, sets []gang.PodSet) (*nomination, []gang.PodSet) {
 	nom := &work.nominee
-	if !s.nominate(w, s.usage, nom) {
-		return true
+	n := &nomination{usage: s.usage, fits: s.nominate(w, s.usage, nom)}
+	qc := &s.quota.Queues[q]
+	if nom.n == 1 && !qc.TryNextWhenBorrowing {
+		n.monotone, n.need, n.zeros = true, nom.need[0], nom.zeros[0]
+		if f := nom.asg.flavor[0]; n.fits {
+			i := slices.IndexFunc(qc.Flavors, func(fq quota.FlavorQuota) bool { return fq.Flavor == f })
+			n.fq = &qc.Flavors[i]
+		}
 	}
-	work.ahead = s.nominatedSets(nom, work.ahead[:0])
-	if len(work.ahead) == 0 {
-		return false // quota-only: it can start now
+	if n.fits {
+		from := len(sets)
+		sets = s.nominatedSets(nom, sets)
+		n.sets = slices.Clip(sets[from:])
 	}
-	pl := &work.search
-	pl.Reset(s.state)
-	return !pl.Feasible(work.ahead)
+	return n, sets
+}
+
+// carryPlan hands the plan made on snapshot from (or the one from was
+// handed, when it planned nothing) to snapshot to, a later version of the
+// same store, for its plan to reuse what still holds (extendPlan). The
+// plan handed on, its states included, lives as long as to does: one
+// plan, never a chain of them.
+func carryPlan(from, to *Snapshot) {
+	if from == nil || to == nil || from.bf == nil || to.bf == nil || from == to {
+		return
+	}
+	p := from.bf.plan.Load()
+	if p == nil {
+		p = from.bf.prior.Load()
+	}
+	if p != nil {
+		to.bf.prior.Store(p)
+	}
 }
 
 // leavingOrder lists the running workloads expected to end

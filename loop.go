@@ -191,9 +191,11 @@ func admits(d *Decision) bool { return d.Verdict == VerdictAdmit || d.Verdict ==
 // it stays at its queue's head for the next cycle, as Kueue requeues at
 // once a head that no longer fits. lines hears of a commit that took.
 func (c *cycle) commit(st *Store, s *Snapshot, d *Decision, w *Workload, decide func(*Snapshot, Request) *Decision, lines *queueLines) (*Decision, bool) {
+	prev := st.Load()
 	next, err := st.Commit(*d)
 	if err == nil {
 		lines.committed(s.queueIdx[w.Queue], d, next)
+		carryPlan(prev, next)
 	}
 	if err == nil || !s.kueueExact() || st.Load().version == s.version {
 		return d, err == nil
@@ -201,12 +203,14 @@ func (c *cycle) commit(st *Store, s *Snapshot, d *Decision, w *Workload, decide 
 	verdict := d.Verdict
 	c.flavors = flavorsOf(s, d, c.flavors[:0])
 	n := len(c.flavors)
-	d = decide(st.Load(), Request(*w))
+	prev = st.Load()
+	d = decide(prev, Request(*w))
 	if d.Verdict != verdict || !slices.Equal(c.flavors[:n], flavorsOf(s, d, c.flavors[n:n])) {
 		return d, false
 	}
 	if next, err = st.Commit(*d); err == nil {
 		lines.committed(s.queueIdx[w.Queue], d, next)
+		carryPlan(prev, next)
 	}
 	return d, err == nil
 }
@@ -253,6 +257,7 @@ func fill(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Decisi
 		if admits(d) {
 			if next, err := st.Commit(*d); err == nil {
 				admitted, seen = true, next.version
+				carryPlan(s, next)
 				f.admitted(q)
 				if d.Verdict == VerdictPreempt {
 					lines.rewind()

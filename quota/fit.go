@@ -121,3 +121,26 @@ func (t *ResourceTree) Fit(u Usage, q int32, fq *FlavorQuota, earlier, need res.
 	}
 	return out
 }
+
+// WithinAvailable is the one check of Fit that other queues' usage moves:
+// whether earlier plus need is within what the cohort tree makes available
+// to queue q on every resource Fit asks of flavor fq (the same resources,
+// by need and zeros). Every other check of Fit reads q's own usage or none:
+// on a usage where q's row holds what it held when Fit said Fit, Fit says
+// Fit again exactly when WithinAvailable holds.
+func (t *ResourceTree) WithinAvailable(u Usage, q int32, fq *FlavorQuota, earlier, need res.Vec, zeros uint16) bool {
+	f := int(fq.Flavor)
+	asked := zeros & fq.Covered
+	for r := range t.resources {
+		if need[r] != 0 {
+			asked |= 1 << r
+		}
+	}
+	val := earlier.Add(need)
+	for r := range t.resources {
+		if asked&(1<<r) != 0 && val[r] > t.AvailableClamped(u, q, t.FR(f, r)) {
+			return false
+		}
+	}
+	return true
+}
