@@ -63,12 +63,7 @@ type FitResult struct {
 // request that can never fit is never told to wait.
 func (t *ResourceTree) Fit(u Usage, q int32, fq *FlavorQuota, earlier, need res.Vec, zeros uint16) FitResult {
 	f := int(fq.Flavor)
-	asked := zeros & fq.Covered
-	for r := range t.resources {
-		if need[r] != 0 {
-			asked |= 1 << r
-		}
-	}
+	asked := t.asked(fq, need, zeros)
 	used := u[q][f*t.resources : (f+1)*t.resources]
 	val := earlier.Add(need)
 	fail := func(v Verdict, why Reason, r int, limit, avail int64) FitResult {
@@ -122,6 +117,18 @@ func (t *ResourceTree) Fit(u Usage, q int32, fq *FlavorQuota, earlier, need res.
 	return out
 }
 
+// asked are the resources Fit checks of flavor fq: those need asks for,
+// and those zeros names that fq covers.
+func (t *ResourceTree) asked(fq *FlavorQuota, need res.Vec, zeros uint16) uint16 {
+	asked := zeros & fq.Covered
+	for r := range t.resources {
+		if need[r] != 0 {
+			asked |= 1 << r
+		}
+	}
+	return asked
+}
+
 // WithinAvailable is the one check of Fit that other queues' usage moves:
 // whether earlier plus need is within what the cohort tree makes available
 // to queue q on every resource Fit asks of flavor fq (the same resources,
@@ -130,12 +137,7 @@ func (t *ResourceTree) Fit(u Usage, q int32, fq *FlavorQuota, earlier, need res.
 // Fit again exactly when WithinAvailable holds.
 func (t *ResourceTree) WithinAvailable(u Usage, q int32, fq *FlavorQuota, earlier, need res.Vec, zeros uint16) bool {
 	f := int(fq.Flavor)
-	asked := zeros & fq.Covered
-	for r := range t.resources {
-		if need[r] != 0 {
-			asked |= 1 << r
-		}
-	}
+	asked := t.asked(fq, need, zeros)
 	val := earlier.Add(need)
 	for r := range t.resources {
 		if asked&(1<<r) != 0 && val[r] > t.AvailableClamped(u, q, t.FR(f, r)) {

@@ -1,10 +1,7 @@
 package cluster
 
 import (
-	"fmt"
 	"testing"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // TestPodEventAllocs pins what a pod's events allocate on a cluster of
@@ -19,15 +16,7 @@ func TestPodEventAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector changes what allocates")
 	}
-	probe := benchPod("probe", "n1", 2)
-	pending, bound, done := benchPod("bind", "", 2), benchPod("bind", "n1", 2), benchPod("bind", "n1", 2)
-	pending.Status.Phase = corev1.PodPending
-	done.Status.Phase = corev1.PodSucceeded
-	beat := [2]*corev1.Pod{benchPod("run-0", "n0", 4), benchPod("run-0", "n0", 4)}
-	for k, p := range beat {
-		p.ResourceVersion = fmt.Sprint(k + 1)
-		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	}
+	probe, pending, bound, done, beat := podEvents()
 	for _, tc := range []struct {
 		name  string
 		setup func(*Cluster)

@@ -104,6 +104,24 @@ func benchCluster(b testing.TB, n int) *Cluster {
 	return c
 }
 
+// podEvents are the pods of the pod events: probe, created bound and
+// deleted; pending, bound and done, the informer's updates of one pod the
+// scheduler binds, its spec's generation unchanged; and a running pod's
+// two status heartbeats, which change nothing allot models.
+func podEvents() (probe, pending, bound, done *corev1.Pod, beat [2]*corev1.Pod) {
+	probe = benchPod("probe", "n1", 2)
+	pending, bound, done = benchPod("bind", "", 2), benchPod("bind", "n1", 2), benchPod("bind", "n1", 2)
+	pending.Status.Phase = corev1.PodPending
+	done.Status.Phase = corev1.PodSucceeded
+	beat = [2]*corev1.Pod{benchPod("run-0", "n0", 4), benchPod("run-0", "n0", 4)}
+	for k, p := range beat {
+		p.ResourceVersion = fmt.Sprint(k + 1)
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+			LastProbeTime: metav1.Unix(int64(1_900_000_000+k), 0)}}
+	}
+	return probe, pending, bound, done, beat
+}
+
 // BenchmarkEvent: an informer event to a published snapshot, the handler
 // called directly on a 10,240-node cluster (a fourth of its nodes running
 // a pod): a Node's label allot does not model (described, no store
@@ -131,19 +149,7 @@ func BenchmarkEvent(b *testing.B) {
 		}
 	}
 	nodeEvent := func(edit func(*corev1.Node, bool)) func(*Cluster, int) { return nodeEventOn(1, edit) }
-	probe := benchPod("probe", "n1", 2)
-	// A pod the scheduler binds, then its end: the informer's updates
-	// of one pod, its spec's generation unchanged.
-	pending, bound, done := benchPod("bind", "", 2), benchPod("bind", "n1", 2), benchPod("bind", "n1", 2)
-	pending.Status.Phase = corev1.PodPending
-	done.Status.Phase = corev1.PodSucceeded
-	// A running pod's status heartbeat: nothing allot models changes.
-	beat := [2]*corev1.Pod{benchPod("run-0", "n0", 4), benchPod("run-0", "n0", 4)}
-	for k, p := range beat {
-		p.ResourceVersion = fmt.Sprint(k + 1)
-		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
-			LastProbeTime: metav1.Unix(int64(1_900_000_000+k), 0)}}
-	}
+	probe, pending, bound, done, beat := podEvents()
 	for _, bc := range []struct {
 		name  string
 		event func(*Cluster, int)
