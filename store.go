@@ -59,7 +59,7 @@ func NewStoreWith(s *Snapshot, o StoreOptions) (*Store, error) {
 // masterFrom makes the master a private copy of s, as a store starts.
 func (st *Store) masterFrom(s *Snapshot, evictionCap int) {
 	st.master = s.private()
-	st.master.state.Spare()    // a private copy has none: the master publishes again and again
+	st.master.state.Spare() // a private copy has none: the master publishes again and again
 	st.master.staged, st.master.evictionCap = &st.stage, evictionCap
 }
 
