@@ -15,8 +15,9 @@ import (
 
 // Edit returns t with the nodes remove lists (indices into t.Nodes) taken
 // out and the nodes of add put in, each with a label per level, and moved:
-// moved[n] is where node n of t went, -1 for a node taken out. The caller
-// sees to it that names stay unique. t does not change.
+// moved[n] is where node n of t went, -1 for a node taken out and for a
+// vacant slot (Vacate), which the result has none of. The caller sees to
+// it that names stay unique. t does not change.
 //
 // t's nodes are in order already, so the new ones are merged in rather
 // than everything sorted again: an edit costs O(nodes × levels), and the
@@ -33,6 +34,13 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 	moved := make([]int32, t.NumNodes())
 	for _, n := range remove {
 		moved[n] = -1
+	}
+	if t.vacant > 0 {
+		for n := range moved {
+			if t.Node(int32(n)).vacant {
+				moved[n] = -1 // vacant slots go: the result has none
+			}
+		}
 	}
 	kept := t.NumNodes()
 	for _, m := range moved {

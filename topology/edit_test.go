@@ -30,6 +30,12 @@ func sameNodes(a, b *Topology) bool {
 func sameTopology(a, b *Topology) bool {
 	x, y := *a, *b
 	x.nodes, y.nodes = cow.Slice[Node]{}, cow.Slice[Node]{}
+	x.byName.slots, y.byName.slots = cow.Slice[int32]{}, cow.Slice[int32]{}
+	for h := range int(a.byName.mask + 1) {
+		if h > int(b.byName.mask) || a.byName.slots.At(h) != b.byName.slots.At(h) {
+			return false
+		}
+	}
 	return sameNodes(a, b) && reflect.DeepEqual(x, y)
 }
 

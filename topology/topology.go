@@ -77,7 +77,9 @@ type Node struct {
 	// mask); mig bounds the node's MIGSlices in Topology.mig.
 	Partitioned uint64
 	mig         [2]int32
-	name        [2]int32 // the name's bounds in Topology.names
+	name        [2]int32 // the name's bounds in Topology.names, then added
+	// vacant marks a slot that holds no node (Vacate, Fill).
+	vacant bool
 }
 
 // Domain is a set of nodes sharing a topology path prefix: a contiguous node
@@ -129,6 +131,11 @@ type Topology struct {
 	// label value at every level, as an index into labelValues.
 	names       string
 	domains     []int32
+	// added holds the names of the nodes put in place since the
+	// topology was built (Fill): a name's bounds past len(names) are in
+	// added. vacant counts the vacant slots.
+	added  string
+	vacant int
 	labels      []int32
 	labelValues []string
 	// islands[n] counts the nodes before node n with more than one GPU
@@ -317,6 +324,9 @@ func islandStarts(sizes []int, gpus int) (uint64, int32, int32, error) {
 // NodeName is node n's name.
 func (t *Topology) NodeName(n int32) string {
 	b := t.Node(n).name
+	if k := int32(len(t.names)); b[0] >= k && b[1] > b[0] {
+		return t.added[b[0]-k : b[1]-k]
+	}
 	return t.names[b[0]:b[1]]
 }
 
@@ -448,22 +458,35 @@ func (t *Topology) DomainsWithin(f int32, l int, first, end int32) (int32, int32
 func (t *Topology) NodeIndex(name string) (int32, bool) { return t.byName.find(t, name) }
 
 // nameIndex finds a node by name: an open-addressing table of node indices
-// (-1 for an empty slot) keyed by an FNV-1a hash of the name, probed
-// linearly, at most half full. Unlike a map of strings it holds no
-// pointer, so the garbage collector never walks it.
+// (-1 for a slot never used, -2 for one whose node was taken out) keyed by
+// an FNV-1a hash of the name, probed linearly, at most three quarters
+// used. Unlike a map of strings it holds no pointer, so the garbage
+// collector never walks it; its slots are copy on write, so that a node
+// taken out or put in place (Vacate, Fill) copies a page of them.
 type nameIndex struct {
-	slots []int32
+	slots cow.Slice[int32]
 	mask  uint32
+	// used counts the slots not -1: nodes and the -2 left by nodes gone.
+	used int
 }
+
+const (
+	slotFree = -1
+	slotGone = -2
+)
 
 func newNameIndex(n int) nameIndex {
 	size := 8
 	for size < 2*n {
 		size *= 2
 	}
-	x := nameIndex{slots: make([]int32, size), mask: uint32(size - 1)}
-	for i := range x.slots {
-		x.slots[i] = -1
+	x := nameIndex{slots: cow.Make[int32](size), mask: uint32(size - 1)}
+	for i := 0; i < size; {
+		span := x.slots.MutSpan(i, len(x.slots.Span(i, size-i)))
+		for k := range span {
+			span[k] = slotFree
+		}
+		i += len(span)
 	}
 	return x
 }
@@ -481,27 +504,64 @@ func hashName(s string) uint32 {
 // of the same name is indexed already.
 func (x *nameIndex) add(t *Topology, i int32) bool {
 	name := t.NodeName(i)
+	reuse := -1
 	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
-		if x.slots[h] < 0 {
-			x.slots[h] = i
+		v := x.slots.At(int(h))
+		if v == slotGone && reuse < 0 {
+			reuse = int(h)
+		}
+		if v == slotFree {
+			if reuse < 0 {
+				reuse = int(h)
+				x.used++
+			}
+			x.slots.Set(reuse, i)
 			return true
 		}
-		if t.NodeName(x.slots[h]) == name {
+		if v >= 0 && t.NodeName(v) == name {
 			return false
 		}
 	}
 }
 
+// slot is where the index holds node i, named name.
+func (x *nameIndex) slot(name string, i int32) int {
+	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
+		if v := x.slots.At(int(h)); v == i || v == slotFree {
+			return int(h)
+		}
+	}
+}
+
+// moveTo records that node name, indexed as node from, is node to now.
+// The caller moves nodes so that no other node is indexed as from.
+func (x *nameIndex) moveTo(name string, from, to int32) {
+	if h := x.slot(name, from); x.slots.At(h) == from {
+		x.slots.Set(h, to)
+	}
+}
+
+// remove forgets node i, named name.
+func (x *nameIndex) remove(name string, i int32) {
+	if h := x.slot(name, i); x.slots.At(h) == i {
+		x.slots.Set(h, slotGone)
+	}
+}
+
+// full reports whether one more node would take the table past three
+// quarters used: the topology then indexes its nodes anew (reindex).
+func (x *nameIndex) full() bool { return 4*(x.used+1) > 3*int(x.mask+1) }
+
 func (x *nameIndex) find(t *Topology, name string) (int32, bool) {
-	if len(x.slots) == 0 {
+	if x.mask == 0 {
 		return 0, false
 	}
 	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
-		i := x.slots[h]
-		if i < 0 {
+		i := x.slots.At(int(h))
+		if i == slotFree {
 			return 0, false
 		}
-		if t.NodeName(i) == name {
+		if i >= 0 && t.NodeName(i) == name {
 			return i, true
 		}
 	}
