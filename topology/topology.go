@@ -129,13 +129,13 @@ type Topology struct {
 	// names holds every node's name back to back; domains holds each
 	// node's domain at every level (Levels+1 per node); labels each node's
 	// label value at every level, as an index into labelValues.
-	names       string
-	domains     []int32
+	names   string
+	domains []int32
 	// added holds the names of the nodes put in place since the
 	// topology was built (Fill): a name's bounds past len(names) are in
 	// added. vacant counts the vacant slots.
-	added  string
-	vacant int
+	added       string
+	vacant      int
 	labels      []int32
 	labelValues []string
 	// islands[n] counts the nodes before node n with more than one GPU
