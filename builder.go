@@ -243,6 +243,8 @@ func (b *Builder) checkOptions() error {
 		return buildErr(ErrInvalid, "options.backfillDepth", "negative depth %d", b.Options.BackfillDepth)
 	case b.Options.QueueDepth < 0:
 		return buildErr(ErrInvalid, "options.queueDepth", "negative depth %d", b.Options.QueueDepth)
+	case b.Options.NodeRoom < 0 || b.Options.NodeRoom > 64:
+		return buildErr(ErrInvalid, "options.nodeRoom", "%d slots a domain, not 0 to 64", b.Options.NodeRoom)
 	case b.Options.Semantics != "" && b.Options.Semantics != SemanticsAllot && b.Options.Semantics != SemanticsKueue:
 		return buildErr(ErrInvalid, "options.semantics", "%q is not %q or %q", b.Options.Semantics, SemanticsAllot, SemanticsKueue)
 	}
@@ -355,7 +357,7 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 		}
 		specs[i] = spec
 	}
-	t, err := topology.New(levels, len(s.resources), s.gpu, len(s.flavors), specs)
+	t, err := topology.New(levels, len(s.resources), s.gpu, len(s.flavors), topology.WithRoom(specs, s.options.NodeRoom))
 	if err != nil {
 		if dup := firstDuplicate(nodes); dup != nil {
 			return dup

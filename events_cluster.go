@@ -49,6 +49,9 @@ func (e AddNode) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
+	if s.fill(&spec, &e.Node) {
+		return nil
+	}
 	return s.reshape(nil, []topology.NodeSpec{spec}, []*Node{&e.Node})
 }
 
@@ -85,8 +88,10 @@ func (e RemoveNode) apply(s *Snapshot) error {
 	for _, r := range lost {
 		c.evict(r, Eviction{ID: r.ID, Queue: r.w.Queue, Reason: EvictedNodeRemoved, LostGPUSeconds: c.cost().Lost(&r.Booking), At: c.now})
 	}
-	if err := c.reshape([]int32{n}, nil, nil); err != nil {
-		return err
+	if !c.vacate(n) {
+		if err := c.reshape([]int32{n}, nil, nil); err != nil {
+			return err
+		}
 	}
 	*s = *c
 	return nil
@@ -127,10 +132,107 @@ func (e SetNode) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if s.renode(n, &spec, &e.Node) {
+	if s.renode(n, &spec, &e.Node) || s.move(n, &spec, &e.Node) {
 		return nil
 	}
 	return s.reshape([]int32{n}, []topology.NodeSpec{spec}, []*Node{&e.Node})
+}
+
+// holdsRoom reports whether two-phase preemptions hold room on nodes:
+// a node event then settles them, which only the reshape does.
+func (s *Snapshot) holdsRoom() bool { return s.inflight != nil && len(s.inflight.holds) > 0 }
+
+// vacate is RemoveNode in place (topology.Topology.Vacate) for node n,
+// which holds no pod any more: its slot is left vacant and the nodes
+// after it in its narrowest domain move up one. It reports false, s
+// unchanged, where RemoveNode must reshape: what Vacate does not cover,
+// the last of a resource among its flavor's nodes, two-phase holds in
+// flight.
+func (s *Snapshot) vacate(n int32) bool {
+	if s.holdsRoom() {
+		return false
+	}
+	node := s.topo.Node(n)
+	f, had := node.Flavor, resourcesOf(node)
+	t, sh, ok := s.topo.Vacate(n)
+	if !ok || !s.nodeResStays(t, f, 0, had, -1) {
+		return false
+	}
+	return s.shift(t, sh, topology.NodeState{}, nil)
+}
+
+// fill is AddNode in place (topology.Topology.Fill): the node spec and d
+// describe takes a vacant slot of its narrowest domain, the domain's
+// nodes that sort after it moving down one. It reports false, s
+// unchanged, where AddNode must reshape: no vacant slot in the domain,
+// what Fill does not cover, a resource its flavor's nodes lacked, two-phase
+// holds in flight.
+func (s *Snapshot) fill(spec *topology.NodeSpec, d *Node) bool {
+	if s.holdsRoom() {
+		return false
+	}
+	t, sh, ok := s.topo.Fill(spec)
+	if !ok || !s.nodeResStays(t, spec.Flavor, resourcesOf(t.Node(sh.At)), 0, -1) {
+		return false
+	}
+	node := t.Node(sh.At)
+	ns := node.Empty()
+	if cordoned, down, until, ok := nodeCondition(d, s.now); ok {
+		ns.Cordoned, ns.Down, ns.CooldownUntil = cordoned, down, until
+	}
+	return s.shift(t, sh, ns, d)
+}
+
+// move is SetNode for a node that holds no pod and moves to another
+// narrowest domain (or changes what Renode does not cover): vacate, then
+// fill, on a private copy that a refusal throws away.
+func (s *Snapshot) move(n int32, spec *topology.NodeSpec, d *Node) bool {
+	if s.state.Node(n).Pods != 0 || s.holdsRoom() {
+		return false
+	}
+	c := s.private()
+	c.staged = s.staged
+	if !c.vacate(n) || !c.fill(spec, d) {
+		return false
+	}
+	*s = *c
+	return true
+}
+
+// shift moves s onto t, a topology Vacate or Fill made from s's as sh
+// says: the node states, the capacity state's and the node marks move
+// with their nodes, the node put in starting as ns and marked from its
+// description d, and the running workloads with a pod on a node that
+// moved get a new record, in one walk of the tree when there is one.
+func (s *Snapshot) shift(t *topology.Topology, sh topology.Shift, ns topology.NodeState, d *Node) bool {
+	capacity, ok := s.capacity.Shifted(t, sh)
+	if !ok {
+		return false
+	}
+	moves := false // a running pod sits on a node that moves
+	for n := sh.First; n < sh.End && !moves; n++ {
+		moves = s.state.Node(n).Pods > 0
+	}
+	// The state is the event's own, as renode's: its check writes
+	// nothing when it refuses.
+	if !s.state.Shift(t, sh, ns) {
+		return false
+	}
+	fx := *s.fixed
+	fx.topo, fx.capacity = t, capacity
+	fx.marks = s.marks.shifted(sh, d, s.flavorKeys(), t.NumNodes())
+	s.fixed = &fx
+	if moves {
+		s.running.Update(func(r *running) (*running, bool) {
+			for _, p := range r.Pods {
+				if p.Node >= sh.First && p.Node < sh.End {
+					return r.withPods(sh.Moved), true
+				}
+			}
+			return r, false
+		})
+	}
+	return true
 }
 
 // renode is SetNode for a node that keeps its place in the topology's
@@ -147,7 +249,7 @@ func (e SetNode) apply(s *Snapshot) error {
 // fit it as described (the reshape's booking names the pod), or
 // two-phase holds are in flight.
 func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
-	if s.inflight != nil && len(s.inflight.holds) > 0 {
+	if s.holdsRoom() {
 		return false
 	}
 	t, ok := s.topo.Renode(n, spec)
@@ -171,7 +273,7 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 	}
 	capacity := s.capacity
 	if t != s.topo {
-		if capacity, ok = s.capacity.Renoded(t, n, topology.NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}); !ok {
+		if capacity, ok = s.capacity.Renoded(t, n, node.Empty()); !ok {
 			return false
 		}
 	}
@@ -196,13 +298,19 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 // flavor still has.
 func (s *Snapshot) sameNodeRes(t *topology.Topology, n int32) bool {
 	node := t.Node(n)
-	has, had := resourcesOf(node), resourcesOf(s.topo.Node(n))
-	if has&^uint64(s.nodeRes[node.Flavor]) != 0 {
+	return s.nodeResStays(t, node.Flavor, resourcesOf(node), resourcesOf(s.topo.Node(n)), n)
+}
+
+// nodeResStays reports whether a node of flavor f that had the resources
+// had (bits, as resourcesOf) and has has now, node n of t (-1 for one
+// taken out), leaves the flavor's booked resources as they are.
+func (s *Snapshot) nodeResStays(t *topology.Topology, f int32, has, had uint64, n int32) bool {
+	if has&^uint64(s.nodeRes[f]) != 0 {
 		return false
 	}
 	for lost := had &^ has; lost != 0; lost &= lost - 1 {
 		r := bits.TrailingZeros64(lost)
-		if !t.Another(n, func(m *topology.Node) bool { return m.Flavor == node.Flavor && m.Capacity[r] > 0 }) {
+		if !t.Another(n, func(m *topology.Node) bool { return m.Flavor == f && m.Capacity[r] > 0 }) {
 			return false
 		}
 	}
@@ -281,7 +389,7 @@ func (e SetFlavor) apply(s *Snapshot) error {
 // settles before it books the pods again, it runs first on a private copy
 // that a refusal throws away.
 func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Node) error {
-	if s.inflight != nil && len(s.inflight.holds) > 0 {
+	if s.holdsRoom() {
 		if err := s.private().reshapeOnce(remove, add, descs); err != nil {
 			return err
 		}
@@ -293,7 +401,7 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 // holds settle, s may be left changed.
 func (s *Snapshot) reshapeOnce(remove []int32, add []topology.NodeSpec, descs []*Node) error {
 	old := s.topo
-	t, moved, err := old.Edit(remove, add)
+	t, moved, err := old.Edit(remove, append(slices.Clip(add), old.RoomFor(add, s.options.NodeRoom)...))
 	if err != nil {
 		return buildErr(ErrInvalid, "node", "%v", err)
 	}
@@ -332,8 +440,10 @@ func (s *Snapshot) reshapeOnce(remove []int32, add []topology.NodeSpec, descs []
 		if keep[m] {
 			return topology.NodeState{}, false
 		}
-		node := t.Node(m)
-		ns := topology.NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}
+		ns := t.Node(m).Empty()
+		if t.Vacant(m) {
+			return ns, true
+		}
 		if d, ok := desc[m]; ok {
 			if cordoned, down, until, ok := nodeCondition(d, s.now); ok {
 				ns.Cordoned, ns.Down, ns.CooldownUntil = cordoned, down, until
@@ -371,7 +481,7 @@ func (s *Snapshot) reshapeOnce(remove []int32, add []topology.NodeSpec, descs []
 		s.running.Update(func(r *running) (*running, bool) {
 			for _, p := range r.Pods {
 				if p.Node >= 0 && moved[p.Node] != p.Node {
-					return r.withPods(moved), true
+					return r.withPods(func(n int32) int32 { return moved[n] }), true
 				}
 			}
 			return r, false
@@ -605,14 +715,14 @@ func (r *running) copied() *running {
 
 // withPods is a copy of r with its pods on the nodes moved gives their
 // nodes (old index to new).
-func (r *running) withPods(moved []int32) *running {
+func (r *running) withPods(moved func(n int32) int32) *running {
 	c := r.copied()
 	if len(c.Pods) != 1 || &c.Pods[0] != &c.one.pod[0] {
 		c.Pods = slices.Clone(r.Pods) // r's are shared: never written
 	}
 	for k := range c.Pods {
 		if n := c.Pods[k].Node; n >= 0 {
-			c.Pods[k].Node = moved[n]
+			c.Pods[k].Node = moved(n)
 		}
 	}
 	return c

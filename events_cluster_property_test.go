@@ -252,6 +252,9 @@ type churnGen struct {
 	// for SetQueue and SetCohort to bring back.
 	queues  []allot.Queue
 	cohorts []allot.Cohort
+	// left are the nodes RemoveNode named, latest last: AddNode puts a
+	// node in where one of them was, as a replacement comes, now and then.
+	left []allot.Node
 }
 
 func (g *churnGen) pick(names []string) string {
@@ -434,9 +437,23 @@ func (g *churnGen) event() allot.Event {
 	b := &g.m.b
 	switch x := r.IntN(100); {
 	case x < 9:
-		return allot.AddNode{Node: g.node()}
+		n := g.node()
+		if k := len(g.left); k > 0 && r.IntN(2) == 0 {
+			was := g.left[k-1]
+			g.left = g.left[:k-1]
+			n.Flavor, n.Labels = was.Flavor, was.Labels
+		} else if len(b.Nodes) > 0 && r.IntN(3) == 0 {
+			// Into a rack that has nodes, where room may wait.
+			was := b.Nodes[r.IntN(len(b.Nodes))]
+			n.Flavor, n.Labels = was.Flavor, maps.Clone(was.Labels)
+		}
+		return allot.AddNode{Node: n}
 	case x < 16:
-		return allot.RemoveNode{Node: g.pick(g.nodeNames())}
+		name := g.pick(g.nodeNames())
+		if i := slices.IndexFunc(b.Nodes, func(n allot.Node) bool { return n.Name == name }); i >= 0 {
+			g.left = append(g.left, deepCopy(g.t, allot.Builder{Nodes: []allot.Node{b.Nodes[i]}}).Nodes[0])
+		}
+		return allot.RemoveNode{Node: name}
 	case x < 27:
 		return allot.SetNode{Node: g.setNode()}
 	case x < 31:
@@ -524,12 +541,18 @@ func TestChurnPropertyEqualsRebuild(t *testing.T) {
 	// perEvent counts, for each churn event, how often it was applied and
 	// refused.
 	perEvent := map[string][2]int{}
+	// inPlace counts the node events that left or filled a vacant slot.
+	inPlace := map[string]int{}
 	for seed := range uint64(seeds) {
 		rng := rand.New(rand.NewPCG(seed, 2026))
 		// The reference starts from the description in the form the
 		// snapshot's Builder gives: every running pod's GPUs listed, as
 		// a store knows them.
-		m := &churnModel{b: buildAt(t, churnBuilder(), 0).Builder()}
+		start := churnBuilder()
+		if seed%2 == 1 {
+			start.Options.NodeRoom = int(1 + seed%3) // room for nodes put in place
+		}
+		m := &churnModel{b: buildAt(t, start, 0).Builder()}
 		g := &churnGen{t: t, rng: rng, m: m, queues: churnBuilder().Queues, cohorts: append(churnBuilder().Cohorts, allot.Cohort{Name: "extra", Parent: "spare"})}
 		g.queues = append(g.queues, allot.Queue{Name: "extra", Cohort: "spare", Quota: []allot.FlavorQuota{{Flavor: "h100",
 			Resources: []allot.ResourceQuota{{Name: "gpu", Nominal: 8}}}}, Preemption: allot.QueuePreemption{ReclaimWithinCohort: "Any"}})
@@ -558,6 +581,9 @@ func TestChurnPropertyEqualsRebuild(t *testing.T) {
 				}
 				before := st.Load()
 				_, err := st.Apply(ev)
+				if err == nil && allot.SameShape(before, st.Load()) {
+					inPlace[fmt.Sprintf("%T", ev)]++
+				}
 				switch {
 				case err != nil && ruleErr == nil && buildErr == nil:
 					t.Fatalf("%s: the store refuses (%v) what builds", label, err)
@@ -611,6 +637,10 @@ func TestChurnPropertyEqualsRebuild(t *testing.T) {
 	t.Logf("%d events applied, %d refused as Build refuses, %d by their own rule; %d commits", applied, refusedByBuild, refusedByRule, commits)
 	if applied < seeds*steps/3 || refusedByBuild < seeds || refusedByRule < seeds || commits < seeds*2 {
 		t.Fatalf("the sequences do not cover the events: %d applied, %d refused as Build refuses, %d by rule, %d commits", applied, refusedByBuild, refusedByRule, commits)
+	}
+	t.Logf("in place: %v", inPlace)
+	if inPlace["allot.AddNode"] < seeds/2 || inPlace["allot.RemoveNode"] < seeds {
+		t.Errorf("in place: %v: the sequences do not take nodes out and put them in in place", inPlace)
 	}
 	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "SetFlavor", "RemoveQueue", "RemoveCohort"} {
 		c := perEvent["allot."+ev]

@@ -10,3 +10,10 @@ func (s *Snapshot) TreeUsage() ([]string, quota.Usage, int) {
 	}
 	return names, s.usage, s.rtree.FRs()
 }
+
+// SameShape reports, to tests, whether snapshots a and b share their
+// topology's domains: a node event in place (SetNode in place, a node
+// taken out or put in a vacant slot) keeps them, a reshape makes new ones.
+func SameShape(a, b *Snapshot) bool {
+	return len(a.topo.Domains) > 0 && len(b.topo.Domains) > 0 && &a.topo.Domains[0] == &b.topo.Domains[0]
+}

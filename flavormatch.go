@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/topology"
 )
 
 // Taint is a node taint (Kubernetes' core/v1 Taint without its time).
@@ -249,6 +250,34 @@ func (m *nodeMarks) reshape(nodes int, moved []int32, fresh map[int32]*Node, key
 	}
 	for _, n := range ns {
 		out.mark(n, fresh[n], keys, nodes)
+	}
+	out.settle()
+	return out
+}
+
+// shifted is m with its sets' nodes moved as sh moves them
+// (topology.Topology.Vacate, Fill), node sh.At marked from its
+// description nd when Fill put it in (nd nil for Vacate). Only the sets
+// with a node in the shift's span are copied, O(nodes) each.
+func (m *nodeMarks) shifted(sh topology.Shift, nd *Node, keys []string, nodes int) nodeMarks {
+	lo, hi := sh.Span()
+	out := m.mapped(func(set nodeSet, _, _ string, _ *Taint) nodeSet {
+		if !set.anyIn(lo, hi) {
+			return set
+		}
+		c := slices.Clone(set)
+		for n := lo; n < hi; n++ {
+			c[n>>6] &^= 1 << (n & 63)
+		}
+		for n := lo; n < hi; n++ {
+			if to := sh.Moved(n); to >= 0 && set.has(n) {
+				c.add(to)
+			}
+		}
+		return c
+	})
+	if nd != nil {
+		out, _ = out.remark(sh.At, nd, keys, nodes)
 	}
 	out.settle()
 	return out

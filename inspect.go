@@ -27,9 +27,11 @@ func (s *Snapshot) Flavors() []Flavor {
 // from the broadest level, then by name. It costs a map or two per node:
 // for one node, ask Node.
 func (s *Snapshot) Nodes() []Node {
-	out := make([]Node, s.topo.NumNodes())
-	for n := range out {
-		out[n] = s.node(int32(n))
+	out := make([]Node, 0, s.topo.Nodes())
+	for n := range int32(s.topo.NumNodes()) {
+		if !s.topo.Vacant(n) {
+			out = append(out, s.node(n))
+		}
 	}
 	return out
 }

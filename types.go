@@ -351,6 +351,16 @@ type Options struct {
 	// preemption may evict a holding preemptor, which loses nothing. False
 	// (the default) evicts the victims and admits the preemptor at once.
 	TwoPhasePreemption bool `json:"twoPhasePreemption,omitempty"`
+	// NodeRoom is how many vacant node slots Build leaves at the end of
+	// each narrowest topology domain (a rack), and a node event that
+	// reshapes the topology tops up in each domain it puts a node in:
+	// room for the nodes AddNode, or a SetNode to another domain, puts
+	// in place, in microseconds rather than the reshape's milliseconds
+	// (see AddNode). A node RemoveNode takes out in place leaves its slot
+	// whatever NodeRoom says. Zero (the default) leaves none; at most 64.
+	// A slot holds nothing and is never placed on, but costs what a node
+	// costs in the snapshot's memory and in the scans of its domain.
+	NodeRoom int `json:"nodeRoom,omitempty"`
 }
 
 // The values of Options.Semantics.

@@ -35,13 +35,6 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 	for _, n := range remove {
 		moved[n] = -1
 	}
-	if t.vacant > 0 {
-		for n := range moved {
-			if t.Node(int32(n)).vacant {
-				moved[n] = -1 // vacant slots go: the result has none
-			}
-		}
-	}
 	kept := t.NumNodes()
 	for _, m := range moved {
 		if m < 0 {
@@ -67,11 +60,38 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 		out = append(out, sp)
 	}
 	out = append(out, add[j:]...)
+	out, at := keepRoom(out)
+	for n, m := range moved {
+		if m >= 0 {
+			moved[n] = at[m]
+		}
+	}
 	nt, err := build(t.Levels, t.Resource, t.GPU, len(t.Flavors), out, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	return nt, moved, nil
+}
+
+// keepRoom drops from specs, in the nodes' order, the vacant slots of a
+// domain left with no node, and says where each spec went (-1: dropped).
+func keepRoom(specs []NodeSpec) ([]NodeSpec, []int32) {
+	at := make([]int32, len(specs))
+	out := specs[:0]
+	live := -1 // the last node's spec, in out
+	for i := range specs {
+		sp := specs[i]
+		if sp.vacant && (live < 0 || out[live].Flavor != sp.Flavor || !slices.Equal(out[live].Labels, sp.Labels)) {
+			at[i] = -1
+			continue
+		}
+		if !sp.vacant {
+			live = len(out)
+		}
+		at[i] = int32(len(out))
+		out = append(out, sp)
+	}
+	return out, at
 }
 
 // spec is node n described as New takes it, its labels written into
@@ -80,6 +100,9 @@ func (t *Topology) spec(n int32, labels []string) NodeSpec {
 	node := t.Node(n)
 	for l := range labels {
 		labels[l] = t.NodeLabel(n, l)
+	}
+	if node.vacant {
+		return Vacancy(node.Flavor, labels)
 	}
 	capacity := node.Capacity
 	if t.GPU >= 0 {
@@ -268,7 +291,7 @@ func (s *State) Reshape(t *Topology, moved []int32, fresh func(m int32) (NodeSta
 func (s *State) ReshapeCapacity(t *Topology, moved []int32, changed func(m int32) bool) *State {
 	c := s.Reshape(t, moved, func(m int32) (NodeState, bool) {
 		node := t.Node(m)
-		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}, changed(m)
+		return node.Empty(), changed(m)
 	})
 	c.setLevelMax()
 	c.Flush()

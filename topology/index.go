@@ -73,13 +73,20 @@ func (t *Topology) buildIndex() {
 	capFits := make([]int32, len(t.Domains)*G)
 	for n := range t.NumNodes() {
 		node := t.Node(int32(n))
-		if node.GPUs == 0 {
+		gpus := int(node.GPUs)
+		if node.vacant {
+			gpus = G // room for the largest node Fill puts in: one island
+		}
+		if gpus == 0 {
 			continue
 		}
 		all := node.AllGPUs()
 		doms := t.NodeDomains(int32(n))
-		for g := 1; g <= int(node.GPUs); g++ {
+		for g := 1; g <= gpus; g++ {
 			c := int32(node.GPUFits(all, g))
+			if node.vacant {
+				c = int32(G / g)
+			}
 			if c == 0 {
 				continue
 			}

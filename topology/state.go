@@ -83,8 +83,7 @@ type State struct {
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
 	return Restate(t, now, func(n int32) NodeState {
-		node := t.Node(n)
-		return NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}
+		return t.Node(n).Empty()
 	})
 }
 

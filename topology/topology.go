@@ -42,6 +42,17 @@ type NodeSpec struct {
 	// Capacity counts its instances under each profile's resource, not
 	// among the GPUs.
 	MIG []MIGSlice
+	// vacant makes the spec a vacant slot of the narrowest domain its
+	// flavor and labels name (Vacancy): it has no name and nothing else.
+	vacant bool
+}
+
+// Vacancy is a vacant slot of the narrowest domain of flavor f that
+// labels name, as New takes it: room for a node put in later (Fill). New
+// and Edit keep a domain's vacant slots after its nodes, and none in a
+// domain with no node.
+func Vacancy(f int32, labels []string) NodeSpec {
+	return NodeSpec{Flavor: f, Labels: labels, vacant: true}
 }
 
 // MIGSlice is Count MIG instances of the profile counted by resource
@@ -167,6 +178,14 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return compareSpecs(&specs[a], &specs[b]) })
+	if slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }) {
+		sorted := make([]NodeSpec, len(order))
+		for i, o := range order {
+			sorted[i] = specs[o]
+		}
+		specs, _ = keepRoom(sorted)
+		order = nil
+	}
 	return build(levels, resources, gpu, flavors, specs, order)
 }
 
@@ -180,6 +199,12 @@ func compareSpecs(x, y *NodeSpec) int {
 		if c := strings.Compare(x.Labels[l], y.Labels[l]); c != 0 {
 			return c
 		}
+	}
+	if x.vacant != y.vacant {
+		if x.vacant {
+			return 1
+		}
+		return -1
 	}
 	return strings.Compare(x.Name, y.Name)
 }
@@ -217,6 +242,14 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	total := 0
 	for i := range specs {
 		sp := spec(i)
+		if sp.vacant {
+			t.appendLabels(labelIDs, sp.Labels)
+			v := vacancy(sp.Flavor)
+			v.name = [2]int32{at, at}
+			t.nodes.Set(i, v)
+			t.vacant++
+			continue
+		}
 		node, err := newNode(sp, resources, gpu)
 		if err != nil {
 			return nil, err
@@ -224,15 +257,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		gpus := node.GPUs
 		migAt := int32(len(t.mig))
 		t.mig = append(t.mig, sp.MIG...)
-		for _, v := range sp.Labels {
-			id, ok := labelIDs[v]
-			if !ok {
-				id = int32(len(t.labelValues))
-				labelIDs[v] = id
-				t.labelValues = append(t.labelValues, v)
-			}
-			t.labels = append(t.labels, id)
-		}
+		t.appendLabels(labelIDs, sp.Labels)
 		node.shareBase = t.ShareSlots
 		node.mig = [2]int32{migAt, int32(len(t.mig))}
 		node.name = [2]int32{at, at + int32(len(sp.Name))}
@@ -258,6 +283,20 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	t.buildDomains(flavors)
 	t.buildIndex()
 	return t, nil
+}
+
+// appendLabels appends to the topology's labels the indexes of labels'
+// values among its distinct values (ids), each added there if new.
+func (t *Topology) appendLabels(ids map[string]int32, labels []string) {
+	for _, v := range labels {
+		id, ok := ids[v]
+		if !ok {
+			id = int32(len(t.labelValues))
+			ids[v] = id
+			t.labelValues = append(t.labelValues, v)
+		}
+		t.labels = append(t.labels, id)
+	}
 }
 
 // Node is node n, read-only.

@@ -6,7 +6,10 @@ package topology
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Shift is how Vacate or Fill moved a topology's nodes. Vacate takes node
@@ -95,6 +98,15 @@ func (t *Topology) Vacate(n int32) (nt *Topology, sh Shift, ok bool) {
 	c.TotalGPUs -= int(node.GPUs)
 	c.vacant++
 	return &c, Shift{At: n, First: n + 1, End: e, By: -1}, true
+}
+
+// Empty is the node's state with nothing on it, usable: every resource
+// and GPU free. A vacant slot's is down and free of nothing.
+func (n *Node) Empty() NodeState {
+	if n.vacant {
+		return NodeState{Down: true}
+	}
+	return NodeState{Free: n.Capacity, FreeGPUs: n.AllGPUs()}
 }
 
 // vacancy is a vacant slot of flavor f.
@@ -259,12 +271,66 @@ func (s *State) Shifted(t *Topology, sh Shift) (c *State, ok bool) {
 	c.levelMax = s.levelMax
 	var ns NodeState
 	if sh.Fill {
-		node := t.Node(sh.At)
-		ns = NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}
+		ns = t.Node(sh.At).Empty()
 	}
 	if !c.Shift(t, sh, ns) {
 		return nil, false
 	}
 	c.Flush()
 	return c, true
+}
+
+// WithRoom is specs with room vacant slots (Vacancy) for each narrowest
+// domain their nodes name, for New.
+func WithRoom(specs []NodeSpec, room int) []NodeSpec {
+	if room <= 0 {
+		return specs
+	}
+	seen := make(map[string]bool)
+	out := slices.Clip(specs)
+	for i := range specs {
+		sp := &specs[i]
+		key := leafKey(sp)
+		if sp.vacant || seen[key] {
+			continue
+		}
+		seen[key] = true
+		for range room {
+			out = append(out, Vacancy(sp.Flavor, sp.Labels))
+		}
+	}
+	return out
+}
+
+// leafKey names the narrowest domain of a node's spec: its flavor and
+// labels.
+func leafKey(sp *NodeSpec) string {
+	return strconv.Itoa(int(sp.Flavor)) + "\x00" + strings.Join(sp.Labels, "\x00")
+}
+
+// RoomFor is the vacant slots (Vacancy) that, put in with the nodes of
+// add (Edit), leave room vacant slots in each narrowest domain those
+// nodes go to, counting the domain's vacant slots in t.
+func (t *Topology) RoomFor(add []NodeSpec, room int) []NodeSpec {
+	if room <= 0 {
+		return nil
+	}
+	var out []NodeSpec
+	seen := make(map[string]bool)
+	for i := range add {
+		sp := &add[i]
+		key := leafKey(sp)
+		if sp.vacant || len(sp.Labels) != len(t.Levels) || sp.Flavor < 0 || int(sp.Flavor) >= len(t.Flavors) || seen[key] {
+			continue
+		}
+		seen[key] = true
+		have := 0
+		if d, ok := t.leafOf(sp.Flavor, sp.Labels); ok {
+			have = int(t.Domains[d].End - t.liveEnd(d))
+		}
+		for range room - have {
+			out = append(out, Vacancy(sp.Flavor, sp.Labels))
+		}
+	}
+	return out
 }

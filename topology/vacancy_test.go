@@ -32,7 +32,7 @@ func sameLive(t *testing.T, label string, a, b *Topology, sa, sb *State) {
 	}
 	for i, n := range idx {
 		x, y := *a.Node(n), *b.Node(int32(i))
-		x.name, y.name, x.shareBase, y.shareBase, x.mig, y.mig = y.name, y.name, 0, 0, y.mig, y.mig
+		x.name, x.shareBase, y.shareBase, x.mig = y.name, 0, 0, y.mig
 		if x != y || a.NodeName(n) != b.NodeName(int32(i)) || !slices.Equal(a.NodeDomains(n), b.NodeDomains(int32(i))) {
 			t.Fatalf("%s: slot %d is %s %+v, want %s %+v", label, n, a.NodeName(n), x, b.NodeName(int32(i)), y)
 		}
