@@ -79,12 +79,14 @@ func (e RemoveNode) apply(s *Snapshot) error {
 	c := s.private()
 	c.staged = s.staged
 	var lost []*running
-	c.running.Scan(func(r *running) bool {
-		if slices.ContainsFunc(r.Pods, func(p view.Pod) bool { return p.Node == n }) {
-			lost = append(lost, r)
-		}
-		return true
-	})
+	if s.state.Node(n).Pods > 0 { // an idle node costs no walk of the workloads
+		c.running.Scan(func(r *running) bool {
+			if slices.ContainsFunc(r.Pods, func(p view.Pod) bool { return p.Node == n }) {
+				lost = append(lost, r)
+			}
+			return true
+		})
+	}
 	for _, r := range lost {
 		c.evict(r, Eviction{ID: r.ID, Queue: r.w.Queue, Reason: EvictedNodeRemoved, LostGPUSeconds: c.cost().Lost(&r.Booking), At: c.now})
 	}

@@ -18,6 +18,12 @@ import (
 func BenchmarkNodeChurn(b *testing.B) {
 	for _, n := range scaleSizes {
 		s := mustBuild(b, n, true)
+		cb := Cluster(n, true)
+		cb.Options.NodeRoom = 2
+		roomy, err := cb.Build()
+		if err != nil {
+			b.Fatal(err)
+		}
 		n0, _ := s.Node("n0")
 		bigger := n0
 		bigger.Capacity = allot.Resources{"gpu": 8, "cpu": 384_000, "memory": 4 << 40}
@@ -36,19 +42,29 @@ func BenchmarkNodeChurn(b *testing.B) {
 		fewer.Capacity["gpu"] = 7
 		moved := n0
 		moved.Labels = map[string]string{"block": "b1", "rack": "r9"}
+		idleMoved := idle
+		idleMoved.Labels = moved.Labels
 		added := allot.Node{Name: "added", Flavor: "h100", Labels: map[string]string{"block": "b0", "rack": "r0"},
 			Capacity: allot.Resources{"gpu": 8, "cpu": 192_000, "memory": 2 << 40}}
 		for _, c := range []struct {
 			name string
 			ev   allot.Event
+			room bool // on the cluster with two vacant slots a rack
 		}{
-			{"add", allot.AddNode{Node: added}},
-			{"remove", allot.RemoveNode{Node: "n0"}},
-			{"set", allot.SetNode{Node: bigger}},
-			{"set-taint", allot.SetNode{Node: tainted}},
-			{"set-gpus", allot.SetNode{Node: fewer}},
-			{"set-rack", allot.SetNode{Node: moved}},
+			{"add", allot.AddNode{Node: added}, false},
+			{"add-room", allot.AddNode{Node: added}, true},
+			{"remove", allot.RemoveNode{Node: "n0"}, false},
+			{"remove-idle", allot.RemoveNode{Node: idle.Name}, false},
+			{"set", allot.SetNode{Node: bigger}, false},
+			{"set-taint", allot.SetNode{Node: tainted}, false},
+			{"set-gpus", allot.SetNode{Node: fewer}, false},
+			{"set-rack", allot.SetNode{Node: moved}, false},
+			{"set-rack-room", allot.SetNode{Node: idleMoved}, true},
 		} {
+			s := s
+			if c.room {
+				s = roomy
+			}
 			b.Run(fmt.Sprintf("nodes=%d/event=%s", n, c.name), func(b *testing.B) {
 				b.ReportAllocs()
 				var next *allot.Snapshot
