@@ -55,6 +55,7 @@ func BenchmarkNodeChurn(b *testing.B) {
 			{"add-room", allot.AddNode{Node: added}, true},
 			{"remove", allot.RemoveNode{Node: "n0"}, false},
 			{"remove-idle", allot.RemoveNode{Node: idle.Name}, false},
+			{"readd", allot.AddNode{Node: idle}, false}, // on the cluster without it
 			{"set", allot.SetNode{Node: bigger}, false},
 			{"set-taint", allot.SetNode{Node: tainted}, false},
 			{"set-gpus", allot.SetNode{Node: fewer}, false},
@@ -64,6 +65,13 @@ func BenchmarkNodeChurn(b *testing.B) {
 			s := s
 			if c.room {
 				s = roomy
+			}
+			if c.name == "readd" { // the node comes back to the slot it left
+				st := allot.NewStore(s)
+				if _, err := st.Apply(allot.RemoveNode{Node: idle.Name}); err != nil {
+					b.Fatal(err)
+				}
+				s = st.Load()
 			}
 			b.Run(fmt.Sprintf("nodes=%d/event=%s", n, c.name), func(b *testing.B) {
 				b.ReportAllocs()

@@ -29,12 +29,20 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 			return nil, nil, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, add[i].Name, len(add[i].Labels), L)
 		}
 	}
-	add = slices.Clone(add)
-	slices.SortFunc(add, func(a, b NodeSpec) int { return compareSpecs(&a, &b) })
 	moved := make([]int32, t.NumNodes())
 	for _, n := range remove {
 		moved[n] = -1
 	}
+	// Vacant slots go to the end of their domain, after its nodes, as New
+	// puts them: they are put in anew, with the nodes of add.
+	add = slices.Clone(add)
+	for n := range t.NumNodes() {
+		if moved[n] >= 0 && t.Node(int32(n)).vacant {
+			moved[n] = -1
+			add = append(add, t.spec(int32(n), make([]string, L)))
+		}
+	}
+	slices.SortFunc(add, func(a, b NodeSpec) int { return compareSpecs(&a, &b) })
 	kept := t.NumNodes()
 	for _, m := range moved {
 		if m < 0 {

@@ -1,6 +1,8 @@
-// Nodes taken out and put in place: a slot left vacant at the end of its
-// narrowest domain, and filled again, so that a node's coming or going
-// moves only the nodes of its domain rather than renumbering the cluster.
+// Nodes taken out and put in place: a node's slot left vacant where it
+// was, in its narrowest domain, and a vacant slot of the domain filled
+// again, so that a node's coming or going moves at most the nodes of its
+// domain between its place and the nearest vacant slot, rather than
+// renumbering the cluster.
 
 package topology
 
@@ -12,11 +14,12 @@ import (
 	"strings"
 )
 
-// Shift is how Vacate or Fill moved a topology's nodes. Vacate takes node
-// At out: the nodes [First, End) of its narrowest domain move up one (By
-// −1) and the domain's last slot, End−1, is left vacant. Fill puts a node
-// in at At: the nodes [First, End) move down one (By +1), the last of
-// them into the domain's first vacant slot.
+// Shift is how Vacate or Fill changed a topology's slots. Vacate leaves
+// slot At vacant and moves nothing (By 0). Fill puts a node in at At: in
+// a vacant slot there (By 0), or, with no vacant slot where its name
+// sorts, after the nodes [First, End) move one slot (By +1: down, At ==
+// First, into the vacant slot End; By −1: up, At == End−1, from the
+// vacant slot First−1).
 type Shift struct {
 	At, First, End, By int32
 	Fill               bool
@@ -37,48 +40,49 @@ func (sh Shift) Moved(o int32) int32 {
 // Span bounds the slots the shift wrote, [lo, hi): every node in it may
 // be another one now.
 func (sh Shift) Span() (lo, hi int32) {
-	if sh.Fill {
-		return sh.At, sh.End + 1
+	switch {
+	case sh.By > 0:
+		return sh.First, sh.End + 1
+	case sh.By < 0:
+		return sh.First - 1, sh.End
 	}
-	return sh.At, sh.End
+	return sh.At, sh.At + 1
 }
 
 // Vacant reports whether slot n holds no node: a node taken out in place
-// (Vacate), its slot kept for one put in its domain (Fill). A vacant slot
-// has no name, capacity or GPUs, is in no flavor's figures, and its state
-// is down, so nothing is ever placed there.
+// (Vacate), or room left for one (Vacancy), for a node put in its domain
+// (Fill). A vacant slot has no name, capacity or GPUs, is in no flavor's
+// figures, and its state is down, so nothing is ever placed there.
 func (t *Topology) Vacant(n int32) bool { return t.Node(n).vacant }
 
 // Nodes counts the topology's nodes, its vacant slots left out.
 func (t *Topology) Nodes() int { return t.numNodes - t.vacant }
 
-// liveEnd is where domain d's vacant slots start: its nodes are [First,
-// liveEnd), its vacant slots [liveEnd, End).
-func (t *Topology) liveEnd(d int32) int32 {
+// holes counts domain d's vacant slots and its nodes.
+func (t *Topology) holes(d int32) (vacant, nodes int32) {
 	dom := &t.Domains[d]
-	e := dom.End
-	for e > dom.First && t.Node(e-1).vacant {
-		e--
+	for n := dom.First; n < dom.End; n++ {
+		if t.Node(n).vacant {
+			vacant++
+		}
 	}
-	return e
+	return vacant, dom.End - dom.First - vacant
 }
 
-// Vacate returns t with node n taken out in place: the nodes after it in
-// its narrowest domain move up one slot and the domain's last is left
-// vacant, for a node Fill puts in later. It costs the slots it moves and
-// the pages of nodes and of the name index they sit in, O(domain size).
-// ok is false, t unchanged, for what the in-place path does not cover:
-// the domain's last node, a node with shareable GPUs or MIG slices, a
-// domain with nodes of several GPU islands, and the last node of t's
-// largest GPU count. Edit then.
+// Vacate returns t with node n taken out in place: its slot is left
+// vacant, for a node Fill puts in later, and no other node moves. It
+// costs the pages of nodes and of the name index the node sits in. ok is
+// false, t unchanged, for what the in-place path does not cover: the
+// last node of its narrowest domain, a node with shareable GPUs or MIG
+// slices, a domain with nodes of several GPU islands, and the last node
+// of t's largest GPU count. Edit then.
 func (t *Topology) Vacate(n int32) (nt *Topology, sh Shift, ok bool) {
 	node := t.Node(n)
 	if node.vacant || node.Shareable != 0 || node.Partitioned != 0 || node.mig[0] != node.mig[1] || node.Islands > 1 {
 		return nil, Shift{}, false
 	}
 	leaf := t.NodeDomains(n)[len(t.Levels)]
-	e := t.liveEnd(leaf)
-	if e-t.Domains[leaf].First <= 1 || t.Islands(leaf) {
+	if _, nodes := t.holes(leaf); nodes <= 1 || t.Islands(leaf) {
 		return nil, Shift{}, false
 	}
 	if int(node.GPUs) == t.G && !t.Another(n, func(m *Node) bool { return int(m.GPUs) == t.G }) {
@@ -88,17 +92,14 @@ func (t *Topology) Vacate(n int32) (nt *Topology, sh Shift, ok bool) {
 	c.nodes = t.nodes.Fork()
 	c.byName.slots = t.byName.slots.Fork()
 	c.byName.remove(t.NodeName(n), n)
-	// In the slots' order: no node is indexed as the slot it moves to
-	// until it moves there.
-	for i := n; i < e-1; i++ {
-		c.nodes.Set(int(i), *t.Node(i + 1))
-		c.byName.moveTo(t.NodeName(i+1), i+1, i)
-	}
-	c.nodes.Set(int(e-1), vacancy(node.Flavor))
+	c.nodes.Set(int(n), vacancy(node.Flavor))
 	c.TotalGPUs -= int(node.GPUs)
 	c.vacant++
-	return &c, Shift{At: n, First: n + 1, End: e, By: -1}, true
+	return &c, Shift{At: n, First: n, End: n}, true
 }
+
+// vacancy is a vacant slot of flavor f.
+func vacancy(f int32) Node { return Node{Flavor: f, Islands: 1, islandStarts: 1, vacant: true} }
 
 // Empty is the node's state with nothing on it, usable: every resource
 // and GPU free. A vacant slot's is down and free of nothing.
@@ -109,19 +110,17 @@ func (n *Node) Empty() NodeState {
 	return NodeState{Free: n.Capacity, FreeGPUs: n.AllGPUs()}
 }
 
-// vacancy is a vacant slot of flavor f.
-func vacancy(f int32) Node { return Node{Flavor: f, Islands: 1, islandStarts: 1, vacant: true} }
-
 // Fill returns t with the node sp describes put in place, in a vacant slot
-// of the narrowest domain its labels name: the nodes of the domain whose
-// names sort after it move down one slot, so that the domain's nodes stay
-// in the order New gives them. It costs what Vacate costs, and the node's
-// name copied beside those of the nodes put in before it. ok is false, t
-// unchanged, when the domain does not exist or has no vacant slot, sp is
-// not a valid node (Edit says why), or it is what Vacate does not cover
-// (shareable GPUs, MIG slices, several GPU islands, more GPUs than t's
-// largest count): Edit then. The caller sees to it that names stay
-// unique.
+// of the narrowest domain its labels name, so that the domain's nodes stay
+// in the order New gives them (by name): in a vacant slot where its name
+// sorts, or else, the nodes between moving one slot, in the nearest one
+// before or after. It costs what Vacate costs, the slots it moves, and the
+// node's name copied beside those of the nodes put in before it. ok is
+// false, t unchanged, when the domain does not exist or has no vacant
+// slot, sp is not a valid node (Edit says why), or it is what Vacate does
+// not cover (shareable GPUs, MIG slices, several GPU islands, more GPUs
+// than t's largest count): Edit then. The caller sees to it that names
+// stay unique.
 func (t *Topology) Fill(sp *NodeSpec) (nt *Topology, sh Shift, ok bool) {
 	if len(sp.Labels) != len(t.Levels) || sp.Shareable != 0 || len(sp.MIG) != 0 || sp.Flavor < 0 || int(sp.Flavor) >= len(t.Flavors) || sp.Name == "" {
 		return nil, Shift{}, false
@@ -135,28 +134,68 @@ func (t *Topology) Fill(sp *NodeSpec) (nt *Topology, sh Shift, ok bool) {
 		return nil, Shift{}, false
 	}
 	dom := &t.Domains[leaf]
-	e := t.liveEnd(leaf)
-	if e == dom.End {
+	// The node goes after the nodes whose names sort before it (the last
+	// of them at a−1) and before the others (the first at b).
+	a, b := dom.First, dom.End
+	for n := dom.First; n < dom.End; n++ {
+		if t.Node(n).vacant {
+			continue
+		}
+		if t.NodeName(n) < sp.Name {
+			a = n + 1
+		} else if b == dom.End {
+			b = n
+		}
+	}
+	sh, found = Shift{}, false
+	for n := a; n < b && !found; n++ { // a vacant slot where it sorts
+		if t.Node(n).vacant {
+			sh, found = Shift{At: n, First: n, End: n}, true
+		}
+	}
+	before, after := a-1, b // the nearest vacant slots on either side
+	for before >= dom.First && !t.Node(before).vacant {
+		before--
+	}
+	for after < dom.End && !t.Node(after).vacant {
+		after++
+	}
+	switch {
+	case found:
+	case before >= dom.First && (after == dom.End || a-before <= after-b):
+		sh = Shift{At: a - 1, First: before + 1, End: a, By: -1}
+	case after < dom.End:
+		sh = Shift{At: b, First: b, End: after, By: 1}
+	default:
 		return nil, Shift{}, false
 	}
-	p := dom.First + int32(sort.Search(int(e-dom.First), func(i int) bool { return t.NodeName(dom.First+int32(i)) > sp.Name }))
 	c := *t
 	c.nodes = t.nodes.Fork()
 	c.byName.slots = t.byName.slots.Fork()
-	for i := e; i > p; i-- {
-		c.nodes.Set(int(i), *t.Node(i - 1))
-		c.byName.moveTo(t.NodeName(i-1), i-1, i)
+	// In an order where no node is indexed as the slot it moves to until
+	// it moves there.
+	if sh.By > 0 {
+		for i := sh.End; i > sh.First; i-- {
+			c.nodes.Set(int(i), *t.Node(i - 1))
+			c.byName.moveTo(t.NodeName(i-1), i-1, i)
+		}
+	} else if sh.By < 0 {
+		for i := sh.First - 1; i < sh.End-1; i++ {
+			c.nodes.Set(int(i), *t.Node(i + 1))
+			c.byName.moveTo(t.NodeName(i+1), i+1, i)
+		}
 	}
 	k := int32(len(t.names) + len(t.added))
 	c.added = t.added + sp.Name
 	node.name = [2]int32{k, k + int32(len(sp.Name))}
-	c.nodes.Set(int(p), node)
-	if !c.byName.add(&c, p) {
+	c.nodes.Set(int(sh.At), node)
+	if !c.byName.add(&c, sh.At) {
 		return nil, Shift{}, false
 	}
 	c.TotalGPUs += int(node.GPUs)
 	c.vacant--
-	return &c, Shift{At: p, First: p, End: e, By: 1, Fill: true}, true
+	sh.Fill = true
+	return &c, sh, true
 }
 
 // leafOf finds the narrowest domain of flavor f whose nodes carry labels,
@@ -210,30 +249,24 @@ func (s *State) Shift(t *Topology, sh Shift, ns NodeState) bool {
 		}
 		before = s.contribOf(n)
 		s.freeGPUs -= int64(bits.OnesCount64(s.Node(n).FreeGPUs))
-		ns = NodeState{Down: true}
+		ns = t.Node(n).Empty()
 	}
 	s.T = t
-	if sh.Fill {
-		for i := sh.End; i > n; i-- {
+	if sh.By > 0 {
+		for i := sh.End; i > sh.First; i-- {
 			*s.nodes.Mut(int(i)) = *s.nodes.Ptr(int(i - 1))
 		}
-		s.freeGPUs += int64(bits.OnesCount64(ns.FreeGPUs))
-	} else {
-		for i := n; i < sh.End-1; i++ {
+	} else if sh.By < 0 {
+		for i := sh.First - 1; i < sh.End-1; i++ {
 			*s.nodes.Mut(int(i)) = *s.nodes.Ptr(int(i + 1))
 		}
 	}
-	last := n
-	if !sh.Fill {
-		last = sh.End - 1
-	}
-	*s.nodes.Mut(int(last)) = ns
+	*s.nodes.Mut(int(n)) = ns
+	s.freeGPUs += int64(bits.OnesCount64(ns.FreeGPUs))
 	s.applyDelta(n, &before, &after)
 	s.markDirty(n)
 	s.shiftCooling(sh)
-	if sh.Fill {
-		s.cool(n, ns.CooldownUntil)
-	}
+	s.cool(n, ns.CooldownUntil)
 	if s.levelMax != nil {
 		s.renodeLevelMax(n, &before, &after)
 	}
@@ -324,11 +357,11 @@ func (t *Topology) RoomFor(add []NodeSpec, room int) []NodeSpec {
 			continue
 		}
 		seen[key] = true
-		have := 0
+		have := int32(0)
 		if d, ok := t.leafOf(sp.Flavor, sp.Labels); ok {
-			have = int(t.Domains[d].End - t.liveEnd(d))
+			have, _ = t.holes(d)
 		}
-		for range room - have {
+		for range room - int(have) {
 			out = append(out, Vacancy(sp.Flavor, sp.Labels))
 		}
 	}

@@ -150,6 +150,11 @@ func BenchmarkEvent(b *testing.B) {
 	}
 	nodeEvent := func(edit func(*corev1.Node, bool)) func(*Cluster, int) { return nodeEventOn(1, edit) }
 	probe, pending, bound, done, beat := podEvents()
+	// A node more for rack r0, where room waits: its name sorts before
+	// the rack's nodes, which move a slot, or after them.
+	first, last := benchNode(0), benchNode(0)
+	first.Name, first.Labels[corev1.LabelHostname] = "n-extra", "n-extra"
+	last.Name, last.Labels[corev1.LabelHostname] = "n99999", "n99999"
 	for _, bc := range []struct {
 		name  string
 		event func(*Cluster, int)
@@ -195,6 +200,30 @@ func BenchmarkEvent(b *testing.B) {
 		}), func(s *allot.Snapshot) error {
 			if r, _ := s.NodeLabel("n1", rackLabel); r != "r1" {
 				return fmt.Errorf("n1 in rack %q", r)
+			}
+			return nil
+		}, false, nil},
+		{"event=node-created-deleted-first", func(c *Cluster, i int) {
+			if i%2 == 0 {
+				c.Upsert(first)
+			} else {
+				c.Delete(first)
+			}
+		}, func(s *allot.Snapshot) error {
+			if _, ok := s.Node(first.Name); !ok {
+				return fmt.Errorf("no node %s", first.Name)
+			}
+			return nil
+		}, false, nil},
+		{"event=node-created-deleted-last", func(c *Cluster, i int) {
+			if i%2 == 0 {
+				c.Upsert(last)
+			} else {
+				c.Delete(last)
+			}
+		}, func(s *allot.Snapshot) error {
+			if _, ok := s.Node(last.Name); !ok {
+				return fmt.Errorf("no node %s", last.Name)
 			}
 			return nil
 		}, false, nil},

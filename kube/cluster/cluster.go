@@ -43,7 +43,17 @@ type Options struct {
 	// Resync is the informers' resync period; 0, the default, never
 	// resyncs (every change comes as an event).
 	Resync time.Duration
+	// NodeRoom is how many vacant node slots the snapshot keeps in each
+	// rack (allot.Options.NodeRoom), so that a Node created in a rack, or
+	// relabelled into one, is put in place in microseconds rather than
+	// renumbering the cluster's nodes in milliseconds; a deleted Node
+	// leaves its slot. 0 means DefaultNodeRoom; a negative value keeps
+	// none.
+	NodeRoom int
 }
+
+// DefaultNodeRoom is Options.NodeRoom's default: two vacant slots a rack.
+const DefaultNodeRoom = 2
 
 // A Cluster keeps an allot Store in step with a Kubernetes cluster. Its
 // methods are safe for concurrent use.
@@ -82,6 +92,9 @@ func New(cfg *rest.Config, opts Options) (*Cluster, error) {
 	}
 	if opts.Resync < 0 {
 		return nil, fmt.Errorf("cluster: Options.Resync: %v is negative", opts.Resync)
+	}
+	if opts.NodeRoom > 64 {
+		return nil, fmt.Errorf("cluster: Options.NodeRoom: %d slots a rack, at most 64", opts.NodeRoom)
 	}
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

@@ -4,6 +4,7 @@
 package cluster
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"reflect"
@@ -504,6 +505,7 @@ func (c *Cluster) rebuild(reason string) error {
 	b, warns, err := c.cfg.Builder()
 	var snap *allot.Snapshot
 	if err == nil {
+		b.Options.NodeRoom = max(0, cmp.Or(c.opts.NodeRoom, DefaultNodeRoom))
 		snap, err = b.Build()
 	}
 	var st *allot.Store
