@@ -29,15 +29,25 @@ const EvictedNodeRemoved = "NodeRemoved"
 // description, when a running pod of the flavor asks for more of it than
 // its node has.
 //
-// Cost: nodes are numbered in topology order, so a node put in moves the
-// nodes after it. The topology is made anew by merging the node in,
-// O(nodes × levels); the node states are copied to their new places and
-// the per-domain counters carried over, only the new node's domains
-// worked out again, O(nodes + domains × GPUs per node); and every running
-// workload with a pod on a node that moved gets a new record, in one walk
-// of the tree, O(running pods). On the fragmented benchmark cluster of
-// 10,240 nodes and 4,100 running workloads, the node put first: 6 to 8
-// ms and 8 MB (BenchmarkNodeChurn); on 1,024 nodes under 1 ms.
+// Cost: nodes are numbered in topology order, by flavor, domain and
+// name. A node whose rack (its narrowest domain) exists and has a vacant
+// slot — one a node RemoveNode took out left, or room Options.NodeRoom
+// keeps — is put in place: in the vacant slot where its name sorts, or
+// else the rack's nodes between its place and the nearest vacant slot
+// move one slot. That copies the pages of nodes, node states and name
+// index it writes and moves only its domains' counters, O(levels × GPUs
+// per node + rack); the running workloads with a pod on a node that
+// moved get a new record, in one walk of the tree, O(running), which
+// only a move costs. Anywhere else (a new rack, no vacant slot, a node of
+// several GPU islands, shareable GPUs or MIG slices, a resource new to
+// its flavor, more GPUs than any node had) the topology is made anew by
+// merging the node in, O(nodes × levels): the node states are copied to
+// their new places and the per-domain counters carried over, only the
+// new node's domains worked out again, O(nodes + domains × GPUs per
+// node), and every running workload with a pod on a node that moved gets
+// a new record. On the fragmented benchmark cluster of 10,240 nodes and
+// 4,100 running workloads (BenchmarkNodeChurn): in place, 50 to 150 µs
+// (the rack's nodes moving: the walk); merged in, 11 to 15 ms and 9 MB.
 type AddNode struct{ Node Node }
 
 func (e AddNode) apply(s *Snapshot) error {
@@ -64,7 +74,15 @@ func (e AddNode) apply(s *Snapshot) error {
 // A two-phase preemption's hold on the node is released (its preemptor
 // pending again), as NodeDown releases it.
 //
-// Cost: as AddNode's, plus the evictions'.
+// Cost: the node's slot is left vacant, no other node moving, and only
+// its domains' counters change, as AddNode's in-place path costs without
+// the walk: about 20 µs at 10,240 nodes (BenchmarkNodeChurn); a node
+// that runs pods costs the walk that finds its workloads, O(running),
+// and their evictions. The last node of its rack, a node of a rack with
+// nodes of several GPU islands, with shareable GPUs or MIG slices, the
+// last node of the largest GPU count or the last with a resource among
+// its flavor's nodes, and a node taken out while two-phase holds are in
+// flight cost a merge, as AddNode's.
 type RemoveNode struct{ Node string }
 
 func (e RemoveNode) apply(s *Snapshot) error {
@@ -121,8 +139,11 @@ func (e RemoveNode) apply(s *Snapshot) error {
 // pods stay booked as they are, its page of nodes and states is copied
 // and its domains' counters moved, O(levels × GPUs per node), about 10
 // µs on 10,240 or 102,400 nodes (BenchmarkNodeChurn's set rows): new
-// capacity, GPUs gone bad, a taint, a pod limit, a condition. Any other
-// change, or one while two-phase holds are in flight, costs as AddNode's.
+// capacity, GPUs gone bad, a taint, a pod limit, a condition. A node
+// that runs no pod and changes what that does not cover (another rack,
+// flavor or layout) is taken out and put in again as RemoveNode and
+// AddNode do it in place, when both can. Any other change, or one while
+// two-phase holds are in flight, costs as AddNode's merge.
 type SetNode struct{ Node Node }
 
 func (e SetNode) apply(s *Snapshot) error {
@@ -173,7 +194,7 @@ func (s *Snapshot) fill(spec *topology.NodeSpec, d *Node) bool {
 	if s.holdsRoom() {
 		return false
 	}
-	t, sh, ok := s.topo.Fill(spec)
+	t, sh, ok := s.topo.Fill(spec, func(n int32) bool { return s.state.Node(n).Pods > 0 })
 	if !ok || !s.nodeResStays(t, spec.Flavor, resourcesOf(t.Node(sh.At)), 0, -1) {
 		return false
 	}

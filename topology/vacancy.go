@@ -114,14 +114,16 @@ func (n *Node) Empty() NodeState {
 // of the narrowest domain its labels name, so that the domain's nodes stay
 // in the order New gives them (by name): in a vacant slot where its name
 // sorts, or else, the nodes between moving one slot, in the nearest one
-// before or after. It costs what Vacate costs, the slots it moves, and the
+// before or after, of the two the one that moves fewer nodes busy says
+// so of (nil: none is), then fewer nodes. It costs what Vacate costs, the
+// slots it moves, and the
 // node's name copied beside those of the nodes put in before it. ok is
 // false, t unchanged, when the domain does not exist or has no vacant
 // slot, sp is not a valid node (Edit says why), or it is what Vacate does
 // not cover (shareable GPUs, MIG slices, several GPU islands, more GPUs
 // than t's largest count): Edit then. The caller sees to it that names
 // stay unique.
-func (t *Topology) Fill(sp *NodeSpec) (nt *Topology, sh Shift, ok bool) {
+func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh Shift, ok bool) {
 	if len(sp.Labels) != len(t.Levels) || sp.Shareable != 0 || len(sp.MIG) != 0 || sp.Flavor < 0 || int(sp.Flavor) >= len(t.Flavors) || sp.Name == "" {
 		return nil, Shift{}, false
 	}
@@ -160,9 +162,19 @@ func (t *Topology) Fill(sp *NodeSpec) (nt *Topology, sh Shift, ok bool) {
 	for after < dom.End && !t.Node(after).vacant {
 		after++
 	}
+	cost := func(from, to int32) [2]int32 { // busy nodes, then nodes, in [from, to)
+		c := [2]int32{0, to - from}
+		for n := from; n < to && busy != nil; n++ {
+			if busy(n) {
+				c[0]++
+			}
+		}
+		return c
+	}
+	up, down := cost(before+1, a), cost(b, after)
 	switch {
 	case found:
-	case before >= dom.First && (after == dom.End || a-before <= after-b):
+	case before >= dom.First && (after == dom.End || up[0] < down[0] || (up[0] == down[0] && up[1] <= down[1])):
 		sh = Shift{At: a - 1, First: before + 1, End: a, By: -1}
 	case after < dom.End:
 		sh = Shift{At: b, First: b, End: after, By: 1}

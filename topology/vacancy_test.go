@@ -188,7 +188,7 @@ func TestVacateFillEqualsNew(t *testing.T) {
 					from := top.spec(idx[rng.IntN(len(idx))], make([]string, len(levels)))
 					sp.Flavor, sp.Labels = from.Flavor, from.Labels
 				}
-				nt, sh, ok = top.Fill(&sp)
+				nt, sh, ok = top.Fill(&sp, func(n int32) bool { return s.Node(n).Pods > 0 })
 				if !ok {
 					declined++
 					fillDeclined++
