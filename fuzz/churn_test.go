@@ -30,6 +30,21 @@ func FuzzChurn(f *testing.F) {
 	})
 }
 
+// FuzzChurnRoom is FuzzChurn on a snapshot that keeps one to three vacant
+// node slots a rack (Options.NodeRoom): nodes added, removed and moved
+// take and leave slots in place, and the snapshot must still be the one
+// its own Builder builds.
+func FuzzChurnRoom(f *testing.F) {
+	for _, seed := range decideSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w := genChurn(data)
+		w.B.Options.NodeRoom = 1 + len(data)%3
+		checkChurn(t, w)
+	})
+}
+
 // FuzzChurnTwoPhase is FuzzChurn on a store that preempts in two phases:
 // after every step the victims still evicting terminate, one by one, and
 // then nothing may be left in flight and the state must be the one its
