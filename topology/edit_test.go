@@ -161,19 +161,34 @@ func TestRestateCarriesNodeStates(t *testing.T) {
 	}
 }
 
-// sameCounters fails when a and b, states of one topology, differ in any
-// node state or counter.
-func sameCounters(t *testing.T, label string, a, b *State) {
+// busyTopology builds the topology of specs, a state of it at time now in
+// which about one node in share holds some of its GPUs (and, with
+// conditions, one in five is cordoned or cooling down), and its capacity.
+func busyTopology(t *testing.T, rng *rand.Rand, levels []string, specs []NodeSpec, now int64, share int, conditions bool) (*Topology, *State, *State) {
 	t.Helper()
-	top := a.T
-	if a.FreeGPUs() != b.FreeGPUs() || !slices.Equal(a.Cooling(), b.Cooling()) {
-		t.Fatalf("%s: free GPUs %d, cooling %v; want %d, %v", label, a.FreeGPUs(), a.Cooling(), b.FreeGPUs(), b.Cooling())
+	top, err := New(levels, 2, 0, 3, specs)
+	if err != nil {
+		t.Fatal(err)
 	}
+	s, capacity := NewState(top, now), NewCapacity(top)
 	for n := range top.NumNodes() {
-		if *a.Node(int32(n)) != *b.Node(int32(n)) {
-			t.Fatalf("%s: node %s: %+v, want %+v", label, top.NodeName(int32(n)), *a.Node(int32(n)), *b.Node(int32(n)))
+		node := top.Node(int32(n))
+		if g := rng.IntN(int(node.GPUs) + 1); g > 0 && rng.IntN(share) == 0 {
+			s.Allocate(int32(n), node.TakeGPUs(s.FreeMask(int32(n)), g), res.Vec{int64(g), 0}, 1)
+		}
+		if conditions && rng.IntN(5) == 0 {
+			s.SetCondition(int32(n), rng.IntN(2) == 0, false, now+int64(rng.IntN(40))-20)
 		}
 	}
+	s.Flush()
+	return top, s, capacity
+}
+
+// sameDomainCounters fails when a and b, states of topologies with the
+// same domains and flavors, differ in any domain's or flavor's counter.
+func sameDomainCounters(t *testing.T, label string, a, b *State) {
+	t.Helper()
+	top := a.T
 	for d := range top.Domains {
 		for g := 1; g <= top.G; g++ {
 			if a.Fits(int32(d), g) != b.Fits(int32(d), g) {
@@ -198,6 +213,22 @@ func sameCounters(t *testing.T, label string, a, b *State) {
 			}
 		}
 	}
+}
+
+// sameCounters fails when a and b, states of one topology, differ in any
+// node state or counter.
+func sameCounters(t *testing.T, label string, a, b *State) {
+	t.Helper()
+	top := a.T
+	if a.FreeGPUs() != b.FreeGPUs() || !slices.Equal(a.Cooling(), b.Cooling()) {
+		t.Fatalf("%s: free GPUs %d, cooling %v; want %d, %v", label, a.FreeGPUs(), a.Cooling(), b.FreeGPUs(), b.Cooling())
+	}
+	for n := range top.NumNodes() {
+		if *a.Node(int32(n)) != *b.Node(int32(n)) {
+			t.Fatalf("%s: node %s: %+v, want %+v", label, top.NodeName(int32(n)), *a.Node(int32(n)), *b.Node(int32(n)))
+		}
+	}
+	sameDomainCounters(t, label, a, b)
 }
 
 // TestReshapeEqualsRestate edits topologies at random, carrying the
@@ -306,19 +337,8 @@ func TestRenodedEqualsRestate(t *testing.T) {
 			sp.Labels[1] = fmt.Sprintf("r%d", rng.IntN(12))
 			specs = append(specs, sp)
 		}
-		top, err := New(levels, 2, 0, 3, specs)
-		if err != nil {
-			t.Fatal(err)
-		}
 		now := int64(50)
-		s, capacity := NewState(top, now), NewCapacity(top)
-		for n := range top.NumNodes() {
-			node := top.Node(int32(n))
-			if g := rng.IntN(int(node.GPUs) + 1); g > 0 && rng.IntN(2) == 0 {
-				s.Allocate(int32(n), node.TakeGPUs(s.FreeMask(int32(n)), g), res.Vec{int64(g), 0}, 1)
-			}
-		}
-		s.Flush()
+		top, s, capacity := busyTopology(t, rng, levels, specs, now, 2, false)
 		for step := range 40 {
 			label := fmt.Sprintf("seed %d step %d", seed, step)
 			n := rng.Int32N(int32(top.NumNodes()))

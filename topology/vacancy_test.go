@@ -64,30 +64,7 @@ func sameLive(t *testing.T, label string, a, b *Topology, sa, sb *State) {
 	if sa.FreeGPUs() != sb.FreeGPUs() || !slices.Equal(cooling, sb.Cooling()) {
 		t.Fatalf("%s: free GPUs %d, cooling %v; want %d, %v", label, sa.FreeGPUs(), cooling, sb.FreeGPUs(), sb.Cooling())
 	}
-	for d := range a.Domains {
-		for g := 1; g <= a.G; g++ {
-			if sa.Fits(int32(d), g) != sb.Fits(int32(d), g) {
-				t.Fatalf("%s: domain %q g=%d: fits %d, want %d", label, a.Domains[d].Path, g, sa.Fits(int32(d), g), sb.Fits(int32(d), g))
-			}
-		}
-		if *sa.Agg(int32(d)) != *sb.Agg(int32(d)) {
-			t.Fatalf("%s: domain %q: aggregates %+v, want %+v", label, a.Domains[d].Path, *sa.Agg(int32(d)), *sb.Agg(int32(d)))
-		}
-	}
-	for f := range a.Flavors {
-		if sa.FlavorFree(int32(f)) != sb.FlavorFree(int32(f)) {
-			t.Fatalf("%s: flavor %d free %v, want %v", label, f, sa.FlavorFree(int32(f)), sb.FlavorFree(int32(f)))
-		}
-		for l := range len(a.Levels) + 2 {
-			for g := 1; g <= a.G; g++ {
-				x, okA := sa.LevelMax(int32(f), l, g)
-				y, okB := sb.LevelMax(int32(f), l, g)
-				if x != y || okA != okB {
-					t.Fatalf("%s: flavor %d level %d g=%d: level max %d %v, want %d %v", label, f, l, g, x, okA, y, okB)
-				}
-			}
-		}
-	}
+	sameDomainCounters(t, label, sa, sb)
 }
 
 // TestVacateFillEqualsNew takes nodes out in place and puts new ones in
@@ -122,22 +99,8 @@ func TestVacateFillEqualsNew(t *testing.T) {
 				specs = append(specs, sp)
 			}
 		}
-		top, err := New(levels, 2, 0, 3, specs)
-		if err != nil {
-			t.Fatal(err)
-		}
 		now := int64(50)
-		s, capacity := NewState(top, now), NewCapacity(top)
-		for n := range top.NumNodes() {
-			node := top.Node(int32(n))
-			if g := rng.IntN(int(node.GPUs) + 1); g > 0 && rng.IntN(3) == 0 {
-				s.Allocate(int32(n), node.TakeGPUs(s.FreeMask(int32(n)), g), res.Vec{int64(g), 0}, 1)
-			}
-			if rng.IntN(5) == 0 {
-				s.SetCondition(int32(n), rng.IntN(2) == 0, false, now+int64(rng.IntN(40))-20)
-			}
-		}
-		s.Flush()
+		top, s, capacity := busyTopology(t, rng, levels, specs, now, 3, true)
 		byName := func(s *State, name string) NodeState {
 			n, _ := s.T.NodeIndex(name)
 			return *s.Node(n)

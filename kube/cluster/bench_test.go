@@ -149,6 +149,23 @@ func BenchmarkEvent(b *testing.B) {
 		}
 	}
 	nodeEvent := func(edit func(*corev1.Node, bool)) func(*Cluster, int) { return nodeEventOn(1, edit) }
+	createdDeleted := func(nd *corev1.Node) func(*Cluster, int) {
+		return func(c *Cluster, i int) {
+			if i%2 == 0 {
+				c.Upsert(nd)
+			} else {
+				c.Delete(nd)
+			}
+		}
+	}
+	hasNode := func(name string) func(*allot.Snapshot) error {
+		return func(s *allot.Snapshot) error {
+			if _, ok := s.Node(name); !ok {
+				return fmt.Errorf("no node %s", name)
+			}
+			return nil
+		}
+	}
 	probe, pending, bound, done, beat := podEvents()
 	// A node more for rack r0, where room waits: its name sorts before
 	// the rack's nodes, which move a slot, or after them.
@@ -203,30 +220,8 @@ func BenchmarkEvent(b *testing.B) {
 			}
 			return nil
 		}, false, nil},
-		{"event=node-created-deleted-first", func(c *Cluster, i int) {
-			if i%2 == 0 {
-				c.Upsert(first)
-			} else {
-				c.Delete(first)
-			}
-		}, func(s *allot.Snapshot) error {
-			if _, ok := s.Node(first.Name); !ok {
-				return fmt.Errorf("no node %s", first.Name)
-			}
-			return nil
-		}, false, nil},
-		{"event=node-created-deleted-last", func(c *Cluster, i int) {
-			if i%2 == 0 {
-				c.Upsert(last)
-			} else {
-				c.Delete(last)
-			}
-		}, func(s *allot.Snapshot) error {
-			if _, ok := s.Node(last.Name); !ok {
-				return fmt.Errorf("no node %s", last.Name)
-			}
-			return nil
-		}, false, nil},
+		{"event=node-created-deleted-first", createdDeleted(first), hasNode(first.Name), false, nil},
+		{"event=node-created-deleted-last", createdDeleted(last), hasNode(last.Name), false, nil},
 		{"event=pod-bound-succeeded", func(c *Cluster, i int) {
 			if i%2 == 0 {
 				c.Upsert(bound)
