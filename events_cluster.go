@@ -166,8 +166,8 @@ func (e SetNode) apply(s *Snapshot) error {
 func (s *Snapshot) holdsRoom() bool { return s.inflight != nil && len(s.inflight.holds) > 0 }
 
 // vacate is RemoveNode in place (topology.Topology.Vacate) for node n,
-// which holds no pod any more: its slot is left vacant and the nodes
-// after it in its narrowest domain move up one. It reports false, s
+// which holds no pod any more: its slot is left vacant, no other node
+// moving. It reports false, s
 // unchanged, where RemoveNode must reshape: what Vacate does not cover,
 // the last of a resource among its flavor's nodes, two-phase holds in
 // flight.
@@ -185,8 +185,9 @@ func (s *Snapshot) vacate(n int32) bool {
 }
 
 // fill is AddNode in place (topology.Topology.Fill): the node spec and d
-// describe takes a vacant slot of its narrowest domain, the domain's
-// nodes that sort after it moving down one. It reports false, s
+// describe takes a vacant slot of its narrowest domain, where its name
+// sorts or with the nodes between moving one slot, the side that moves
+// fewer nodes running pods. It reports false, s
 // unchanged, where AddNode must reshape: no vacant slot in the domain,
 // what Fill does not cover, a resource its flavor's nodes lacked, two-phase
 // holds in flight.
@@ -424,7 +425,7 @@ func (s *Snapshot) reshape(remove []int32, add []topology.NodeSpec, descs []*Nod
 // holds settle, s may be left changed.
 func (s *Snapshot) reshapeOnce(remove []int32, add []topology.NodeSpec, descs []*Node) error {
 	old := s.topo
-	t, moved, err := old.Edit(remove, append(slices.Clip(add), old.RoomFor(add, s.options.NodeRoom)...))
+	t, moved, err := old.Edit(remove, append(slices.Clip(add), old.RoomFor(add, s.options.NodeRoom)...), s.options.NodeRoom)
 	if err != nil {
 		return buildErr(ErrInvalid, "node", "%v", err)
 	}

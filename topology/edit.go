@@ -16,13 +16,15 @@ import (
 // Edit returns t with the nodes remove lists (indices into t.Nodes) taken
 // out and the nodes of add put in, each with a label per level, and moved:
 // moved[n] is where node n of t went, -1 for a node taken out and for a
-// vacant slot (Vacate), which the result has none of. The caller sees to
-// it that names stay unique. t does not change.
+// vacant slot (Vacate, Vacancy). A domain keeps its vacant slots, and the
+// vacancies of add, up to room of them, after its nodes; a domain left
+// with no node keeps none. The caller sees to it that names stay unique.
+// t does not change.
 //
 // t's nodes are in order already, so the new ones are merged in rather
 // than everything sorted again: an edit costs O(nodes × levels), and the
 // result is the topology New builds from the same nodes.
-func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, error) {
+func (t *Topology) Edit(remove []int32, add []NodeSpec, room int) (*Topology, []int32, error) {
 	L := len(t.Levels)
 	for i := range add {
 		if len(add[i].Labels) != L {
@@ -68,7 +70,7 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 		out = append(out, sp)
 	}
 	out = append(out, add[j:]...)
-	out, at := keepRoom(out)
+	out, at := keepRoom(out, room)
 	for n, m := range moved {
 		if m >= 0 {
 			moved[n] = at[m]
@@ -82,19 +84,22 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec) (*Topology, []int32, err
 }
 
 // keepRoom drops from specs, in the nodes' order, the vacant slots of a
-// domain left with no node, and says where each spec went (-1: dropped).
-func keepRoom(specs []NodeSpec) ([]NodeSpec, []int32) {
+// domain left with no node and those past the first most of a domain
+// (most < 0: none), and says where each spec went (-1: dropped).
+func keepRoom(specs []NodeSpec, most int) ([]NodeSpec, []int32) {
 	at := make([]int32, len(specs))
 	out := specs[:0]
-	live := -1 // the last node's spec, in out
+	live, kept := -1, 0 // the last node's spec, in out; vacant slots after it
 	for i := range specs {
 		sp := specs[i]
-		if sp.vacant && (live < 0 || out[live].Flavor != sp.Flavor || !slices.Equal(out[live].Labels, sp.Labels)) {
+		if sp.vacant && (live < 0 || out[live].Flavor != sp.Flavor || !slices.Equal(out[live].Labels, sp.Labels) || (most >= 0 && kept >= most)) {
 			at[i] = -1
 			continue
 		}
-		if !sp.vacant {
-			live = len(out)
+		if sp.vacant {
+			kept++
+		} else {
+			live, kept = len(out), 0
 		}
 		at[i] = int32(len(out))
 		out = append(out, sp)

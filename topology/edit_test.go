@@ -88,7 +88,7 @@ func TestEditEqualsNew(t *testing.T) {
 			}
 			specs = slices.DeleteFunc(specs, func(sp NodeSpec) bool { return slices.Contains(gone, sp.Name) })
 			specs = append(specs, add...)
-			got, moved, err := top.Edit(remove, add)
+			got, moved, err := top.Edit(remove, add, 0)
 			if err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}
@@ -120,10 +120,10 @@ func TestEditRefusesMissingLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := top.Edit(nil, []NodeSpec{{Name: "b", Capacity: res.Vec{8}}}); err == nil {
+	if _, _, err := top.Edit(nil, []NodeSpec{{Name: "b", Capacity: res.Vec{8}}}, 0); err == nil {
 		t.Fatal("a node without labels was put in")
 	}
-	if _, _, err := top.Edit(nil, []NodeSpec{{Name: "b", Labels: []string{"b0"}, Capacity: res.Vec{8}, Groups: []int{3, 3}}}); err == nil {
+	if _, _, err := top.Edit(nil, []NodeSpec{{Name: "b", Labels: []string{"b0"}, Capacity: res.Vec{8}, Groups: []int{3, 3}}}, 0); err == nil {
 		t.Fatal("a node whose GPU groups do not sum to its GPUs was put in")
 	}
 }
@@ -279,7 +279,7 @@ func TestReshapeEqualsRestate(t *testing.T) {
 				add = append(add, randomSpec(rng, fmt.Sprintf("n%d", next)))
 				next++
 			}
-			nt, moved, err := top.Edit(remove, add)
+			nt, moved, err := top.Edit(remove, add, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

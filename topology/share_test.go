@@ -101,7 +101,7 @@ func TestShareVersions(t *testing.T) {
 	st.Flush()
 	// A node put in before the others: every index moves, the shares with
 	// their nodes.
-	nt, moved, err := topo.Edit(nil, []NodeSpec{{Name: "0", Labels: []string{"r0"}, Capacity: res.Vec{2, 8000}, Shareable: 0b10}})
+	nt, moved, err := topo.Edit(nil, []NodeSpec{{Name: "0", Labels: []string{"r0"}, Capacity: res.Vec{2, 8000}, Shareable: 0b10}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 		for i, o := range order {
 			sorted[i] = specs[o]
 		}
-		specs, _ = keepRoom(sorted)
+		specs, _ = keepRoom(sorted, -1)
 		order = nil
 	}
 	return build(levels, resources, gpu, flavors, specs, order)

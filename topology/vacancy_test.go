@@ -79,6 +79,7 @@ func TestVacateFillEqualsNew(t *testing.T) {
 	levels := []string{"block", "rack"}
 	var vacated, filled, declined, fillDeclined, vacDeclined, pods, idxDeclined int
 	var by [3]int // fills that moved nodes up, none, down
+	merged := 0
 	for seed := uint64(1); seed <= 30; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 31))
 		var specs []NodeSpec
@@ -113,6 +114,44 @@ func TestVacateFillEqualsNew(t *testing.T) {
 			var ok bool
 			var ns NodeState
 			next := slices.Clone(specs)
+			if rng.IntN(8) == 0 {
+				// A merge keeps each domain's vacant slots, up to room,
+				// and puts in room for the node's domain.
+				sp := spec()
+				if _, dup := top.NodeIndex(sp.Name); dup {
+					continue
+				}
+				room := rng.IntN(3)
+				add := append([]NodeSpec{sp}, top.RoomFor([]NodeSpec{sp}, room)...)
+				mt, moved, err := top.Edit(nil, add, room)
+				if err != nil {
+					t.Fatal(err)
+				}
+				next = append(next, sp)
+				want, err := New(levels, 2, 0, 3, next)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for d := range mt.Domains {
+					if v, _ := mt.holes(int32(d)); int(mt.Domains[d].Level) == len(levels) && int(v) > room {
+						t.Fatalf("%s: merge with room %d: domain %q keeps %d vacant slots", label, room, mt.Domains[d].Path, v)
+					}
+				}
+				fresh := func(m int32) (NodeState, bool) { return mt.Node(m).Empty(), mt.Vacant(m) || mt.NodeName(m) == sp.Name }
+				got := s.Reshape(mt, moved, fresh)
+				gotCap := capacity.ReshapeCapacity(mt, moved, func(m int32) bool { _, f := fresh(m); return f })
+				wantState := Restate(want, now, func(m int32) NodeState {
+					if name := want.NodeName(m); name != sp.Name {
+						return byName(s, name)
+					}
+					return want.Node(m).Empty()
+				})
+				sameLive(t, label+" merge", mt, want, got, wantState)
+				sameLive(t, label+" merge capacity", mt, want, gotCap, NewCapacity(want))
+				merged++
+				top, s, capacity, specs = mt, got, gotCap, next
+				continue
+			}
 			if rng.IntN(2) == 0 {
 				idx := live(top)
 				n := idx[rng.IntN(len(idx))]
@@ -207,8 +246,8 @@ func TestVacateFillEqualsNew(t *testing.T) {
 			top, s, capacity, specs = nt, got, gotCap, next
 		}
 	}
-	t.Logf("%d vacated, %d filled (moving nodes up, none, down: %v), %d declined (fill %d, vacate %d, index %d), %d with pods", vacated, filled, by, declined, fillDeclined, vacDeclined, idxDeclined, pods)
-	if vacated < 200 || filled < 150 || fillDeclined < 50 || vacDeclined < 50 || idxDeclined < 20 || min(by[0], by[1], by[2]) < 20 {
+	t.Logf("%d vacated, %d filled (moving nodes up, none, down: %v), %d merged, %d declined (fill %d, vacate %d, index %d), %d with pods", vacated, filled, by, merged, declined, fillDeclined, vacDeclined, idxDeclined, pods)
+	if vacated < 200 || filled < 150 || fillDeclined < 50 || vacDeclined < 50 || idxDeclined < 20 || min(by[0], by[1], by[2]) < 20 || merged < 100 {
 		t.Fatalf("%d vacated, %d filled, %d declined: the changes do not cover every path", vacated, filled, declined)
 	}
 }
