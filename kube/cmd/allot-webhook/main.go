@@ -22,6 +22,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -70,6 +71,7 @@ type config struct {
 	port           int
 	metricsAddr    string
 	probeAddr      string
+	nodeRoom       int
 	guard          guard.Options
 }
 
@@ -85,6 +87,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.port, "port", webhook.DefaultPort, "port of the webhook server (/validate, /simulate)")
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", "address of the metrics endpoint (/metrics); 0 disables it")
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	fs.IntVar(&c.nodeRoom, "node-room", cluster.DefaultNodeRoom, "vacant node slots the snapshot keeps in each rack, so that a Node created there is put in place (0 to 64)")
 	fs.BoolVar(&c.guard.Disabled, "disabled", false, "kill switch: allow everything, undecided")
 	fs.BoolVar(&c.guard.DryRun, "dry-run", false, "decide and log what would be denied, but allow it")
 	fs.BoolVar(&c.guard.FailClosed, "fail-closed", false, "deny when the view of the cluster is not ready or deciding fails (default: allow)")
@@ -100,6 +103,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	}
 	if len(c.kueue) == 0 && len(c.cluster) > 0 {
 		return nil, errors.New("--cluster describes a cluster in files with --kueue, its Kueue configuration")
+	}
+	if c.nodeRoom < 0 || c.nodeRoom > 64 {
+		return nil, fmt.Errorf("--node-room %d: 0 to 64 vacant slots a rack", c.nodeRoom)
 	}
 	if err := c.guard.Validate(); err != nil {
 		return nil, err
@@ -136,7 +142,7 @@ func serve(ctx context.Context, c *config, log logr.Logger) error {
 		if err != nil {
 			return err
 		}
-		cl, err := cluster.New(rc, cluster.Options{Kueue: kopts, Log: log.WithName("cluster")})
+		cl, err := cluster.New(rc, cluster.Options{Kueue: kopts, Log: log.WithName("cluster"), NodeRoom: cmp.Or(c.nodeRoom, -1)})
 		if err != nil {
 			return err
 		}

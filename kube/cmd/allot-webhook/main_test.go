@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/allot-sched/allot/kube/cluster"
 )
 
 var files = []string{"--kueue", "../../testdata/seeds/training-cq-fixed.yaml", "--kueue", "../../testdata/seeds/team-a.yaml", "--cluster", "../../testdata/cluster"}
@@ -35,6 +37,9 @@ func TestParse(t *testing.T) {
 		{[]string{"--cluster", "../../testdata/cluster"}, "--cluster describes a cluster in files with --kueue"},
 		{append([]string{"--small-pod-min-free-share", "2"}, files...), "SmallPodMinFreeShare 2"},
 		{append([]string{"--cache-size", "-3"}, files...), "CacheSize -3"},
+		{[]string{"--node-room", "0"}, ""},
+		{[]string{"--node-room", "65"}, "--node-room 65"},
+		{[]string{"--node-room", "-1"}, "--node-room -1"},
 		{append(files, "extra"), "unexpected arguments"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 	} {
@@ -44,7 +49,7 @@ func TestParse(t *testing.T) {
 		}
 	}
 	c, err := parse(append([]string{"--disabled", "--fail-closed", "--deny-undecodable"}, files...), io.Discard)
-	if err != nil || !c.guard.Disabled || !c.guard.FailClosed || !c.guard.DenyUndecodable || c.guard.CacheSize != 4096 {
+	if err != nil || !c.guard.Disabled || !c.guard.FailClosed || !c.guard.DenyUndecodable || c.guard.CacheSize != 4096 || c.nodeRoom != cluster.DefaultNodeRoom {
 		t.Errorf("parse: %+v, %v", c, err)
 	}
 }
