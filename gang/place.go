@@ -715,37 +715,42 @@ func (p *Placer) sortAscending(cs []cand) {
 
 // bucketSort orders candidates given in index order by count (descending
 // when desc), stably, when every count is small: a counting sort, linear
-// instead of n log n. It reports false when counts are too large for it.
+// instead of n log n, over as many buckets as the largest count needs (a
+// node's candidates count a few pods each). It reports false when counts
+// are too large for it.
 func (p *Placer) bucketSort(cs []cand, desc bool) bool {
 	const maxBucket = 256
 	if len(cs) < 16 {
 		return false
 	}
-	var hist [maxBucket + 2]int32
-	for i := 1; i < len(cs); i++ {
-		if cs[i].id < cs[i-1].id {
+	most := int64(0)
+	for i := range cs {
+		if i > 0 && cs[i].id < cs[i-1].id {
 			return false // not in index order: ties would not go by path
 		}
+		if c := cs[i].count; c > maxBucket || c < 0 {
+			return false
+		} else if c > most {
+			most = c
+		}
+	}
+	var buf [maxBucket + 2]int32
+	hist := buf[:most+2]
+	key := func(count int64) int64 {
+		if desc {
+			return most - count
+		}
+		return count
 	}
 	for _, c := range cs {
-		if c.count > maxBucket || c.count < 0 {
-			return false
-		}
-		k := c.count
-		if desc {
-			k = maxBucket - k
-		}
-		hist[k+1]++
+		hist[key(c.count)+1]++
 	}
 	for i := 1; i < len(hist); i++ {
 		hist[i] += hist[i-1]
 	}
 	p.tmp = slices.Grow(p.tmp[:0], len(cs))[:len(cs)]
 	for _, c := range cs {
-		k := c.count
-		if desc {
-			k = maxBucket - k
-		}
+		k := key(c.count)
 		p.tmp[hist[k]] = c
 		hist[k]++
 	}
