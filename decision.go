@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"weak"
 
 	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/preempt"
 )
 
 // Decision is Decide's answer. It is a plain value that marshals to JSON
@@ -284,4 +286,19 @@ type workspace struct {
 	// placeable remembers, while a request with a minCount is decided,
 	// which of its counts could be placed on the empty cluster.
 	placeable placeableMemo
+	// failed remembers the preemption searches that found no victims on
+	// the snapshot failedOn (weak: the workspace keeps no version alive),
+	// which a scheduling loop asks again for head after head.
+	failed   preempt.Failures
+	failedOn weak.Pointer[Snapshot]
+}
+
+// failures is the memory of the preemption searches that failed on s:
+// the workspace's, forgotten when it was another snapshot's.
+func (w *workspace) failures(s *Snapshot) *preempt.Failures {
+	if on := weak.Make(s); on != w.failedOn {
+		w.failed.Reset()
+		w.failedOn = on
+	}
+	return &w.failed
 }

@@ -122,7 +122,17 @@ func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Resul
 	if !ok {
 		return preempt.Result{}, false
 	}
-	return preempt.Find(w, &p, &dc.d.work.search, &dc.s.running, (*running).booking)
+	// A search that failed on this snapshot fails again: the next heads of
+	// a queue often ask the same.
+	failed := dc.d.work.failures(dc.s)
+	if failed.Failed(&p) {
+		return preempt.Result{}, false
+	}
+	found, ok := preempt.Find(w, &p, &dc.d.work.search, &dc.s.running, (*running).booking)
+	if !ok {
+		failed.Add(&p)
+	}
+	return found, ok
 }
 
 // preemptorFor is the request as the search sees it with pod set i on

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -90,6 +91,8 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
   -share           with -pack and a topology-aware policy, book openb's GPU
                    shares (gpu_milli) as that share of one shareable GPU,
                    packed with others onto it, not one whole GPU each
+  -cpuprofile FILE write a CPU profile of the command to FILE, for
+                   go tool pprof
 
 The openb packing replay:
 
@@ -145,6 +148,7 @@ func Run(args []string, stdout, stderr io.Writer, sources ...Source) int {
 	pack := fs.Bool("pack", false, "")
 	share := fs.Bool("share", false, "")
 	statePath := fs.String("state", "", "")
+	cpuProfile := fs.String("cpuprofile", "", "")
 	var configFiles []func() (*sim.Config, error)
 	fs.Func("config", "", func(path string) error {
 		configFiles = append(configFiles, func() (*sim.Config, error) { return sim.LoadConfig(path) })
@@ -165,6 +169,14 @@ func Run(args []string, stdout, stderr io.Writer, sources ...Source) int {
 	fs.IntVar(&shape.RacksPerBlock, "racks-per-block", shape.RacksPerBlock, "")
 	if _, exit, done := cli.ParseFlags(fs, args, 0, 0); done {
 		return exit
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "allot simulate:", err)
+			return 1
+		}
+		defer stop()
 	}
 	if msg := checkSimulateFlags(*jobs, *load, shape, *depth, *mtbf, *repair, *termination); msg != "" {
 		fmt.Fprintln(stderr, "allot simulate:", msg)
@@ -290,6 +302,23 @@ func Run(args []string, stdout, stderr io.Writer, sources ...Source) int {
 	}
 	printTiming(stdout, results, walls)
 	return 0
+}
+
+// startCPUProfile starts profiling the process's CPU into the file at
+// path; stop ends the profile and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // maxJobs bounds -jobs: a million jobs, twelve times the Philly trace.
