@@ -545,11 +545,25 @@ func (dc *decider) everPlaceable(u uint16, f int32) bool {
 		}
 	}
 	w := dc.d.work
-	mark := len(w.asg)
-	asg, _, ok := p.Place(sets, w.asg)
-	w.asg = asg[:mark]
+	ok := w.placeOnCapacity(dc.s, sets).ok
 	w.placeable.record(dc, u, f, ok)
 	return ok
+}
+
+// placeOnCapacity places sets on s's empty cluster with the capacity
+// placer, or answers from the memo of what an earlier placement of the
+// same pod sets there gave.
+func (w *workspace) placeOnCapacity(s *Snapshot, sets []gang.PodSet) capacityAnswer {
+	if fail, ok, known := w.placedOnCapacity.lookup(s.capacity, sets); known {
+		return capacityAnswer{fail: fail, ok: ok}
+	}
+	p := &w.capacity
+	p.Reset(s.capacity)
+	mark := len(w.asg)
+	asg, fail, ok := p.Place(sets, w.asg)
+	w.asg = asg[:mark]
+	w.placedOnCapacity.record(s.capacity, sets, fail, ok)
+	return capacityAnswer{fail: fail, ok: ok}
 }
 
 // classify tells why a placement failed: it never fits, it waits for nodes
@@ -561,12 +575,10 @@ func (dc *decider) classify(a *attempt, u uint16, sets []gang.PodSet) {
 	p := &w.capacity
 	mark := len(w.asg)
 	if ok, known := w.placeable.lookup(dc, u, a.flavor); !ok || !known {
-		p.Reset(s.capacity)
-		asg, fail, ok := p.Place(sets, w.asg)
-		w.asg = asg[:mark]
-		w.placeable.record(dc, u, a.flavor, ok)
-		if !ok {
-			a.reason, a.never, a.fail = NeverFits, true, fail
+		placed := w.placeOnCapacity(s, sets)
+		w.placeable.record(dc, u, a.flavor, placed.ok)
+		if !placed.ok {
+			a.reason, a.never, a.fail = NeverFits, true, placed.fail
 			return
 		}
 	}

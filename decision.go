@@ -7,7 +7,9 @@ import (
 	"weak"
 
 	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/preempt"
+	"github.com/allot-sched/allot/quota"
 )
 
 // Decision is Decide's answer. It is a plain value that marshals to JSON
@@ -291,6 +293,14 @@ type workspace struct {
 	// which a scheduling loop asks again for head after head.
 	failed   preempt.Failures
 	failedOn weak.Pointer[Snapshot]
+	// preemptVecs, preemptQuota and preemptSets are the memory of the
+	// preemptor a search is run for.
+	preemptVecs  []res.Vec
+	preemptQuota []*quota.FlavorQuota
+	preemptSets  []gang.PodSet
+	// placedOnCapacity remembers what units placed on the empty cluster
+	// gave.
+	placedOnCapacity capacityMemo
 }
 
 // failures is the memory of the preemption searches that failed on s:

@@ -74,10 +74,11 @@ func (f *Failures) Add(p *Preemptor) {
 	for i, q := range p.Quota {
 		k.quotas[i] = q != nil
 	}
-	k.p.Sets = slices.Clone(p.Sets)
-	for i := range k.p.Sets {
-		k.p.Sets[i].Slices = slices.Clone(k.p.Sets[i].Slices)
-		k.p.Sets[i].Exclude = slices.Clone(k.p.Sets[i].Exclude)
+	if p.Sets != nil {
+		k.p.Sets = make([]gang.PodSet, len(p.Sets))
+		for i := range p.Sets {
+			k.p.Sets[i] = p.Sets[i].Clone()
+		}
 	}
 	f.kept = append(f.kept, k)
 }
@@ -94,7 +95,7 @@ func (k *failure) asks(p *Preemptor) bool {
 		return false
 	}
 	if !slices.Equal(q.Need, p.Need) || !slices.Equal(q.Open, p.Open) || len(k.quotas) != len(p.Quota) ||
-		(q.Sets == nil) != (p.Sets == nil) || !slices.EqualFunc(q.Sets, p.Sets, samePodSet) {
+		(q.Sets == nil) != (p.Sets == nil) || !slices.EqualFunc(q.Sets, p.Sets, func(a, b gang.PodSet) bool { return a.Equal(&b) }) {
 		return false
 	}
 	for i, fq := range p.Quota {
@@ -109,13 +110,6 @@ func (k *failure) asks(p *Preemptor) bool {
 // the preemptor and a candidate decide.
 func (l *Policies) comparesSubmission() bool {
 	return l.WithinQueue == LowerOrNewerEqualPriority || l.Reclaim == LowerOrNewerEqualPriority || l.Borrow == LowerOrNewerEqualPriority
-}
-
-// samePodSet reports whether two pod sets place alike.
-func samePodSet(a, b gang.PodSet) bool {
-	return a.Flavor == b.Flavor && a.Count == b.Count && a.GPUs == b.GPUs && a.Share == b.Share && a.Res == b.Res &&
-		a.Mode == b.Mode && a.Level == b.Level && a.Policy == b.Policy && a.Group == b.Group &&
-		slices.Equal(a.Slices, b.Slices) && slices.Equal(a.Exclude, b.Exclude)
 }
 
 // hash mixes what asks compares first: the queue, priority, the
