@@ -463,11 +463,24 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota, mayBorrow bool) attempt 
 	}
 	pl := dc.placer()
 	pl.Final = !dc.laterUnits(u)
+	// On a placer that holds no pod of the request yet, a placement that
+	// failed on this snapshot fails again.
+	fresh := !dc.placedAny
+	if fail, _, known := w.failedOnState.lookup(s.state, sets, pl.Final); fresh && known {
+		w.asg = w.asg[:mark]
+		a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
+		dc.classify(&a, u, sets)
+		return a
+	}
 	asg, fail, ok := pl.Place(sets, w.asg)
 	w.asg = asg
 	if ok {
+		dc.placedAny = true
 		dc.markPlaced(u, int32(mark))
 		return a
+	}
+	if fresh {
+		w.failedOnState.record(s.state, sets, pl.Final, fail, false)
 	}
 	w.asg = w.asg[:mark]
 	a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
@@ -553,17 +566,17 @@ func (dc *decider) everPlaceable(u uint16, f int32) bool {
 // placeOnCapacity places sets on s's empty cluster with the capacity
 // placer, or answers from the memo of what an earlier placement of the
 // same pod sets there gave.
-func (w *workspace) placeOnCapacity(s *Snapshot, sets []gang.PodSet) capacityAnswer {
-	if fail, ok, known := w.placedOnCapacity.lookup(s.capacity, sets); known {
-		return capacityAnswer{fail: fail, ok: ok}
+func (w *workspace) placeOnCapacity(s *Snapshot, sets []gang.PodSet) placeAnswer {
+	if fail, ok, known := w.placedOnCapacity.lookup(s.capacity, sets, false); known {
+		return placeAnswer{fail: fail, ok: ok}
 	}
 	p := &w.capacity
 	p.Reset(s.capacity)
 	mark := len(w.asg)
 	asg, fail, ok := p.Place(sets, w.asg)
 	w.asg = asg[:mark]
-	w.placedOnCapacity.record(s.capacity, sets, fail, ok)
-	return capacityAnswer{fail: fail, ok: ok}
+	w.placedOnCapacity.record(s.capacity, sets, false, fail, ok)
+	return placeAnswer{fail: fail, ok: ok}
 }
 
 // classify tells why a placement failed: it never fits, it waits for nodes

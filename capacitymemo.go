@@ -8,43 +8,46 @@ import (
 	"github.com/allot-sched/allot/topology"
 )
 
-// capacityMemo remembers what placing a unit's pod sets on the empty
-// cluster gave: whether they fit and, when not, the failure. A scheduling
-// loop asks it for every head that waits, and the answer depends only on
-// the capacity (the state every version shares until a node changes) and
-// the pod sets, so the next head of the same shape is answered without
-// placing. It keeps the answers of one capacity, held weakly: the memo
-// keeps no version alive.
-type capacityMemo struct {
+// placeMemo remembers what placing a unit's pod sets on one state with a
+// fresh placer gave: whether they fit and, when not, the failure. A
+// scheduling loop places every head that waits, on the empty cluster (the
+// capacity, which every version shares until a node changes) to tell
+// whether it could ever fit and on the free capacity of its snapshot, and
+// the answer depends only on the state, the pod sets and whether the
+// placement is final, so the next head of the same shape is answered
+// without placing. It keeps the answers of one state, held weakly: the
+// memo keeps no version alive.
+type placeMemo struct {
 	on   weak.Pointer[topology.State]
-	kept []capacityAnswer
+	kept []placeAnswer
 	// first maps a unit's hash to its latest answer, next chains the
 	// answers of one hash.
 	first map[uint64]int32
 	next  []int32
 }
 
-// capacityAnswer is one placement on the empty cluster: the pod sets (a
-// copy), whether they fit, and the failure when not.
-type capacityAnswer struct {
-	sets []gang.PodSet
-	fail gang.Failure
-	ok   bool
+// placeAnswer is one placement: the pod sets (a copy), whether it was
+// final (gang.Placer.Final), whether they fit, and the failure when not.
+type placeAnswer struct {
+	sets  []gang.PodSet
+	final bool
+	fail  gang.Failure
+	ok    bool
 }
 
-// maxCapacityAnswers bounds the answers kept for one capacity; past it the
+// maxPlaceAnswers bounds the answers kept for one state; past it the
 // placements run again.
-const maxCapacityAnswers = 1 << 12
+const maxPlaceAnswers = 1 << 12
 
-// lookup is the answer for sets on capacity, when known.
-func (m *capacityMemo) lookup(capacity *topology.State, sets []gang.PodSet) (fail gang.Failure, ok, known bool) {
-	if m.on != weak.Make(capacity) {
+// lookup is the answer for sets on st, when known.
+func (m *placeMemo) lookup(st *topology.State, sets []gang.PodSet, final bool) (fail gang.Failure, ok, known bool) {
+	if m.on != weak.Make(st) {
 		return gang.Failure{}, false, false
 	}
 	i, found := m.first[hashSets(sets)]
 	for found && i >= 0 {
 		a := &m.kept[i]
-		if slices.EqualFunc(a.sets, sets, func(x, y gang.PodSet) bool { return x.Equal(&y) }) {
+		if a.final == final && slices.EqualFunc(a.sets, sets, func(x, y gang.PodSet) bool { return x.Equal(&y) }) {
 			return a.fail, a.ok, true
 		}
 		i = m.next[i]
@@ -52,15 +55,15 @@ func (m *capacityMemo) lookup(capacity *topology.State, sets []gang.PodSet) (fai
 	return gang.Failure{}, false, false
 }
 
-// record keeps what placing sets on capacity gave.
-func (m *capacityMemo) record(capacity *topology.State, sets []gang.PodSet, fail gang.Failure, ok bool) {
-	if on := weak.Make(capacity); on != m.on {
+// record keeps what placing sets on st gave.
+func (m *placeMemo) record(st *topology.State, sets []gang.PodSet, final bool, fail gang.Failure, ok bool) {
+	if on := weak.Make(st); on != m.on {
 		clear(m.kept)
 		m.kept, m.next = m.kept[:0], m.next[:0]
 		clear(m.first)
 		m.on = on
 	}
-	if len(m.kept) >= maxCapacityAnswers {
+	if len(m.kept) >= maxPlaceAnswers {
 		return
 	}
 	if m.first == nil {
@@ -73,7 +76,7 @@ func (m *capacityMemo) record(capacity *topology.State, sets []gang.PodSet, fail
 	}
 	m.first[h] = int32(len(m.kept))
 	m.next = append(m.next, next)
-	a := capacityAnswer{sets: make([]gang.PodSet, len(sets)), fail: fail, ok: ok}
+	a := placeAnswer{sets: make([]gang.PodSet, len(sets)), final: final, fail: fail, ok: ok}
 	for i := range sets {
 		a.sets[i] = sets[i].Clone()
 	}

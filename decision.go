@@ -299,8 +299,9 @@ type workspace struct {
 	preemptQuota []*quota.FlavorQuota
 	preemptSets  []gang.PodSet
 	// placedOnCapacity remembers what units placed on the empty cluster
-	// gave.
-	placedOnCapacity capacityMemo
+	// gave, failedOnState the units that did not fit the free capacity of
+	// the snapshot last decided on.
+	placedOnCapacity, failedOnState placeMemo
 }
 
 // failures is the memory of the preemption searches that failed on s:
