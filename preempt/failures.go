@@ -134,3 +134,6 @@ func (p *Preemptor) hash() uint64 {
 	}
 	return h
 }
+
+// Len is how many failures are kept.
+func (f *Failures) Len() int { return len(f.kept) }

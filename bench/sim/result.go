@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/bench/trace"
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/health"
@@ -208,7 +207,7 @@ func (r *run) sample() error {
 		if r.topo {
 			f = s.Fragmentation()
 		} else {
-			f = r.bindingFragmentation(s)
+			f = r.bindingFragmentation()
 		}
 		smp.NodeShare, smp.StrandedShare = f.NodeShare, f.StrandedShare
 		if blocked, free := r.shapeBlocked(s); blocked {
@@ -221,16 +220,19 @@ func (r *run) sample() error {
 
 // bindingFragmentation measures the simulator's own node binding (quota-
 // only admission) with the same two definitions as allot's: every pending
-// or holding job's pods against each node's free room.
-func (r *run) bindingFragmentation(s *allot.Snapshot) gang.Fragmentation {
+// or holding job's pods against each node's free room. Those jobs are the
+// waiting ones the run counts by shape (sample checks that they are as
+// many), so their pods come from the counts: full pods of the shape's
+// per, the remainder in one smaller pod, as addPods splits a job.
+func (r *run) bindingFragmentation() gang.Fragmentation {
 	mix := make(map[room]int64)
-	for _, id := range s.PendingIDs() {
-		if i, ok := r.byID[id]; ok {
-			r.addPods(mix, r.jobs[i].j)
+	for k, n := range r.waitingShapes {
+		if full := k.gpus / k.per; full > 0 {
+			mix[room{gpus: k.per, cpu: k.cpu, mem: k.mem}] += int64(full) * int64(n)
 		}
-	}
-	for _, i := range r.hold {
-		r.addPods(mix, r.jobs[i].j)
+		if rest := k.gpus % k.per; rest > 0 {
+			mix[room{gpus: rest, cpu: k.cpu, mem: k.mem}] += int64(n)
+		}
 	}
 	return r.measureBinding(shapes(mix))
 }
