@@ -37,7 +37,9 @@ func TestFailuresAnswerTheSameSearchOnly(t *testing.T) {
 		{"open", func(p *Preemptor) { p.Open = []res.Vec{{gpu: 1}} }, false},
 		{"no quota", func(p *Preemptor) { p.Quota = []*quota.FlavorQuota{nil} }, false},
 		{"no pod sets on nodes", func(p *Preemptor) { p.Sets = nil }, false},
-		{"a pod set's count", func(p *Preemptor) { p.Sets = []gang.PodSet{{Flavor: 0, Count: 1, GPUs: 2, Res: res.Vec{gpu: 2}, Exclude: []uint64{1}}} }, false},
+		{"a pod set's count", func(p *Preemptor) {
+			p.Sets = []gang.PodSet{{Flavor: 0, Count: 1, GPUs: 2, Res: res.Vec{gpu: 2}, Exclude: []uint64{1}}}
+		}, false},
 		{"a pod set's exclusions", func(p *Preemptor) { p.Sets = []gang.PodSet{{Flavor: 0, Count: 2, GPUs: 2, Res: res.Vec{gpu: 2}}} }, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
