@@ -242,8 +242,11 @@ type run struct {
 	// free (a completion) and which jobs arrived.
 	freed   bool
 	arrived []int32
-	seen    []outcome    // the decisions of this instant
-	mix     []shapeCount // the trace's pods by shape: FGD's target workload
+	seen    []outcome // the decisions of this instant
+	// decision is the memory of every decision of the run: its scratch,
+	// and what its workspace remembers from loop to loop.
+	decision allot.Decision
+	mix      []shapeCount // the trace's pods by shape: FGD's target workload
 
 	// busyGPUSec and windowLost count from the first arrival to the last,
 	// where the cluster is in its steady state; lostGPUSec counts all.
@@ -480,7 +483,7 @@ func (r *run) loop() error {
 			// Room came free: the scheduling loop looks at every waiting
 			// workload again.
 			r.seen = r.seen[:0]
-			allot.ScheduleFunc(r.st, r.see)
+			allot.ScheduleInto(r.st, &r.decision, r.see)
 			err = r.account(r.seen)
 		case len(r.arrived) > 0:
 			// Nothing came free, so what waited before still cannot start;
@@ -748,15 +751,15 @@ func (r *run) admitArrivals() error {
 		return cmp.Compare(a, b)
 	})
 	r.seen = r.seen[:0]
-	var d allot.Decision
+	d := &r.decision
 	for _, i := range r.arrived {
 		w := r.workload(&r.jobs[i])
-		allot.DecideInto(r.st.Load(), allot.Request(w), &d)
+		allot.DecideInto(r.st.Load(), allot.Request(w), d)
 		if d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
 			// A refused commit leaves the job waiting for the next loop.
-			_, _ = r.st.Commit(d)
+			_, _ = r.st.Commit(*d)
 		}
-		r.see(&d)
+		r.see(d)
 	}
 	return r.account(r.seen)
 }
