@@ -41,7 +41,7 @@ const maxPlaceAnswers = 1 << 12
 
 // lookup is the answer for sets on st, when known.
 func (m *placeMemo) lookup(st *topology.State, sets []gang.PodSet, final bool) (fail gang.Failure, ok, known bool) {
-	if m.on != weak.Make(st) {
+	if m.on.Value() != st {
 		return gang.Failure{}, false, false
 	}
 	i, found := m.first[hashSets(sets)]
@@ -57,11 +57,11 @@ func (m *placeMemo) lookup(st *topology.State, sets []gang.PodSet, final bool) (
 
 // record keeps what placing sets on st gave.
 func (m *placeMemo) record(st *topology.State, sets []gang.PodSet, final bool, fail gang.Failure, ok bool) {
-	if on := weak.Make(st); on != m.on {
+	if m.on.Value() != st {
 		clear(m.kept)
 		m.kept, m.next = m.kept[:0], m.next[:0]
 		clear(m.first)
-		m.on = on
+		m.on = weak.Make(st)
 	}
 	if len(m.kept) >= maxPlaceAnswers {
 		return

@@ -307,9 +307,9 @@ type workspace struct {
 // failures is the memory of the preemption searches that failed on s:
 // the workspace's, forgotten when it was another snapshot's.
 func (w *workspace) failures(s *Snapshot) *preempt.Failures {
-	if on := weak.Make(s); on != w.failedOn {
+	if w.failedOn.Value() != s {
 		w.failed.Reset()
-		w.failedOn = on
+		w.failedOn = weak.Make(s)
 	}
 	return &w.failed
 }
