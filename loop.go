@@ -349,7 +349,9 @@ func (s *Snapshot) headKey(k *fairness.Key, w *Workload, u quota.Usage, levels b
 	if s.options.OrderByUsage {
 		k.Usage = fairness.PerWeight(s.used[q].Now(s.now, h), s.limits[q].weight)
 	}
-	if !s.fairSharing.Enabled && !levels {
+	if !s.fairSharing.Enabled && (!levels || !s.rtree.InCohort(q)) {
+		// The key is the borrowing level alone, if asked for, and a queue
+		// in no cohort has none to nominate for.
 		return charges
 	}
 	// The keys come from the flavors the head's admission would take, by
