@@ -190,10 +190,6 @@ func (r *run) configName() string {
 func (r *run) sample() error {
 	s := r.st.Load()
 	smp := Sample{At: r.now, Utilization: float64(r.busyGPUs) / float64(r.gpus), Waiting: s.NumPending() + len(r.hold)}
-	if r.mix == nil {
-		r.mix = r.targetMix()
-	}
-	smp.MixShare = r.mixFragmentation(r.mix).StrandedShare
 	// The waiting jobs the simulator counts by shape are the store's.
 	n := 0
 	for _, c := range r.waitingShapes {
@@ -202,6 +198,21 @@ func (r *run) sample() error {
 	if n != smp.Waiting {
 		return fmt.Errorf("at %d s the simulator counts %d jobs waiting, the store %d pending and %d holding", r.now, n, s.NumPending(), len(r.hold))
 	}
+	// Nothing written since the last sample, and no node whose cooldown
+	// time could end: the placements, the nodes and what waits are as they
+	// were, and so is every figure of fragmentation (long stretches of a
+	// drain see no event).
+	if last := len(r.series) - 1; last >= 0 && r.timeless && !r.o.measureEvery && r.sampledAt == r.writes {
+		p := &r.series[last]
+		smp.MixShare, smp.NodeShare, smp.StrandedShare, smp.Blocked, smp.BlockedGPUs = p.MixShare, p.NodeShare, p.StrandedShare, p.Blocked, p.BlockedGPUs
+		r.series = append(r.series, smp)
+		return nil
+	}
+	r.sampledAt = r.writes
+	if r.mix == nil {
+		r.mix = r.targetMix()
+	}
+	smp.MixShare = r.mixFragmentation(r.mix).StrandedShare
 	if smp.Waiting > 0 {
 		var f gang.Fragmentation
 		if r.topo {

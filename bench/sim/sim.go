@@ -96,6 +96,9 @@ type Options struct {
 	// topology awareness, such a job holds one whole GPU. It applies to
 	// the generated cluster and a trace's node list, not a Config's.
 	ShareGPUs bool
+	// measureEvery measures fragmentation at every sample, even where
+	// nothing was written since the last (tests compare the two).
+	measureEvery bool
 }
 
 // ShareResource is the resource a run with Options.ShareGPUs asks for
@@ -264,6 +267,13 @@ type run struct {
 	waitingShapes     map[blockKey]int32
 	scratch, scratch2 []room
 
+	// writes counts what the run wrote to the store and to its own
+	// binding but for time and checkpoints; sampledAt is the count the
+	// last sample measured fragmentation at. timeless says that no node
+	// has a cooldown, whose end would change what fits as time passes.
+	writes, sampledAt uint64
+	timeless          bool
+
 	// delay is the victims' termination delay (0: one phase); audit the
 	// store's records of an instant.
 	delay int64
@@ -346,8 +356,10 @@ func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
 	}
 	// A node a configuration's flavor selects by its labels names no
 	// flavor: the snapshot says which it serves.
+	r.timeless = true
 	for i, name := range r.names {
 		if st, ok := snap.NodeStatus(name); ok {
+			r.timeless = r.timeless && st.CooldownUntil == 0
 			r.nodeFlavor[i] = int32(max(slices.Index(r.flavors, st.Flavor), 0))
 		}
 	}
@@ -521,6 +533,9 @@ func (r *run) drained() bool {
 }
 
 func (r *run) apply(e event, sample *bool) error {
+	if e.kind != evSample && e.kind != evCheckpoint {
+		r.writes++
+	}
 	switch e.kind {
 	case evSample:
 		*sample = true
@@ -653,6 +668,7 @@ func (r *run) checkpointAfter(js *jobState) {
 // account takes note of what a round of decisions admitted, evicted and
 // rejected.
 func (r *run) account(ds []outcome) error {
+	r.writes++ // admissions, evictions, rejections, bindings
 	r.decisions += len(ds)
 	s := r.st.Load()
 	r.audit = r.st.DrainAudit(r.audit[:0])
