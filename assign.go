@@ -463,11 +463,24 @@ func (dc *decider) try(u uint16, fq *quota.FlavorQuota, mayBorrow bool) attempt 
 	}
 	pl := dc.placer()
 	pl.Final = !dc.laterUnits(u)
+	// On a placer that holds no pod of the request yet, a placement that
+	// failed on this snapshot fails again.
+	fresh := !dc.placedAny
+	if fail, _, known := w.failedOnState.lookup(s.state, sets, pl.Final); fresh && known {
+		w.asg = w.asg[:mark]
+		a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
+		dc.classify(&a, u, sets)
+		return a
+	}
 	asg, fail, ok := pl.Place(sets, w.asg)
 	w.asg = asg
 	if ok {
+		dc.placedAny = true
 		dc.markPlaced(u, int32(mark))
 		return a
+	}
+	if fresh {
+		w.failedOnState.record(s.state, sets, pl.Final, fail, false)
 	}
 	w.asg = w.asg[:mark]
 	a.fail, a.podSet = fail, dc.memberIndex(u, fail.PodSet)
@@ -545,11 +558,25 @@ func (dc *decider) everPlaceable(u uint16, f int32) bool {
 		}
 	}
 	w := dc.d.work
-	mark := len(w.asg)
-	asg, _, ok := p.Place(sets, w.asg)
-	w.asg = asg[:mark]
+	ok := w.placeOnCapacity(dc.s, sets).ok
 	w.placeable.record(dc, u, f, ok)
 	return ok
+}
+
+// placeOnCapacity places sets on s's empty cluster with the capacity
+// placer, or answers from the memo of what an earlier placement of the
+// same pod sets there gave.
+func (w *workspace) placeOnCapacity(s *Snapshot, sets []gang.PodSet) placeAnswer {
+	if fail, ok, known := w.placedOnCapacity.lookup(s.capacity, sets, false); known {
+		return placeAnswer{fail: fail, ok: ok}
+	}
+	p := &w.capacity
+	p.Reset(s.capacity)
+	mark := len(w.asg)
+	asg, fail, ok := p.Place(sets, w.asg)
+	w.asg = asg[:mark]
+	w.placedOnCapacity.record(s.capacity, sets, false, fail, ok)
+	return placeAnswer{fail: fail, ok: ok}
 }
 
 // classify tells why a placement failed: it never fits, it waits for nodes
@@ -561,12 +588,10 @@ func (dc *decider) classify(a *attempt, u uint16, sets []gang.PodSet) {
 	p := &w.capacity
 	mark := len(w.asg)
 	if ok, known := w.placeable.lookup(dc, u, a.flavor); !ok || !known {
-		p.Reset(s.capacity)
-		asg, fail, ok := p.Place(sets, w.asg)
-		w.asg = asg[:mark]
-		w.placeable.record(dc, u, a.flavor, ok)
-		if !ok {
-			a.reason, a.never, a.fail = NeverFits, true, fail
+		placed := w.placeOnCapacity(s, sets)
+		w.placeable.record(dc, u, a.flavor, placed.ok)
+		if !placed.ok {
+			a.reason, a.never, a.fail = NeverFits, true, placed.fail
 			return
 		}
 	}

@@ -113,6 +113,9 @@ type decider struct {
 	d *Decision
 
 	placerReady bool
+	// placedAny says that the placer holds pods of the request: a unit
+	// placed before.
+	placedAny bool
 
 	// Text spans into d.buf: the message and each trail check's detail.
 	msg   span

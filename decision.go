@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"weak"
 
 	"github.com/allot-sched/allot/gang"
+	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/preempt"
+	"github.com/allot-sched/allot/quota"
 )
 
 // Decision is Decide's answer. It is a plain value that marshals to JSON
@@ -284,4 +288,28 @@ type workspace struct {
 	// placeable remembers, while a request with a minCount is decided,
 	// which of its counts could be placed on the empty cluster.
 	placeable placeableMemo
+	// failed remembers the preemption searches that found no victims on
+	// the snapshot failedOn (weak: the workspace keeps no version alive),
+	// which a scheduling loop asks again for head after head.
+	failed   preempt.Failures
+	failedOn weak.Pointer[Snapshot]
+	// preemptVecs, preemptQuota and preemptSets are the memory of the
+	// preemptor a search is run for.
+	preemptVecs  []res.Vec
+	preemptQuota []*quota.FlavorQuota
+	preemptSets  []gang.PodSet
+	// placedOnCapacity remembers what units placed on the empty cluster
+	// gave, failedOnState the units that did not fit the free capacity of
+	// the snapshot last decided on.
+	placedOnCapacity, failedOnState placeMemo
+}
+
+// failures is the memory of the preemption searches that failed on s:
+// the workspace's, forgotten when it was another snapshot's.
+func (w *workspace) failures(s *Snapshot) *preempt.Failures {
+	if w.failedOn.Value() != s {
+		w.failed.Reset()
+		w.failedOn = weak.Make(s)
+	}
+	return &w.failed
 }

@@ -65,13 +65,22 @@ func Schedule(st *Store) []Decision {
 // to, its strings included, are valid only during the call (d.Clone()
 // keeps one).
 func ScheduleFunc(st *Store, see func(d *Decision)) {
+	var d Decision
+	ScheduleInto(st, &d, see)
+}
+
+// ScheduleInto is ScheduleFunc deciding into d, as DecideInto does: d's
+// memory serves every decision of this loop and of the next loops given
+// the same d, and so does what its workspace remembers (what the empty
+// cluster holds, which the versions share until a node changes). A
+// simulator that runs a loop after every event keeps one d for them all.
+func ScheduleInto(st *Store, d *Decision, see func(d *Decision)) {
 	if see == nil {
 		see = func(*Decision) {}
 	}
-	var d Decision
 	schedule(st, func(s *Snapshot, r Request) *Decision {
-		DecideInto(s, r, &d)
-		return &d
+		DecideInto(s, r, d)
+		return d
 	}, see)
 }
 
@@ -340,7 +349,9 @@ func (s *Snapshot) headKey(k *fairness.Key, w *Workload, u quota.Usage, levels b
 	if s.options.OrderByUsage {
 		k.Usage = fairness.PerWeight(s.used[q].Now(s.now, h), s.limits[q].weight)
 	}
-	if !s.fairSharing.Enabled && !levels {
+	if !s.fairSharing.Enabled && (!levels || !s.rtree.InCohort(q)) {
+		// The key is the borrowing level alone, if asked for, and a queue
+		// in no cohort has none to nominate for.
 		return charges
 	}
 	// The keys come from the flavors the head's admission would take, by

@@ -119,10 +119,27 @@ func (dc *decider) tryPreemption(only int32) bool {
 // findVictims runs the search on w with pod set i on flavors[i].
 func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Result, bool) {
 	p, ok := dc.preemptorFor(flavors)
+	// The preemptor's memory is the workspace's, for the next search: it
+	// keeps nothing of the snapshot once this one is done.
+	w0 := dc.d.work
+	defer func() {
+		clear(w0.preemptQuota)
+		clear(w0.preemptSets)
+	}()
 	if !ok {
 		return preempt.Result{}, false
 	}
-	return preempt.Find(w, &p, &dc.d.work.search, &dc.s.running, (*running).booking)
+	// A search that failed on this snapshot fails again: the next heads of
+	// a queue often ask the same.
+	failed := dc.d.work.failures(dc.s)
+	if failed.Failed(&p) {
+		return preempt.Result{}, false
+	}
+	found, ok := preempt.Find(w, &p, &dc.d.work.search, &dc.s.running, (*running).booking)
+	if !ok {
+		failed.Add(&p)
+	}
+	return found, ok
 }
 
 // preemptorFor is the request as the search sees it with pod set i on
@@ -132,11 +149,15 @@ func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Resul
 func (dc *decider) preemptorFor(flavors []int32) (preempt.Preemptor, bool) {
 	s := dc.s
 	nf := len(s.flavors)
-	vecs := make([]res.Vec, 2*nf)
+	w := dc.d.work
+	vecs := grown(&w.preemptVecs, 2*nf)
+	clear(vecs)
+	quotas := grown(&w.preemptQuota, nf)
+	clear(quotas)
 	l := &s.limits[dc.q]
 	p := preempt.Preemptor{Queue: dc.q, Admitted: int(s.runCount[dc.q]), Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
 		Policies: l.policies(),
-		Need:     vecs[:nf:nf], Open: vecs[nf:], Quota: make([]*quota.FlavorQuota, nf)}
+		Need:     vecs[:nf:nf], Open: vecs[nf:], Quota: quotas}
 	nodes := false
 	for i, f := range flavors {
 		if f < 0 || !dc.allowed(1<<i, f) {
@@ -169,6 +190,7 @@ func (dc *decider) preemptorFor(flavors []int32) (preempt.Preemptor, bool) {
 	}
 	// Pod sets in request order (the placement maps back by it); the
 	// members of a topology group share a group number and a flavor.
+	w.preemptSets = w.preemptSets[:0]
 	var groups [maxPodSets]string
 	ng := 0
 	for i, f := range flavors {
@@ -185,9 +207,19 @@ func (dc *decider) preemptorFor(flavors []int32) (preempt.Preemptor, bool) {
 			}
 			g.Group = at + 1
 		}
-		p.Sets = append(p.Sets, g)
+		w.preemptSets = append(w.preemptSets, g)
 	}
+	p.Sets = w.preemptSets
 	return p, true
+}
+
+// grown is the first n elements of *buf, which it grows when shorter.
+func grown[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
 }
 
 // concludePreemption fills in a Preempt decision: the victims, with their

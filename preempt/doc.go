@@ -20,6 +20,11 @@
 // counted in its own queue's, and takes their candidates as its strategies
 // allow, then fills back the same way (fair.go spells out Kueue's rules).
 //
+// Find is a function of its world and its preemptor, so a caller that
+// asks the same search again on the same world may answer it from
+// Failures, the preemptors Find found no victims for there: a scheduling
+// loop asks it for head after head of one shape.
+//
 // allot's additions to Kueue's order act only where Kueue has no
 // information: within one priority, victims that lose the least work go
 // first (GPU-seconds since the last checkpoint, or since admission, as

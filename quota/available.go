@@ -72,6 +72,10 @@ func (t *ResourceTree) FitsInQuota(u Usage, n int32, fr int, v int64) (fits bool
 	return !t.BorrowingWith(u, n, fr, v), max(0, SubAmount(v, t.LocalAvailable(u, n, fr)))
 }
 
+// InCohort reports whether queue q sits in a cohort. One that does not
+// borrows from nobody: its borrowing level is 0 whatever it asks.
+func (t *ResourceTree) InCohort(q int32) bool { return t.parent[q] >= 0 }
+
 // BorrowingLevel is how far up queue q must reach for v more of fr, Kueue's
 // FindHeightOfLowestSubtreeThatFits. Level 0 when q would not borrow (or
 // has no parent); otherwise, with remaining = v − LocalAvailable(q), the
@@ -84,8 +88,8 @@ func (t *ResourceTree) FitsInQuota(u Usage, n int32, fr int, v int64) (fits bool
 // tree: capacity outside that subtree is used by others and may be
 // reclaimed.
 func (t *ResourceTree) BorrowingLevel(u Usage, q int32, fr int, v int64) (level int, mayReclaimInHierarchy bool) {
-	if t.parent[q] < 0 || !t.BorrowingWith(u, q, fr, v) {
-		return 0, t.parent[q] >= 0
+	if !t.InCohort(q) || !t.BorrowingWith(u, q, fr, v) {
+		return 0, t.InCohort(q)
 	}
 	remaining := SubAmount(v, t.LocalAvailable(u, q, fr))
 	path := t.Path(q)

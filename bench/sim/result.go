@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/allot-sched/allot"
 	"github.com/allot-sched/allot/bench/trace"
 	"github.com/allot-sched/allot/gang"
 	"github.com/allot-sched/allot/health"
@@ -191,10 +190,6 @@ func (r *run) configName() string {
 func (r *run) sample() error {
 	s := r.st.Load()
 	smp := Sample{At: r.now, Utilization: float64(r.busyGPUs) / float64(r.gpus), Waiting: s.NumPending() + len(r.hold)}
-	if r.mix == nil {
-		r.mix = r.targetMix()
-	}
-	smp.MixShare = r.mixFragmentation(r.mix).StrandedShare
 	// The waiting jobs the simulator counts by shape are the store's.
 	n := 0
 	for _, c := range r.waitingShapes {
@@ -203,12 +198,27 @@ func (r *run) sample() error {
 	if n != smp.Waiting {
 		return fmt.Errorf("at %d s the simulator counts %d jobs waiting, the store %d pending and %d holding", r.now, n, s.NumPending(), len(r.hold))
 	}
+	// Nothing written since the last sample, and no node whose cooldown
+	// time could end: the placements, the nodes and what waits are as they
+	// were, and so is every figure of fragmentation (long stretches of a
+	// drain see no event).
+	if last := len(r.series) - 1; last >= 0 && r.timeless && !r.o.measureEvery && r.sampledAt == r.writes {
+		p := &r.series[last]
+		smp.MixShare, smp.NodeShare, smp.StrandedShare, smp.Blocked, smp.BlockedGPUs = p.MixShare, p.NodeShare, p.StrandedShare, p.Blocked, p.BlockedGPUs
+		r.series = append(r.series, smp)
+		return nil
+	}
+	r.sampledAt = r.writes
+	if r.mix == nil {
+		r.mix = r.targetMix()
+	}
+	smp.MixShare = r.mixFragmentation(r.mix).StrandedShare
 	if smp.Waiting > 0 {
 		var f gang.Fragmentation
 		if r.topo {
 			f = s.Fragmentation()
 		} else {
-			f = r.bindingFragmentation(s)
+			f = r.bindingFragmentation()
 		}
 		smp.NodeShare, smp.StrandedShare = f.NodeShare, f.StrandedShare
 		if blocked, free := r.shapeBlocked(s); blocked {
@@ -221,16 +231,19 @@ func (r *run) sample() error {
 
 // bindingFragmentation measures the simulator's own node binding (quota-
 // only admission) with the same two definitions as allot's: every pending
-// or holding job's pods against each node's free room.
-func (r *run) bindingFragmentation(s *allot.Snapshot) gang.Fragmentation {
+// or holding job's pods against each node's free room. Those jobs are the
+// waiting ones the run counts by shape (sample checks that they are as
+// many), so their pods come from the counts: full pods of the shape's
+// per, the remainder in one smaller pod, as addPods splits a job.
+func (r *run) bindingFragmentation() gang.Fragmentation {
 	mix := make(map[room]int64)
-	for _, id := range s.PendingIDs() {
-		if i, ok := r.byID[id]; ok {
-			r.addPods(mix, r.jobs[i].j)
+	for k, n := range r.waitingShapes {
+		if full := k.gpus / k.per; full > 0 {
+			mix[room{gpus: k.per, cpu: k.cpu, mem: k.mem}] += int64(full) * int64(n)
 		}
-	}
-	for _, i := range r.hold {
-		r.addPods(mix, r.jobs[i].j)
+		if rest := k.gpus % k.per; rest > 0 {
+			mix[room{gpus: rest, cpu: k.cpu, mem: k.mem}] += int64(n)
+		}
 	}
 	return r.measureBinding(shapes(mix))
 }

@@ -96,6 +96,9 @@ type Options struct {
 	// topology awareness, such a job holds one whole GPU. It applies to
 	// the generated cluster and a trace's node list, not a Config's.
 	ShareGPUs bool
+	// measureEvery measures fragmentation at every sample, even where
+	// nothing was written since the last (tests compare the two).
+	measureEvery bool
 }
 
 // ShareResource is the resource a run with Options.ShareGPUs asks for
@@ -242,8 +245,11 @@ type run struct {
 	// free (a completion) and which jobs arrived.
 	freed   bool
 	arrived []int32
-	seen    []outcome    // the decisions of this instant
-	mix     []shapeCount // the trace's pods by shape: FGD's target workload
+	seen    []outcome // the decisions of this instant
+	// decision is the memory of every decision of the run: its scratch,
+	// and what its workspace remembers from loop to loop.
+	decision allot.Decision
+	mix      []shapeCount // the trace's pods by shape: FGD's target workload
 
 	// busyGPUSec and windowLost count from the first arrival to the last,
 	// where the cluster is in its steady state; lostGPUSec counts all.
@@ -260,6 +266,13 @@ type run struct {
 	// and scratch2 are shapeBlocked's buffers.
 	waitingShapes     map[blockKey]int32
 	scratch, scratch2 []room
+
+	// writes counts what the run wrote to the store and to its own
+	// binding but for time and checkpoints; sampledAt is the count the
+	// last sample measured fragmentation at. timeless says that no node
+	// has a cooldown, whose end would change what fits as time passes.
+	writes, sampledAt uint64
+	timeless          bool
 
 	// delay is the victims' termination delay (0: one phase); audit the
 	// store's records of an instant.
@@ -343,8 +356,10 @@ func newRun(tr *trace.Trace, p Policy, o Options) (*run, error) {
 	}
 	// A node a configuration's flavor selects by its labels names no
 	// flavor: the snapshot says which it serves.
+	r.timeless = true
 	for i, name := range r.names {
 		if st, ok := snap.NodeStatus(name); ok {
+			r.timeless = r.timeless && st.CooldownUntil == 0
 			r.nodeFlavor[i] = int32(max(slices.Index(r.flavors, st.Flavor), 0))
 		}
 	}
@@ -480,7 +495,7 @@ func (r *run) loop() error {
 			// Room came free: the scheduling loop looks at every waiting
 			// workload again.
 			r.seen = r.seen[:0]
-			allot.ScheduleFunc(r.st, r.see)
+			allot.ScheduleInto(r.st, &r.decision, r.see)
 			err = r.account(r.seen)
 		case len(r.arrived) > 0:
 			// Nothing came free, so what waited before still cannot start;
@@ -518,6 +533,9 @@ func (r *run) drained() bool {
 }
 
 func (r *run) apply(e event, sample *bool) error {
+	if e.kind != evSample && e.kind != evCheckpoint {
+		r.writes++
+	}
 	switch e.kind {
 	case evSample:
 		*sample = true
@@ -650,6 +668,7 @@ func (r *run) checkpointAfter(js *jobState) {
 // account takes note of what a round of decisions admitted, evicted and
 // rejected.
 func (r *run) account(ds []outcome) error {
+	r.writes++ // admissions, evictions, rejections, bindings
 	r.decisions += len(ds)
 	s := r.st.Load()
 	r.audit = r.st.DrainAudit(r.audit[:0])
@@ -748,15 +767,15 @@ func (r *run) admitArrivals() error {
 		return cmp.Compare(a, b)
 	})
 	r.seen = r.seen[:0]
-	var d allot.Decision
+	d := &r.decision
 	for _, i := range r.arrived {
 		w := r.workload(&r.jobs[i])
-		allot.DecideInto(r.st.Load(), allot.Request(w), &d)
+		allot.DecideInto(r.st.Load(), allot.Request(w), d)
 		if d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
 			// A refused commit leaves the job waiting for the next loop.
-			_, _ = r.st.Commit(d)
+			_, _ = r.st.Commit(*d)
 		}
-		r.see(&d)
+		r.see(d)
 	}
 	return r.account(r.seen)
 }

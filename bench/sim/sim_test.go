@@ -195,6 +195,51 @@ func TestRunIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestSamplesKeptAreMeasured: a sample that keeps the last one's
+// fragmentation, nothing written in between, holds what measuring it
+// gives: the series, node failures and repairs included, are the same
+// with every sample measured. Long jobs after a burst leave stretches
+// without events for the kept samples to be many.
+func TestSamplesKeptAreMeasured(t *testing.T) {
+	var jobs []trace.Job
+	for i := range 200 {
+		j := job(fmt.Sprintf("j%03d", i), fmt.Sprint("q", i%3), int64(i*37%3000), int64(600+i*977%40000), int32(1<<(i%4)), int32(i%3*10))
+		j.Preemptible, j.Checkpoint = i%3 == 0, int64(i%2*1200)
+		jobs = append(jobs, j)
+	}
+	tr := &trace.Trace{Jobs: jobs}
+	for _, p := range append(Policies(), KueueTAS) {
+		for _, mtbf := range []int64{0, 20000} {
+			o := tiny(4)
+			o.NodeMTBF = mtbf
+			kept, err := Run(tr, p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.measureEvery = true
+			measured, err := Run(tr, p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same := 0
+			for i := 1; i < len(measured.Series); i++ {
+				a, b := measured.Series[i], measured.Series[i-1]
+				if a.At = b.At; a.Waiting > 0 && a == b {
+					same++
+				}
+			}
+			a, _ := json.Marshal(kept)
+			b, _ := json.Marshal(measured)
+			if !bytes.Equal(a, b) {
+				t.Fatalf("%s, MTBF %d: kept samples differ from measured ones", p.Name, mtbf)
+			}
+			if same == 0 {
+				t.Fatalf("%s, MTBF %d: no sample while work waits repeats the one before: nothing was kept", p.Name, mtbf)
+			}
+		}
+	}
+}
+
 // runTwice runs tr under p twice and checks that every job left the run
 // (done or rejected) and that both runs report the same, byte for byte.
 func runTwice(t *testing.T, tr *trace.Trace, p Policy, o Options) *Result {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -62,5 +63,71 @@ func (p *progress) update(left, jobs int) {
 func (p *progress) finish() {
 	if p.drawn {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 80))
+	}
+}
+
+// progressGroup is the progress of several runs: run after run, one line
+// each as it runs; with runs at once, one line for them all, the jobs
+// that left every run over the jobs of them all. Nothing is drawn when
+// its writer is not a terminal.
+type progressGroup struct {
+	w        io.Writer
+	on       bool
+	parallel bool
+	mu       sync.Mutex
+	bars     []*progress // run after run: each run's, from its start
+	all      *progress   // runs at once
+	left     []int
+	jobs     []int
+}
+
+func newProgressGroup(w io.Writer, labels []string, parallel int) *progressGroup {
+	g := &progressGroup{w: w, on: isTerminal(w), parallel: parallel > 1 && len(labels) > 1, bars: make([]*progress, len(labels)),
+		left: make([]int, len(labels)), jobs: make([]int, len(labels))}
+	if g.on && g.parallel {
+		g.all = newProgress(w, fmt.Sprintf("%d runs", len(labels)))
+	}
+	for i, l := range labels {
+		if g.on && !g.parallel {
+			g.bars[i] = &progress{w: w, label: l, now: time.Now}
+		}
+	}
+	return g
+}
+
+// updater is run i's Options.Progress, called from the run's goroutine;
+// nil when nothing is drawn.
+func (g *progressGroup) updater(i int) func(left, jobs int) {
+	switch {
+	case !g.on:
+		return nil
+	case !g.parallel:
+		bar := g.bars[i]
+		bar.start = bar.now()
+		return bar.update
+	}
+	return func(left, jobs int) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.left[i], g.jobs[i] = left, jobs
+		sumLeft, sumJobs := 0, 0
+		for k := range g.left {
+			sumLeft, sumJobs = sumLeft+g.left[k], sumJobs+g.jobs[k]
+		}
+		g.all.update(sumLeft, sumJobs)
+	}
+}
+
+// done hears that run i has ended.
+func (g *progressGroup) done(i int) {
+	if bar := g.bars[i]; bar != nil {
+		bar.finish()
+	}
+}
+
+// finish clears the line of the runs at once, if one was drawn.
+func (g *progressGroup) finish() {
+	if g.all != nil {
+		g.all.finish()
 	}
 }

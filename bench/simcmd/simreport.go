@@ -143,13 +143,18 @@ func printTable(w io.Writer, rs []*sim.Result) {
 }
 
 // printTiming prints the wall-clock time of each run, apart from the
-// report: it changes from one run to the next.
-func printTiming(w io.Writer, rs []*sim.Result, walls []time.Duration) {
+// report: it changes from one run to the next. With runs at once
+// (parallel above 1) it adds the time of them all.
+func printTiming(w io.Writer, rs []*sim.Result, walls []time.Duration, parallel int, total time.Duration) {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
 		parts[i] = fmt.Sprintf("%s %.1f s (%.0f decisions/s)", r.Label(), walls[i].Seconds(), float64(r.Decisions)/max(walls[i].Seconds(), 1e-9))
 	}
-	fmt.Fprintf(w, "\ntiming (wall clock, varies between runs): %s\n", strings.Join(parts, ", "))
+	all := ""
+	if parallel > 1 {
+		all = fmt.Sprintf("; all %.1f s (%d at once)", total.Seconds(), parallel)
+	}
+	fmt.Fprintf(w, "\ntiming (wall clock, varies between runs): %s%s\n", strings.Join(parts, ", "), all)
 }
 
 // printQueues prints each run's queues: their jobs, queue waits, the

@@ -9,8 +9,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -90,6 +93,12 @@ With no flags: the synthetic Philly-calibrated workload on 1,024 GPUs
   -share           with -pack and a topology-aware policy, book openb's GPU
                    shares (gpu_milli) as that share of one shareable GPU,
                    packed with others onto it, not one whole GPU each
+  -parallel N      replay N runs (policies, configurations) at a time
+                   (default: as many as the Go runtime has processors);
+                   each run is one goroutine and the report is the same
+                   whatever N, but for the wall-clock timing line
+  -cpuprofile FILE write a CPU profile of the command to FILE, for
+                   go tool pprof
 
 The openb packing replay:
 
@@ -145,6 +154,8 @@ func Run(args []string, stdout, stderr io.Writer, sources ...Source) int {
 	pack := fs.Bool("pack", false, "")
 	share := fs.Bool("share", false, "")
 	statePath := fs.String("state", "", "")
+	cpuProfile := fs.String("cpuprofile", "", "")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "")
 	var configFiles []func() (*sim.Config, error)
 	fs.Func("config", "", func(path string) error {
 		configFiles = append(configFiles, func() (*sim.Config, error) { return sim.LoadConfig(path) })
@@ -166,7 +177,15 @@ func Run(args []string, stdout, stderr io.Writer, sources ...Source) int {
 	if _, exit, done := cli.ParseFlags(fs, args, 0, 0); done {
 		return exit
 	}
-	if msg := checkSimulateFlags(*jobs, *load, shape, *depth, *mtbf, *repair, *termination); msg != "" {
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "allot simulate:", err)
+			return 1
+		}
+		defer stop()
+	}
+	if msg := checkSimulateFlags(*jobs, *load, shape, *depth, *parallel, *mtbf, *repair, *termination); msg != "" {
 		fmt.Fprintln(stderr, "allot simulate:", msg)
 		return 2
 	}
@@ -254,29 +273,13 @@ func Run(args []string, stdout, stderr io.Writer, sources ...Source) int {
 		fmt.Fprintf(stdout, "trace %s: %d jobs\n", tr.Name, len(tr.Jobs))
 		printConfigs(stdout, tr, configs, opts)
 	}
-	var results []*sim.Result
-	walls := make([]time.Duration, 0, len(ps)*len(configs))
-	for _, p := range ps {
-		for _, c := range configs {
-			t0 := time.Now()
-			o := opts
-			o.Config = c
-			bar := newProgress(stderr, runLabel(c, p))
-			if bar != nil {
-				o.Progress = bar.update
-			}
-			r, err := sim.Run(tr, p, o)
-			if bar != nil {
-				bar.finish()
-			}
-			if err != nil {
-				fmt.Fprintln(stderr, "allot simulate:", err)
-				return 1
-			}
-			walls = append(walls, time.Since(t0))
-			results = append(results, r)
-		}
+	t0 := time.Now()
+	results, walls, err := replayAll(tr, ps, configs, opts, *parallel, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "allot simulate:", err)
+		return 1
 	}
+	total := time.Since(t0)
 	printTable(stdout, results)
 	if configs[0] != nil {
 		printQueues(stdout, results)
@@ -288,8 +291,97 @@ func Run(args []string, stdout, stderr io.Writer, sources ...Source) int {
 		}
 		fmt.Fprintf(stdout, "\nreport written to %s\n", *out)
 	}
-	printTiming(stdout, results, walls)
+	printTiming(stdout, results, walls, min(*parallel, len(results)), total)
 	return 0
+}
+
+// replayAll replays tr under every policy on every configuration, at most
+// parallel runs at a time, and returns the results and each run's wall
+// time in report order (policies, then configurations); the error is the
+// first run's in that order that failed. Runs share nothing but the trace
+// and the configurations, which they only read, so the report is the same
+// whatever runs at once.
+func replayAll(tr *trace.Trace, ps []sim.Policy, configs []*sim.Config, opts sim.Options, parallel int, stderr io.Writer) ([]*sim.Result, []time.Duration, error) {
+	type run struct {
+		p     sim.Policy
+		c     *sim.Config
+		r     *sim.Result
+		wall  time.Duration
+		err   error
+		label string
+	}
+	var runs []run
+	for _, p := range ps {
+		for _, c := range configs {
+			runs = append(runs, run{p: p, c: c, label: runLabel(c, p)})
+		}
+	}
+	labels := make([]string, len(runs))
+	for i := range runs {
+		labels[i] = runs[i].label
+	}
+	bars := newProgressGroup(stderr, labels, parallel)
+	each := func(i int) {
+		t0 := time.Now()
+		o := opts
+		o.Config = runs[i].c
+		o.Progress = bars.updater(i)
+		runs[i].r, runs[i].err = sim.Run(tr, runs[i].p, o)
+		runs[i].wall = time.Since(t0)
+		bars.done(i)
+	}
+	if parallel <= 1 {
+		for i := range runs {
+			each(i)
+			if runs[i].err != nil {
+				break
+			}
+		}
+	} else {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(parallel, len(runs)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					each(i)
+				}
+			}()
+		}
+		for i := range runs {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	}
+	bars.finish()
+	results := make([]*sim.Result, 0, len(runs))
+	walls := make([]time.Duration, 0, len(runs))
+	for i := range runs {
+		if runs[i].err != nil {
+			return nil, nil, runs[i].err
+		}
+		results, walls = append(results, runs[i].r), append(walls, runs[i].wall)
+	}
+	return results, walls, nil
+}
+
+// startCPUProfile starts profiling the process's CPU into the file at
+// path; stop ends the profile and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // maxJobs bounds -jobs: a million jobs, twelve times the Philly trace.
@@ -303,7 +395,7 @@ const (
 // checkSimulateFlags checks the numeric flags of simulate against their
 // ranges and returns what is wrong with the first one out of range, naming
 // the flag and its range, or "".
-func checkSimulateFlags(jobs int, load float64, shape sim.Shape, depth int, mtbf, repair, termination int64) string {
+func checkSimulateFlags(jobs int, load float64, shape sim.Shape, depth, parallel int, mtbf, repair, termination int64) string {
 	for _, f := range []struct {
 		name      string
 		v, lo, hi int64
@@ -315,6 +407,7 @@ func checkSimulateFlags(jobs int, load float64, shape sim.Shape, depth int, mtbf
 		{"nodes-per-rack", int64(shape.NodesPerRack), 1, sim.MaxNodes, ""},
 		{"racks-per-block", int64(shape.RacksPerBlock), 1, sim.MaxNodes, ""},
 		{"queue-depth", int64(depth), 0, math.MaxInt, " (0: no bound)"},
+		{"parallel", int64(parallel), 1, math.MaxInt, ""},
 		{"node-mtbf", mtbf, 0, sim.MaxFailureSeconds, " seconds (0: nodes never fail)"},
 		{"repair-time", repair, 1, sim.MaxFailureSeconds, " seconds"},
 		{"termination-delay", termination, 0, sim.MaxFailureSeconds, " seconds (0: preemptions in one phase)"},

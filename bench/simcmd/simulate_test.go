@@ -79,6 +79,39 @@ func TestSimulateIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestSimulateParallelIsTheSame: runs at once print the report runs one
+// after another print, byte for byte, but for the timing line; on two
+// configurations too, which the runs share. Under -race it checks that
+// they share nothing they write.
+func TestSimulateParallelIsTheSame(t *testing.T) {
+	for _, args := range [][]string{
+		{"-jobs", "200", "-nodes", "16", "-policies", "fifo,kueue,slurm,allot,kueue-tas"},
+		{"-jobs", "150", "-config", "../sim/testdata/teams.json", "-config", "../sim/testdata/teams-borrow.json", "-policies", "config,kueue,allot"},
+	} {
+		var outs [2]string
+		for k, parallel := range []string{"1", "3"} {
+			status, out, errOut := runSim(append([]string{"-parallel", parallel}, args...)...)
+			if status != 0 {
+				t.Fatalf("%v -parallel %s: status %d: %s", args, parallel, status, errOut)
+			}
+			at := strings.Index(out, "\ntiming (wall clock")
+			if at < 0 {
+				t.Fatalf("no timing line:\n%s", out)
+			}
+			if timing := out[at:]; (parallel == "3") != strings.Contains(timing, "(3 at once)") {
+				t.Fatalf("-parallel %s: timing line %q", parallel, timing)
+			}
+			outs[k] = out[:at]
+		}
+		if outs[0] != outs[1] {
+			t.Fatalf("%v: one at a time and three at a time differ:\n%s\n----\n%s", args, outs[0], outs[1])
+		}
+	}
+	if status, _, errOut := runSim("-jobs", "10", "-parallel", "0"); status != 2 || !strings.Contains(errOut, "-parallel 0 is out of range") {
+		t.Fatalf("-parallel 0: status %d, %s", status, errOut)
+	}
+}
+
 // tableHeads are the column names of the tables in a report: the lines
 // that begin with "policy".
 func tableHeads(out string) []string {
