@@ -182,14 +182,22 @@ func TestRigidQuotaRejectsOversizedJobs(t *testing.T) {
 	}
 }
 
-func TestRunIsDeterministic(t *testing.T) {
+// queuedTrace is n jobs over three queues and three priorities, of 1 to
+// 2^(sizes-1) GPUs, a third preemptible and half checkpointing every
+// checkpoint seconds, job i arriving and running as times says.
+func queuedTrace(n, sizes int, checkpoint int64, times func(i int) (at, run int64)) *trace.Trace {
 	var jobs []trace.Job
-	for i := range 300 {
-		j := job(fmt.Sprintf("j%03d", i), fmt.Sprint("q", i%3), int64(i*7%500), int64(50+i*13%700), int32(1<<(i%5)), int32(i%3*10))
-		j.Preemptible, j.Checkpoint = i%3 == 0, int64(i%2*120)
+	for i := range n {
+		at, run := times(i)
+		j := job(fmt.Sprintf("j%03d", i), fmt.Sprint("q", i%3), at, run, int32(1<<(i%sizes)), int32(i%3*10))
+		j.Preemptible, j.Checkpoint = i%3 == 0, int64(i%2)*checkpoint
 		jobs = append(jobs, j)
 	}
-	tr := &trace.Trace{Jobs: jobs}
+	return &trace.Trace{Jobs: jobs}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	tr := queuedTrace(300, 5, 120, func(i int) (int64, int64) { return int64(i * 7 % 500), int64(50 + i*13%700) })
 	for _, p := range Policies() {
 		runTwice(t, tr, p, tiny(4))
 	}
@@ -201,13 +209,7 @@ func TestRunIsDeterministic(t *testing.T) {
 // with every sample measured. Long jobs after a burst leave stretches
 // without events for the kept samples to be many.
 func TestSamplesKeptAreMeasured(t *testing.T) {
-	var jobs []trace.Job
-	for i := range 200 {
-		j := job(fmt.Sprintf("j%03d", i), fmt.Sprint("q", i%3), int64(i*37%3000), int64(600+i*977%40000), int32(1<<(i%4)), int32(i%3*10))
-		j.Preemptible, j.Checkpoint = i%3 == 0, int64(i%2*1200)
-		jobs = append(jobs, j)
-	}
-	tr := &trace.Trace{Jobs: jobs}
+	tr := queuedTrace(200, 4, 1200, func(i int) (int64, int64) { return int64(i * 37 % 3000), int64(600 + i*977%40000) })
 	for _, p := range append(Policies(), KueueTAS) {
 		for _, mtbf := range []int64{0, 20000} {
 			o := tiny(4)
