@@ -1,6 +1,7 @@
 package preempt
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/allot-sched/allot/gang"
@@ -68,3 +69,24 @@ func TestFailuresAnswerTheSameSearchOnly(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestFailuresKnowEveryField fails when Preemptor gains a field that asks
+// does not know of: the failures would answer for a search they never
+// ran. Each field is compared by asks, or named here with why it is not.
+func TestFailuresKnowEveryField(t *testing.T) {
+	known := map[string]string{
+		"Queue": "compared", "Policies": "compared", "Priority": "compared", "Need": "compared", "Open": "compared",
+		"Exhausted": "compared", "Sets": "compared", "Quota": "compared: which flavors have one",
+		"SubmittedAt": "compared where a policy reads it",
+		"Admitted":    "sizes the search's memory only",
+	}
+	ty := reflect.TypeOf(Preemptor{})
+	for i := range ty.NumField() {
+		if _, ok := known[ty.Field(i).Name]; !ok {
+			t.Errorf("Preemptor.%s: does asks compare it? Add it there and here", ty.Field(i).Name)
+		}
+	}
+	if ty.NumField() != len(known) {
+		t.Errorf("Preemptor has %d fields, this test knows %d", ty.NumField(), len(known))
+	}
+}
