@@ -357,7 +357,8 @@ type Options struct {
 	// room for the nodes AddNode, or a SetNode to another domain, puts
 	// in place, in microseconds rather than the reshape's milliseconds
 	// (see AddNode). A node RemoveNode takes out in place leaves its slot
-	// whatever NodeRoom says. Zero (the default) leaves none; at most 64.
+	// whatever NodeRoom says, and the next reshape keeps at most NodeRoom
+	// vacant slots a domain. Zero (the default) leaves none; at most 64.
 	// A slot holds nothing and is never placed on, but costs what a node
 	// costs in the snapshot's memory and in the scans of its domain.
 	NodeRoom int `json:"nodeRoom,omitempty"`
