@@ -90,5 +90,40 @@ func BenchmarkNodeChurn(b *testing.B) {
 				}
 			})
 		}
+		// On one store, as a live cluster's events come: the idle node taken
+		// out and put back in its slot, and moved to another rack's room
+		// and back, in turn; an op is one event, the pair's mean.
+		for _, c := range []struct {
+			name   string
+			s      *allot.Snapshot
+			on, by allot.Event
+		}{
+			{"remove-readd-steady", s, allot.RemoveNode{Node: idle.Name}, allot.AddNode{Node: idle}},
+			{"set-rack-room-steady", roomy, allot.SetNode{Node: idleMoved}, allot.SetNode{Node: idle}},
+		} {
+			b.Run(fmt.Sprintf("nodes=%d/event=%s", n, c.name), func(b *testing.B) {
+				st := allot.NewStore(c.s)
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					ev := c.on
+					if i%2 == 1 {
+						ev = c.by
+					}
+					if _, err := st.Apply(ev); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+				if i%2 == 1 { // end on the pair's second event
+					if _, err := st.Apply(c.by); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if nd, ok := st.Load().Node(idle.Name); !ok || !maps.Equal(nd.Labels, idle.Labels) {
+					b.Fatalf("node %s: %v %v, want it back where it was", idle.Name, ok, nd.Labels)
+				}
+			})
+		}
 	}
 }

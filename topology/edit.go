@@ -460,15 +460,12 @@ func (s *State) renodeLevelMax(n int32, before, after *contrib) {
 	for l := range lm[f] {
 		for g := 1; g <= t.G; g++ {
 			was, now := before.fits[g-1], after.fits[g-1]
-			var other func(m int32) int32 // the fits of level l's m-th member
+			domains := l < len(doms) // else the level of nodes
 			first, end := ft.First, ft.End
-			if l < len(doms) {
+			if domains {
 				d := doms[l]
 				now, was = s.Fits(d, g), s.Fits(d, g)-now+was
 				first, end = ft.Levels[l][0], ft.Levels[l][1]
-				other = func(m int32) int32 { return s.Fits(m, g) }
-			} else {
-				other = func(m int32) int32 { node := t.Node(m); return int32(node.GPUFits(node.AllGPUs(), g)) }
 			}
 			switch top := lm[f][l][g-1]; {
 			case now >= top:
@@ -478,7 +475,12 @@ func (s *State) renodeLevelMax(n int32, before, after *contrib) {
 				// search; without one, the largest is the level's new one.
 				most := now
 				for m := first; m < end && most < top; m++ {
-					most = max(most, other(m))
+					if domains {
+						most = max(most, s.Fits(m, g))
+					} else {
+						node := t.Node(m)
+						most = max(most, int32(node.GPUFits(node.AllGPUs(), g)))
+					}
 				}
 				set(l, g, most)
 			}
