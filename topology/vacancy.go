@@ -116,13 +116,12 @@ func (n *Node) Empty() NodeState {
 // sorts, or else, the nodes between moving one slot, in the nearest one
 // before or after, of the two the one that moves fewer nodes busy says
 // so of (nil: none is), then fewer nodes. It costs what Vacate costs, the
-// slots it moves, and the
-// node's name copied beside those of the nodes put in before it. ok is
-// false, t unchanged, when the domain does not exist or has no vacant
-// slot, sp is not a valid node (Edit says why), or it is what Vacate does
-// not cover (shareable GPUs, MIG slices, several GPU islands, more GPUs
-// than t's largest count): Edit then. The caller sees to it that names
-// stay unique.
+// slots it moves, and the node's name copied beside those of the nodes
+// put in before it. ok is false, t unchanged, when the domain does not
+// exist or has no vacant slot, sp is not a valid node (Edit says why), or
+// it is what Vacate does not cover (shareable GPUs, MIG slices, several
+// GPU islands, more GPUs than t's largest count): Edit then. The caller
+// sees to it that names stay unique.
 func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh Shift, ok bool) {
 	if len(sp.Labels) != len(t.Levels) || sp.Shareable != 0 || len(sp.MIG) != 0 || sp.Flavor < 0 || int(sp.Flavor) >= len(t.Flavors) || sp.Name == "" {
 		return nil, Shift{}, false
