@@ -470,6 +470,10 @@ func (s *State) renodeLevelMax(n int32, before, after *contrib) {
 			switch top := lm[f][l][g-1]; {
 			case now >= top:
 				set(l, g, now)
+			case was == top && domains && s.indexed && t.index(f, l, g) != nil:
+				// The largest shrank: an indexed level's fit index, which
+				// the node's change has moved already, knows the largest.
+				set(l, g, int32(s.Largest(f, l, g, nil)))
 			case was == top:
 				// The largest shrank: the first member as large ends the
 				// search; without one, the largest is the level's new one.
