@@ -432,6 +432,12 @@ func (s *State) Renode(t *Topology, n int32, ns NodeState) bool {
 	return true
 }
 
+// levelMaxScan is how many of a level's members renodeLevelMax reads
+// for one as large as the largest that shrank before it asks the fit
+// index: most levels have one among the first few, and the index costs a
+// few word reads where a member costs one.
+const levelMaxScan = 8
+
 // renodeLevelMax keeps a capacity state's largest domain per level, and
 // node, through node n's change from before to after (its domains'
 // fits already moved), copying the rows of the table it writes.
@@ -470,15 +476,18 @@ func (s *State) renodeLevelMax(n int32, before, after *contrib) {
 			switch top := lm[f][l][g-1]; {
 			case now >= top:
 				set(l, g, now)
-			case was == top && domains && s.indexed && t.index(f, l, g) != nil:
-				// The largest shrank: an indexed level's fit index, which
-				// the node's change has moved already, knows the largest.
-				set(l, g, int32(s.Largest(f, l, g, nil)))
 			case was == top:
 				// The largest shrank: the first member as large ends the
 				// search; without one, the largest is the level's new one.
+				// Past a few members an indexed level's fit index, which
+				// the node's change has moved already, knows it.
+				indexed := domains && s.indexed && t.index(f, l, g) != nil
 				most := now
 				for m := first; m < end && most < top; m++ {
+					if indexed && m-first == levelMaxScan {
+						most = int32(s.Largest(f, l, g, nil))
+						break
+					}
 					if domains {
 						most = max(most, s.Fits(m, g))
 					} else {
