@@ -15,6 +15,8 @@ func (s *Snapshot) gangPodSet(ps *PodSet, per res.Vec, f int32) gang.PodSet {
 	}
 	g.Share = s.shareOf(per)
 	g.Exclude = s.untolerated(ps, f)
+	// allot's addition to Kueue's least free (gang.PodSet.AvoidStranding).
+	g.AvoidStranding = !s.kueueExact()
 	t := &ps.Topology
 	switch {
 	case t.Required != "":

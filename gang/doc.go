@@ -13,7 +13,10 @@
 //     (no domain above them is weighed): the whole pod set on the node that
 //     holds it with the fewest pods to spare, ties by path; when no single
 //     node holds it, the nodes with the fewest free slots first, each
-//     filled before the next (fragmentation-averse).
+//     filled before the next (fragmentation-averse). PodSet.AvoidStranding
+//     (allot's default mode) chooses among the nodes that hold the whole
+//     pod set the one that strands the fewest free GPUs for want of CPU,
+//     memory or pod slots first.
 //
 // From the chosen domain it descends level by level: the children of the
 // chosen domains are pooled and taken greedily from the largest, the last one

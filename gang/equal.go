@@ -7,6 +7,7 @@ import "slices"
 func (p *PodSet) Equal(o *PodSet) bool {
 	return p.Flavor == o.Flavor && p.Count == o.Count && p.GPUs == o.GPUs && p.Share == o.Share && p.Res == o.Res &&
 		p.Mode == o.Mode && p.Level == o.Level && p.Policy == o.Policy && p.Group == o.Group &&
+		p.AvoidStranding == o.AvoidStranding &&
 		slices.Equal(p.Slices, o.Slices) && slices.Equal(p.Exclude, o.Exclude)
 }
 

@@ -26,6 +26,8 @@ func TestPodSetEqualReadsEveryField(t *testing.T) {
 			f.SetInt(f.Int() + 1)
 		case reflect.Uint8:
 			f.SetUint(f.Uint() + 1)
+		case reflect.Bool:
+			f.SetBool(!f.Bool())
 		case reflect.Array: // res.Vec
 			f.Index(0).SetInt(f.Index(0).Int() + 1)
 		case reflect.Slice:

@@ -65,6 +65,17 @@ type PodSet struct {
 	// does not tolerate. Where the counters are exact they count a domain
 	// less what its excluded nodes would hold.
 	Exclude []uint64
+	// AvoidStranding changes how Unconstrained chooses among the nodes
+	// that hold the whole pod set: first the node with the fewest
+	// stranded GPUs, then the least free, then path order. A node's
+	// stranded GPUs are the free ones pods of this shape could take but
+	// for another resource they exhaust first (CPU, memory, pod slots).
+	// Placing the pods leaves that number as it was, so the rule sends a
+	// shape to the nodes whose proportions suit it, and keeps the nodes
+	// that would run short of CPU before GPUs for pods that ask for less
+	// CPU. On nodes where GPUs alone limit the pods it is least free.
+	// Kueue's least free weighs pods alone.
+	AvoidStranding bool
 }
 
 // excluded reports whether the current pod set must not use node n.
@@ -173,9 +184,11 @@ type Placer struct {
 	// every level down to the nodes'.
 	units []int64
 	// holder is the node findHolder has found to hold the whole pod set
-	// (-1 for none yet), holderCount how many pods it holds.
-	holder      int32
-	holderCount int64
+	// (-1 for none yet), holderCount how many pods it holds and
+	// holderStranded its stranded GPUs (PodSet.AvoidStranding; 0 without).
+	holder         int32
+	holderCount    int64
+	holderStranded int
 	// ones counts the one-pod nodes collectNodes has seen; it stops once
 	// they reach stopAt (when set).
 	ones, stopAt int64
@@ -505,7 +518,7 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 		return out, Failure{Level: nl, Fit: p.bestNode(scope), Need: need}, false
 	}
 	if need <= p.nodeBound() {
-		p.holder, p.holderCount = -1, math.MaxInt64
+		p.holder, p.holderCount, p.holderStranded = -1, math.MaxInt64, 0
 		p.findHolder(scope, scopeLevel, need)
 		if p.holder >= 0 {
 			p.next = append(p.next[:0], cand{id: p.holder, count: need})
@@ -594,12 +607,41 @@ func (p *Placer) findHolder(d int32, l int, need int64) bool {
 
 // considerHolder keeps node n, which holds c pods, when it holds need with
 // fewer to spare than the holder so far (a tie keeps the earlier, by path),
-// and reports whether it holds exactly need.
+// under AvoidStranding first with fewer stranded GPUs, and reports whether
+// no later node can do better: it holds exactly need, none stranded.
 func (p *Placer) considerHolder(n int32, c, need int64) bool {
-	if c >= need && c < p.holderCount {
-		p.holder, p.holderCount = n, c
+	if c < need {
+		return false
 	}
-	return c == need
+	if !p.ps.AvoidStranding {
+		if c < p.holderCount {
+			p.holder, p.holderCount = n, c
+		}
+		return c == need
+	}
+	s := p.stranded(n, c)
+	if p.holder < 0 || s < p.holderStranded || (s == p.holderStranded && c < p.holderCount) {
+		p.holder, p.holderCount, p.holderStranded = n, c, s
+	}
+	return c == need && s == 0
+}
+
+// stranded is how many of node n's free GPUs pods of the current shape
+// cannot take for want of something else when the node holds c of them:
+// the GPUs of the pods its GPUs alone would hold beyond c. (A pod without
+// GPUs strands none.)
+func (p *Placer) stranded(n int32, c int64) int {
+	g := p.ps.GPUs
+	if g == 0 {
+		return 0
+	}
+	mask := p.st.Node(n).FreeGPUs
+	if len(p.ov) > 0 {
+		if i, ok := p.ovFind(n); ok {
+			mask &^= p.ov[i].gpus
+		}
+	}
+	return (p.t.Node(n).GPUFits(mask, g) - int(c)) * g
 }
 
 // mayHold reports whether some node of domain d (at level l) may hold need
@@ -620,7 +662,10 @@ func (p *Placer) mayHold(d int32, l int, need int64) bool {
 		return true
 	}
 	g := int64(p.ps.GPUs)
-	if p.holder >= 0 && p.st.Agg(d).MinFree[p.t.GPU] >= p.holderCount*g {
+	// Under AvoidStranding a node that holds more can still beat a holder
+	// that strands GPUs, never one that strands none: a node that strands
+	// none holds exactly its free GPUs' worth.
+	if p.holder >= 0 && p.holderStranded == 0 && p.st.Agg(d).MinFree[p.t.GPU] >= p.holderCount*g {
 		return false
 	}
 	return p.st.Fits(d, int(need*g)) > 0

@@ -170,7 +170,8 @@ func genPropCase(t *testing.T, seed uint64) propCase {
 			ps.Count -= k
 		}
 	}
-	fmt.Fprintf(&desc, "pod set: count=%d gpus=%d cpu=%d mode=%d level=%d policy=%d slices=%v", ps.Count, ps.GPUs, cpu, ps.Mode, ps.Level, ps.Policy, ps.Slices)
+	ps.AvoidStranding = rng.IntN(2) == 0
+	fmt.Fprintf(&desc, "pod set: count=%d gpus=%d cpu=%d mode=%d level=%d policy=%d slices=%v avoidStranding=%v", ps.Count, ps.GPUs, cpu, ps.Mode, ps.Level, ps.Policy, ps.Slices, ps.AvoidStranding)
 	return propCase{seed: seed, st: st, ps: ps, desc: desc.String()}
 }
 
@@ -275,7 +276,9 @@ func (r *refPlacer) nodeMax(n int32) int64 {
 // per-node counts alone: the nodes ordered by the pods each holds, fewest
 // first, ties by path (node index); the first that holds the whole pod set
 // takes it all; when none does, each in that order takes all it holds until
-// the pod set is placed. It returns the pods per node.
+// the pod set is placed. Under AvoidStranding the node that takes it all is
+// the one with the fewest stranded GPUs (r.stranded) first. It returns the
+// pods per node.
 func (r *refPlacer) leastFree() []int64 {
 	order := make([]int, len(r.max))
 	for n := range order {
@@ -283,11 +286,21 @@ func (r *refPlacer) leastFree() []int64 {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return int(r.max[a] - r.max[b]) })
 	counts := make([]int64, len(r.max))
+	holder := -1
 	for _, n := range order {
-		if r.max[n] >= r.ps.Count {
-			counts[n] = r.ps.Count
-			return counts
+		if r.max[n] < r.ps.Count {
+			continue
 		}
+		if holder < 0 || (r.ps.AvoidStranding && r.stranded(n) < r.stranded(holder)) {
+			holder = n
+		}
+		if !r.ps.AvoidStranding {
+			break
+		}
+	}
+	if holder >= 0 {
+		counts[holder] = r.ps.Count
+		return counts
 	}
 	left := r.ps.Count
 	for _, n := range order {
@@ -296,6 +309,22 @@ func (r *refPlacer) leastFree() []int64 {
 		left -= take
 	}
 	return counts
+}
+
+// stranded is how many free GPUs of node n pods of the pod set could take
+// by GPUs alone but not for want of something else: the GPUs of the pods
+// the node's GPUs hold beyond those it holds.
+func (r *refPlacer) stranded(n int) int64 {
+	g := r.ps.GPUs
+	if g == 0 || !r.usable(int32(n)) {
+		return 0
+	}
+	node, free := r.st.T.Node(int32(n)), r.st.FreeMask(int32(n))
+	byGPUs := int64(0)
+	for gpusFit(node, free, int(byGPUs)+1, g, 0) {
+		byGPUs++
+	}
+	return (byGPUs - r.max[n]) * int64(g)
 }
 
 // domainOf is node n's domain at tree level l, as its label path (the node's

@@ -177,8 +177,12 @@ func TestPlaceUnconstrainedAfterEarlierPodSet(t *testing.T) {
 func TestUnconstrainedMatchesLeastFree(t *testing.T) {
 	check := func(t *testing.T) {
 		var single, split int
+		var avoided int
 		for seed := uint64(1); seed <= 1500; seed++ {
 			st, ps, desc := genUnconstrained(t, seed)
+			// Every other seed with allot's rule among the nodes that
+			// hold the whole pod set.
+			ps.AvoidStranding = seed%2 == 0
 			ref := newRefPlacer(st, &ps)
 			var p gang.Placer
 			p.Reset(st)
@@ -205,8 +209,18 @@ func TestUnconstrainedMatchesLeastFree(t *testing.T) {
 			} else {
 				split++
 			}
+			if ps.AvoidStranding {
+				kueue := ps
+				kueue.AvoidStranding = false
+				if !slices.Equal(want, newRefPlacer(st, &kueue).leastFree()) {
+					avoided++
+				}
+			}
 		}
-		t.Logf("%d on one node, %d split", single, split)
+		t.Logf("%d on one node, %d split, %d placed apart from least free by AvoidStranding", single, split, avoided)
+		if avoided < 10 {
+			t.Errorf("AvoidStranding changed only %d placements: the generator hardly strands GPUs", avoided)
+		}
 		if single < 300 || split < 300 {
 			t.Errorf("the generator is lopsided: %d on one node, %d split", single, split)
 		}
