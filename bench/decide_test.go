@@ -73,7 +73,7 @@ var unconstrainedCases = []struct{ pods, gpus int }{{1, 8}, {4, 2}, {5, 1}, {16,
 // least-free node when none does.
 func BenchmarkDecideUnconstrained(b *testing.B) {
 	for _, frag := range []bool{false, true} {
-		for _, n := range []int{1024, 10240} {
+		for _, n := range scaleSizes {
 			s := mustBuild(b, n, frag)
 			for _, c := range unconstrainedCases {
 				req := GangRequest("g", c.pods, c.gpus, "", "")

@@ -192,6 +192,8 @@ type Placer struct {
 	// ones counts the one-pod nodes collectNodes has seen; it stops once
 	// they reach stopAt (when set).
 	ones, stopAt int64
+	// budget is what is left of fillByCounts' visits.
+	budget int64
 	// sliceTop is the outermost slice level of the current pod set (the
 	// node level when it has none).
 	sliceTop int
@@ -526,18 +528,11 @@ func (p *Placer) placeOne(ps *PodSet, scope int32, scopeLevel int, out []Assignm
 		}
 	}
 	// From here on no node holds the whole pod set.
-	// No node holds fewer than one pod, so when the nodes that hold exactly
-	// one cover the request, the first of them in path order are the
-	// answer; the counters find them without visiting the domains that
-	// cannot have any.
-	// (On a small scope a plain scan costs less than a search that may
-	// find too few and scan anyway.)
-	if dom := &p.t.Domains[scope]; p.fast && dom.End-dom.First > onesSearchMin {
-		if ones := p.collectOnes(scope, scopeLevel, p.cands[:0], need); int64(len(ones)) >= need {
-			p.cands = ones
-			p.next = append(p.next[:0], ones[:need]...)
-			return p.emit(out), Failure{}, true
-		}
+	// The counters find the least free nodes without visiting every node
+	// (fillByCounts). (On a small scope a plain scan costs less than a
+	// search that may give up and scan anyway.)
+	if dom := &p.t.Domains[scope]; p.fast && dom.End-dom.First > onesSearchMin && p.fillByCounts(scope, scopeLevel, need) {
+		return p.emit(out), Failure{}, true
 	}
 	// Otherwise least free first over every node. Once the nodes seen in
 	// path order that hold exactly one cover the request, the rest of the
@@ -598,8 +593,15 @@ func (p *Placer) findHolder(d int32, l int, need int64) bool {
 		return false
 	}
 	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
+		before := p.holder
 		if p.findHolder(c, l+1, need) {
 			return true
+		}
+		// A holder found in c may leave nothing better anywhere in d: the
+		// counters of d say so at once, where asking each later child
+		// would cost as many reads as d has children.
+		if p.holder != before && c+1 < dom.ChildEnd && !p.mayHold(d, l, need) {
+			return false
 		}
 	}
 	return false
@@ -665,8 +667,17 @@ func (p *Placer) mayHold(d int32, l int, need int64) bool {
 	// Under AvoidStranding a node that holds more can still beat a holder
 	// that strands GPUs, never one that strands none: a node that strands
 	// none holds exactly its free GPUs' worth.
-	if p.holder >= 0 && p.holderStranded == 0 && p.st.Agg(d).MinFree[p.t.GPU] >= p.holderCount*g {
-		return false
+	if p.holder >= 0 && p.holderStranded == 0 {
+		if p.st.Agg(d).MinFree[p.t.GPU] >= p.holderCount*g {
+			return false
+		}
+		// A node holds need to holderCount−1 pods when it has lo to hi−1
+		// free GPUs. Past half the largest node, Fits counts the nodes
+		// with at least that many free, one pod each: none has lo to hi−1
+		// when the two counts are equal.
+		if lo, hi := int(need*g), int(p.holderCount*g); 2*lo > p.t.G && p.st.Fits(d, lo) == p.st.Fits(d, hi) {
+			return false
+		}
 	}
 	return p.st.Fits(d, int(need*g)) > 0
 }
@@ -682,23 +693,54 @@ func (p *Placer) bestNode(scope int32) int64 {
 }
 
 // onesSearchMin is the number of nodes above which the unconstrained
-// placement looks for one-pod nodes with the counters first (a variable
-// so that tests can take every scope that way).
+// placement looks for the least free nodes with the counters first (a
+// variable so that tests can take every scope that way).
 var onesSearchMin int32 = 256
 
-// collectOnes appends, in path order, the nodes of domain d (at level l)
-// that hold exactly one pod, until there are need of them. It skips a
-// domain whose counters prove that every usable node with a free GPU holds
-// two or more: the counters are exact for the pod's shape there, no node
-// has GPU islands, and the fewest free GPUs of any such node make two
-// pods. Without that proof it descends, so the answer never depends on it.
-func (p *Placer) collectOnes(d int32, l int, out []cand, need int64) []cand {
-	if int64(len(out)) >= need {
+// fillByCounts puts the pod set in p.next as least free capacity fills it
+// when no node holds it whole (every node with room in order of the pods
+// it holds, fewest first, ties by path, each filled before the next),
+// without a scan of every node: for v = 1, 2, … it collects, in path
+// order, the nodes that hold exactly v pods, until the pods collected
+// cover need. The nodes of each count all come before those of the next,
+// and the last node collected takes what is left. It gives up (false)
+// after a visit budget that grows with need: where nodes of every count
+// sit everywhere, one scan and a counting sort cost less than many
+// passes.
+func (p *Placer) fillByCounts(scope int32, l int, need int64) bool {
+	p.next = p.next[:0]
+	p.budget = 64 + 16*need
+	pods := int64(0)
+	for v := int64(1); v <= p.perNode && pods < need; v++ {
+		p.next = p.collectExactly(scope, l, v, p.next, &pods, need)
+		if p.budget < 0 {
+			return false
+		}
+	}
+	if pods < need {
+		return false
+	}
+	p.next[len(p.next)-1].count -= pods - need
+	return true
+}
+
+// collectExactly appends, in path order, the nodes of domain d (at level
+// l) that hold exactly v pods, adding their pods to *pods, until *pods
+// reaches need. It skips a domain whose counters prove that every usable
+// node with a free GPU holds more than v: the counters are exact for the
+// pod's shape there, no node has GPU islands, and the fewest free GPUs of
+// any such node make v + 1 pods. Without that proof it descends, so the
+// answer never depends on it. Each domain and node visited costs one of
+// p.budget.
+func (p *Placer) collectExactly(d int32, l int, v int64, out []cand, pods *int64, need int64) []cand {
+	if *pods >= need || p.budget < 0 {
 		return out
 	}
+	p.budget--
 	if l == p.t.NodeLevel() {
-		if p.nodeCount(d) == 1 {
-			out = append(out, cand{id: d, count: 1})
+		if p.nodeCount(d) == v {
+			out = append(out, cand{id: d, count: v})
+			*pods += v
 		}
 		return out
 	}
@@ -706,15 +748,13 @@ func (p *Placer) collectOnes(d int32, l int, out []cand, need int64) []cand {
 		if c == 0 {
 			return out
 		}
-		if !p.t.Islands(d) && p.st.Agg(d).MinFree[p.t.GPU] >= 2*int64(p.ps.GPUs) {
+		if !p.t.Islands(d) && p.st.Agg(d).MinFree[p.t.GPU] >= (v+1)*int64(p.ps.GPUs) {
 			return out
 		}
 	}
 	dom := &p.t.Domains[d]
-	for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
-		if out = p.collectOnes(c, l+1, out, need); int64(len(out)) >= need {
-			break
-		}
+	for c := dom.ChildFirst; c < dom.ChildEnd && *pods < need && p.budget >= 0; c++ {
+		out = p.collectExactly(c, l+1, v, out, pods, need)
 	}
 	return out
 }
