@@ -161,3 +161,52 @@ func TestStoreCommitAllocsAtScale(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeEventAllocs pins what a node event allocates on one store, as a
+// live cluster's come (BenchmarkNodeChurn's steady rows): an idle node
+// taken out and put back in its slot, and moved into another rack's room
+// and back, in turn. A trial copy of the master takes its copies from the
+// master's spare blocks, and the capacity state a node event forks from
+// the master's too, so that a master never starts over with blocks of
+// its own that it drops after a copy or two.
+func TestNodeEventAllocs(t *testing.T) {
+	b := bench.Cluster(1024, true)
+	b.Options.NodeRoom = 2
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idle allot.Node
+	for _, nd := range b.Nodes {
+		if st, _ := s.NodeStatus(nd.Name); st.FreeGPUs.Len() == 8 {
+			idle, _ = s.Node(nd.Name)
+			break
+		}
+	}
+	moved := idle
+	moved.Labels = map[string]string{"block": "b1", "rack": "r9"}
+	for _, c := range []struct {
+		name   string
+		on, by allot.Event
+		want   float64 // measured
+	}{
+		{"remove-readd", allot.RemoveNode{Node: idle.Name}, allot.AddNode{Node: idle}, 21},
+		{"set-rack-room", allot.SetNode{Node: moved}, allot.SetNode{Node: idle}, 43},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := allot.NewStore(s)
+			i := 0
+			n := testing.AllocsPerRun(allocRuns, func() {
+				ev := c.on
+				if i%2 == 1 {
+					ev = c.by
+				}
+				if _, err := st.Apply(ev); err != nil {
+					t.Fatal(err)
+				}
+				i++
+			})
+			checkAllocs(t, "Store.Apply", n, c.want)
+		})
+	}
+}

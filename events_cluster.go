@@ -94,8 +94,7 @@ func (e RemoveNode) apply(s *Snapshot) error {
 	// master changes only once both are done. The copy stages its audit
 	// records where the master does, or the evictions, and every record
 	// after them, would go unlogged.
-	c := s.private()
-	c.staged = s.staged
+	c := s.trial()
 	var lost []*running
 	if s.state.Node(n).Pods > 0 { // an idle node costs no walk of the workloads
 		c.running.Scan(func(r *running) bool {
@@ -214,8 +213,7 @@ func (s *Snapshot) move(n int32, spec *topology.NodeSpec, d *Node) bool {
 	if s.state.Node(n).Pods != 0 || s.holdsRoom() {
 		return false
 	}
-	c := s.private()
-	c.staged = s.staged
+	c := s.trial()
 	if !c.vacate(n) || !c.fill(spec, d) {
 		return false
 	}
@@ -229,7 +227,7 @@ func (s *Snapshot) move(n int32, spec *topology.NodeSpec, d *Node) bool {
 // description d, and the running workloads with a pod on a node that
 // moved get a new record, in one walk of the tree when there is one.
 func (s *Snapshot) shift(t *topology.Topology, sh topology.Shift, ns topology.NodeState, d *Node) bool {
-	capacity, ok := s.capacity.Shifted(t, sh)
+	capacity, ok := s.capacity.Shifted(t, sh, s.capacitySpares())
 	if !ok {
 		return false
 	}
@@ -297,7 +295,7 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 	}
 	capacity := s.capacity
 	if t != s.topo {
-		if capacity, ok = s.capacity.Renoded(t, n, node.Empty()); !ok {
+		if capacity, ok = s.capacity.Renoded(t, n, node.Empty(), s.capacitySpares()); !ok {
 			return false
 		}
 	}

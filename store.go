@@ -216,8 +216,7 @@ func (st *Store) Commit(d Decision) (*Snapshot, error) {
 // preemptor holds its room (startHold).
 func (st *Store) commitTwoPhase(d *Decision, victims []*running, chosen []Victim, conflict func(string, ...any) error) (*Snapshot, error) {
 	m := st.master
-	c := m.private()
-	c.staged = m.staged
+	c := m.trial()
 	// A victim that holds its room itself has not started: it is only
 	// pending again. The others start evicting.
 	var evicting []*running

@@ -392,8 +392,9 @@ func (t *Topology) Another(n int32, ok func(m *Node) bool) bool {
 // node n described anew, node n's state now ns, as Renode moves it, on a
 // copy: s must be flushed, and does not change; on a capacity state the
 // copy keeps each level's largest domain.
-func (s *State) Renoded(t *Topology, n int32, ns NodeState) (c *State, ok bool) {
-	c = s.Fork()
+func (s *State) Renoded(t *Topology, n int32, ns NodeState, sp *Spares) (c *State, ok bool) {
+	c = s.forkSpared(sp)
+	defer c.dropSpares()
 	c.levelMax = s.levelMax
 	if !c.Renode(t, n, ns) {
 		return nil, false

@@ -379,8 +379,8 @@ func TestRenodedEqualsRestate(t *testing.T) {
 				ns.Free[0] -= int64(bits.OnesCount64(used))
 				ns.Pods = was.Pods
 			}
-			got, ok := s.Renoded(nt, n, ns)
-			gotCap, okCap := capacity.Renoded(nt, n, NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()})
+			got, ok := s.Renoded(nt, n, ns, nil)
+			gotCap, okCap := capacity.Renoded(nt, n, NodeState{Free: node.Capacity, FreeGPUs: node.AllGPUs()}, &Spares{})
 			if !ok || !okCap {
 				// The node outgrew the index laid out for it: Reshape.
 				declined++

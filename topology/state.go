@@ -221,6 +221,52 @@ func (s *State) Spare() {
 	s.idx.Spare()
 }
 
+// Spares are spare blocks for the states a writer forks from a read-only
+// one at every change and publishes (Shifted and Renoded, a store's
+// master forking its capacity state at every node event): the forks take
+// their copies from them, many to an allocation, instead of one
+// allocation a copy. One Spares serves one fork at a time.
+type Spares struct {
+	nodes  cow.Spares[NodeState]
+	fits   cow.Spares[int32]
+	aggs   cow.Spares[DomainAgg]
+	shared cow.Spares[uint16]
+	idx    cow.Spares[uint64]
+}
+
+// forkSpared is Fork with the copies taken from sp (nil: none); the
+// caller calls dropSpares once it is written.
+func (s *State) forkSpared(sp *Spares) *State {
+	c := s.Fork()
+	if sp != nil {
+		c.nodes, c.fits, c.aggs, c.idx = s.nodes.ForkSpared(&sp.nodes), s.fits.ForkSpared(&sp.fits), s.aggs.ForkSpared(&sp.aggs), s.idx.ForkSpared(&sp.idx)
+		if s.T.ShareSlots > 0 {
+			c.shared = s.shared.ForkSpared(&sp.shared)
+		}
+	}
+	return c
+}
+
+// dropSpares forgets the spare blocks forkSpared gave s.
+func (s *State) dropSpares() {
+	s.nodes.DropSpare()
+	s.fits.DropSpare()
+	s.aggs.DropSpare()
+	s.shared.DropSpare()
+	s.idx.DropSpare()
+}
+
+// UseSpares makes s, a fork of from (ForkInto) that will replace it as a
+// store's master or be dropped, take its copies from from's spare blocks
+// (cow.Slice.UseSpare). from must not be written while s is.
+func (s *State) UseSpares(from *State) {
+	s.nodes.UseSpare(&from.nodes)
+	s.fits.UseSpare(&from.fits)
+	s.aggs.UseSpare(&from.aggs)
+	s.shared.UseSpare(&from.shared)
+	s.idx.UseSpare(&from.idx)
+}
+
 // CloneInto is Clone with the copy-on-write owners given (see
 // cow.CloneAs), writing the new version into c, for a caller that
 // allocates it together with other things.

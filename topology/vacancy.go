@@ -310,8 +310,9 @@ func sortSearch32(xs []int32, v int32) (int, bool) {
 // Shifted is Shift on a copy, for a capacity state (NewCapacity): s must
 // be flushed and does not change; the node Fill puts in starts at full
 // capacity, and the copy keeps each level's largest domain.
-func (s *State) Shifted(t *Topology, sh Shift) (c *State, ok bool) {
-	c = s.Fork()
+func (s *State) Shifted(t *Topology, sh Shift, sp *Spares) (c *State, ok bool) {
+	c = s.forkSpared(sp)
+	defer c.dropSpares()
 	c.levelMax = s.levelMax
 	var ns NodeState
 	if sh.Fill {

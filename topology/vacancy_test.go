@@ -206,7 +206,7 @@ func TestVacateFillEqualsNew(t *testing.T) {
 			sameLive(t, label+" topology", nt, want, nil, nil)
 			// The capacity state holds the most: where it takes the node,
 			// the state does too.
-			gotCap, okCap := capacity.Shifted(nt, sh)
+			gotCap, okCap := capacity.Shifted(nt, sh, nil)
 			got := s.Fork()
 			if okGot := got.Shift(nt, sh, ns); okCap && !okGot {
 				t.Fatalf("%s: the state took the node %v, the capacity state %v", label, okGot, okCap)

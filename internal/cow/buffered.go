@@ -45,6 +45,9 @@ func (b *Buffered[T]) CloneAs(child, parent Owner) Buffered[T] {
 	return Buffered[T]{Tree: b.Tree.CloneAs(child, parent), buf: b.buf}
 }
 
+// UseSpare is Slice.UseSpare for the buffered tree's write buffers.
+func (b *Buffered[T]) UseSpare(from *Buffered[T]) { b.spare = from.spare }
+
 // Fork is Tree.Fork for the buffered tree.
 func (b *Buffered[T]) Fork() Buffered[T] {
 	return Buffered[T]{Tree: b.Tree.Fork(), buf: b.buf}

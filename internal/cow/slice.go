@@ -231,6 +231,33 @@ func (s *Slice[T]) Spare() {
 	}
 }
 
+// Spares holds spare blocks apart from any one Slice, for a writer that
+// forks a read-only Slice afresh at every change and publishes the fork (a
+// store's master and the capacity state it forks at every node event):
+// each fork takes its copies from it (ForkSpared), many to an allocation,
+// instead of allocating each apart. One fork writes with it at a time.
+type Spares[T any] struct{ sp *spare[T] }
+
+// ForkSpared is Fork with the fork's copies taken from h. Call DropSpare
+// on the fork once it is written, before it is published.
+func (s *Slice[T]) ForkSpared(h *Spares[T]) Slice[T] {
+	if h.sp == nil {
+		h.sp = new(spare[T])
+	}
+	return Slice[T]{mids: s.mids, owner: NewOwner() | sharedList, spare: h.sp}
+}
+
+// DropSpare forgets s's spare blocks: a fork written with a Spares'
+// blocks (ForkSpared) that is published, so that no other version takes
+// copies from them.
+func (s *Slice[T]) DropSpare() { s.spare = nil }
+
+// UseSpare makes s, a fork of from that will replace it as the writer that
+// publishes again and again or be dropped (a store's master and a trial
+// copy of it), take its copies from from's spare blocks. from must not be
+// written while s is.
+func (s *Slice[T]) UseSpare(from *Slice[T]) { s.spare = from.spare }
+
 // CloneAs is Clone with the owners given: child for the new version, parent
 // for s from now on. Each must be new (from NewOwner) and used only by
 // Slices of one version, so that versions never share an owner. s, the
