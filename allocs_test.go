@@ -190,8 +190,8 @@ func TestNodeEventAllocs(t *testing.T) {
 		on, by allot.Event
 		want   float64 // measured
 	}{
-		{"remove-readd", allot.RemoveNode{Node: idle.Name}, allot.AddNode{Node: idle}, 21},
-		{"set-rack-room", allot.SetNode{Node: moved}, allot.SetNode{Node: idle}, 43},
+		{"remove-readd", allot.RemoveNode{Node: idle.Name}, allot.AddNode{Node: idle}, 23},
+		{"set-rack-room", allot.SetNode{Node: moved}, allot.SetNode{Node: idle}, 47},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := allot.NewStore(s)

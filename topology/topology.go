@@ -88,7 +88,7 @@ type Node struct {
 	// mask); mig bounds the node's MIGSlices in Topology.mig.
 	Partitioned uint64
 	mig         [2]int32
-	name        [2]int32 // the name's bounds in Topology.names, then added
+	name        [2]int32 // the name's bounds in Topology.names, or its narrowest domain's added names (addedName)
 	// vacant marks a slot that holds no node (Vacate, Fill).
 	vacant bool
 }
@@ -142,10 +142,11 @@ type Topology struct {
 	// label value at every level, as an index into labelValues.
 	names   string
 	domains []int32
-	// added holds the names of the nodes put in place since the
-	// topology was built (Fill): a name's bounds past len(names) are in
-	// added. vacant counts the vacant slots.
-	added       string
+	// added holds, for each narrowest domain (by domain index), the names
+	// of the nodes Fill put in there since the topology was built, back to
+	// back; empty until the first Fill (see addedName). vacant counts the
+	// vacant slots.
+	added       cow.Slice[string]
 	vacant      int
 	labels      []int32
 	labelValues []string
@@ -363,8 +364,8 @@ func islandStarts(sizes []int, gpus int) (uint64, int32, int32, error) {
 // NodeName is node n's name.
 func (t *Topology) NodeName(n int32) string {
 	b := t.Node(n).name
-	if k := int32(len(t.names)); b[0] >= k && b[1] > b[0] {
-		return t.added[b[0]-k : b[1]-k]
+	if b[0] < 0 {
+		return t.added.At(int(t.NodeDomains(n)[len(t.Levels)]))[-b[0]-1 : b[1]]
 	}
 	return t.names[b[0]:b[1]]
 }
@@ -588,8 +589,20 @@ func (x *nameIndex) remove(name string, i int32) {
 }
 
 // full reports whether one more node would take the table past three
-// quarters used: the topology then indexes its nodes anew (reindex).
+// quarters used: Fill then indexes the nodes anew (reindexed).
 func (x *nameIndex) full() bool { return 4*(x.used+1) > 3*int(x.mask+1) }
+
+// reindexed is a name index of t's nodes laid out anew, sized for them:
+// the slots of the nodes taken out are free again.
+func (t *Topology) reindexed() nameIndex {
+	x := newNameIndex(t.Nodes())
+	for n := range int32(t.numNodes) {
+		if !t.Node(n).vacant {
+			x.add(t, n)
+		}
+	}
+	return x
+}
 
 func (x *nameIndex) find(t *Topology, name string) (int32, bool) {
 	if x.mask == 0 {

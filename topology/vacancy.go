@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/allot-sched/allot/internal/cow"
 )
 
 // Shift is how Vacate or Fill changed a topology's slots. Vacate leaves
@@ -127,7 +129,7 @@ func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh
 		return nil, Shift{}, false
 	}
 	node, err := newNode(sp, t.Resource, t.GPU)
-	if err != nil || node.Islands > 1 || int(node.GPUs) > t.G || t.byName.full() {
+	if err != nil || node.Islands > 1 || int(node.GPUs) > t.G {
 		return nil, Shift{}, false
 	}
 	leaf, found := t.leafOf(sp.Flavor, sp.Labels)
@@ -182,7 +184,14 @@ func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh
 	}
 	c := *t
 	c.nodes = t.nodes.Fork()
-	c.byName.slots = t.byName.slots.Fork()
+	if t.byName.full() {
+		// The slots of the nodes taken out fill the table: lay it out
+		// anew, O(nodes) once every so many nodes put in under new names,
+		// where a merge would cost the whole topology.
+		c.byName = t.reindexed()
+	} else {
+		c.byName.slots = t.byName.slots.Fork()
+	}
 	// In an order where no node is indexed as the slot it moves to until
 	// it moves there.
 	if sh.By > 0 {
@@ -196,9 +205,7 @@ func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh
 			c.byName.moveTo(t.NodeName(i+1), i+1, i)
 		}
 	}
-	k := int32(len(t.names) + len(t.added))
-	c.added = t.added + sp.Name
-	node.name = [2]int32{k, k + int32(len(sp.Name))}
+	node.name = c.addName(leaf, sh.At, sp.Name)
 	c.nodes.Set(int(sh.At), node)
 	if !c.byName.add(&c, sh.At) {
 		return nil, Shift{}, false
@@ -207,6 +214,48 @@ func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh
 	c.vacant--
 	sh.Fill = true
 	return &c, sh, true
+}
+
+// addName puts name among the added names of narrowest domain leaf for
+// the node Fill puts in at slot at, and returns the node's name bounds
+// (Node.name; a negative start marks an added name, addedName). The
+// domain's names are copied with it, so they are rewritten without the
+// names of the nodes no longer there once those are as many bytes as the
+// names that are, and a domain's names stay within twice what its nodes'
+// names take (and a few bytes), however many nodes come and go.
+func (t *Topology) addName(leaf, at int32, name string) [2]int32 {
+	if t.added.Empty() {
+		t.added = cow.Make[string](len(t.Domains))
+	} else {
+		t.added = t.added.Fork()
+	}
+	cur := t.added.At(int(leaf))
+	dom := &t.Domains[leaf]
+	live := 0
+	for n := dom.First; n < dom.End; n++ {
+		if b := t.Node(n).name; b[0] < 0 && n != at {
+			live += int(b[1]) + int(b[0]) + 1
+		}
+	}
+	if len(cur) > 2*live+64 {
+		var b strings.Builder
+		b.Grow(live + len(name))
+		for n := dom.First; n < dom.End; n++ {
+			node := t.Node(n)
+			if node.name[0] >= 0 || n == at {
+				continue
+			}
+			was := cur[-node.name[0]-1 : node.name[1]]
+			moved := *node
+			moved.name = [2]int32{-int32(b.Len()) - 1, int32(b.Len() + len(was))}
+			b.WriteString(was)
+			t.nodes.Set(int(n), moved)
+		}
+		cur = b.String()
+	}
+	bounds := [2]int32{-int32(len(cur)) - 1, int32(len(cur) + len(name))}
+	t.added.Set(int(leaf), cur+name)
+	return bounds
 }
 
 // leafOf finds the narrowest domain of flavor f whose nodes carry labels,

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -249,5 +250,85 @@ func TestVacateFillEqualsNew(t *testing.T) {
 	t.Logf("%d vacated, %d filled (moving nodes up, none, down: %v), %d merged, %d declined (fill %d, vacate %d, index %d), %d with pods", vacated, filled, by, merged, declined, fillDeclined, vacDeclined, idxDeclined, pods)
 	if vacated < 200 || filled < 150 || fillDeclined < 50 || vacDeclined < 50 || idxDeclined < 20 || min(by[0], by[1], by[2]) < 20 || merged < 100 {
 		t.Fatalf("%d vacated, %d filled, %d declined: the changes do not cover every path", vacated, filled, declined)
+	}
+}
+
+// TestAddedNamesStayBounded takes nodes out of one rack and puts others in
+// their place thousands of times, each under a new name: every node keeps
+// its name and is found by it, the rack's added names stay within twice
+// what its nodes' names take (and a few bytes), where they once grew with
+// every node ever put in, and no Fill refuses for a name table full of
+// the slots of nodes gone, which once cost a merge every few nodes.
+func TestAddedNamesStayBounded(t *testing.T) {
+	var specs []NodeSpec
+	for i := range 6 {
+		specs = append(specs, NodeSpec{Name: fmt.Sprintf("n%d", i), Labels: []string{"b0", "r0"}, Capacity: res.Vec{8, 64}})
+	}
+	top, err := New([]string{"block", "rack"}, 2, 0, 1, WithRoom(specs, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	names := []string{"n0", "n1", "n2", "n3", "n4", "n5"}
+	compacted, merged := 0, 0
+	for step := range 3000 {
+		k := rng.IntN(len(names))
+		n, ok := top.NodeIndex(names[k])
+		if !ok {
+			t.Fatalf("step %d: %s not found", step, names[k])
+		}
+		vt, _, ok := top.Vacate(n)
+		if !ok {
+			t.Fatalf("step %d: Vacate(%s) refused", step, names[k])
+		}
+		names[k] = fmt.Sprintf("node-%d-%s", step, strings.Repeat("x", rng.IntN(12)))
+		sp := NodeSpec{Name: names[k], Labels: []string{"b0", "r0"}, Capacity: res.Vec{8, 64}}
+		before := 0
+		if !vt.added.Empty() {
+			before = len(vt.added.At(int(vt.NodeDomains(0)[2])))
+		}
+		ft, _, ok := vt.Fill(&sp, nil)
+		if !ok {
+			// The name table is due to be laid out anew: the store
+			// merges, as here.
+			if ft, _, err = vt.Edit(nil, append([]NodeSpec{sp}, vt.RoomFor([]NodeSpec{sp}, 2)...), 2); err != nil {
+				t.Fatalf("step %d: Edit: %v", step, err)
+			}
+			merged++
+			before = 0
+		}
+		top = ft
+		want := slices.Clone(names)
+		slices.Sort(want)
+		var got []string
+		taken := 0
+		for i := range top.NumNodes() {
+			if name := top.NodeName(int32(i)); name != "" {
+				got = append(got, name)
+				taken += len(name)
+				if j, ok := top.NodeIndex(name); !ok || j != int32(i) {
+					t.Fatalf("step %d: NodeIndex(%s) = %d, %v; it is node %d", step, name, j, ok, i)
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d: names %v, want %v", step, got, want)
+		}
+		held := 0
+		if !top.added.Empty() {
+			held = len(top.added.At(int(top.NodeDomains(0)[2])))
+		}
+		if held > 2*taken+64+len(names[k]) {
+			t.Fatalf("step %d: the rack's added names hold %d bytes for %d bytes of names", step, held, taken)
+		} else if held < before {
+			compacted++
+		}
+	}
+	t.Logf("3,000 nodes put in: the added names rewritten %d times, %d merges", compacted, merged)
+	if merged > 0 {
+		t.Errorf("%d merges: Fill lays out a full name table anew itself", merged)
+	}
+	if compacted < 10 {
+		t.Errorf("the added names were rewritten %d times in 3,000 steps", compacted)
 	}
 }

@@ -187,6 +187,9 @@ func Make[T any](n int) Slice[T] {
 	return s
 }
 
+// Empty reports whether s is the zero Slice, of no elements.
+func (s *Slice[T]) Empty() bool { return len(s.mids) == 0 }
+
 // pageOf returns, read-only, the page holding element i.
 func (s *Slice[T]) pageOf(i int) *page[T] {
 	return s.mids[i>>midShift].d[(i>>dirShift)&midMask].p[(i>>pageBits)&dirMask]
