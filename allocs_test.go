@@ -166,9 +166,9 @@ func TestStoreCommitAllocsAtScale(t *testing.T) {
 // live cluster's come (BenchmarkNodeChurn's steady rows): an idle node
 // taken out and put back in its slot, and moved into another rack's room
 // and back, in turn. A trial copy of the master takes its copies from the
-// master's spare blocks, and the capacity state a node event forks from
-// the master's too, so that a master never starts over with blocks of
-// its own that it drops after a copy or two.
+// master's spare blocks, and the topology and capacity state a node event
+// forks from the master's too, so that a master never starts over with
+// blocks of its own that it drops after a copy or two.
 func TestNodeEventAllocs(t *testing.T) {
 	b := bench.Cluster(1024, true)
 	b.Options.NodeRoom = 2
@@ -190,8 +190,8 @@ func TestNodeEventAllocs(t *testing.T) {
 		on, by allot.Event
 		want   float64 // measured
 	}{
-		{"remove-readd", allot.RemoveNode{Node: idle.Name}, allot.AddNode{Node: idle}, 23},
-		{"set-rack-room", allot.SetNode{Node: moved}, allot.SetNode{Node: idle}, 47},
+		{"remove-readd", allot.RemoveNode{Node: idle.Name}, allot.AddNode{Node: idle}, 13},
+		{"set-rack-room", allot.SetNode{Node: moved}, allot.SetNode{Node: idle}, 28},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := allot.NewStore(s)

@@ -176,7 +176,7 @@ func (s *Snapshot) vacate(n int32) bool {
 	}
 	node := s.topo.Node(n)
 	f, had := node.Flavor, resourcesOf(node)
-	t, sh, ok := s.topo.Vacate(n)
+	t, sh, ok := s.topo.Vacate(n, s.capacitySpares())
 	if !ok || !s.nodeResStays(t, f, 0, had, -1) {
 		return false
 	}
@@ -194,7 +194,7 @@ func (s *Snapshot) fill(spec *topology.NodeSpec, d *Node) bool {
 	if s.holdsRoom() {
 		return false
 	}
-	t, sh, ok := s.topo.Fill(spec, func(n int32) bool { return s.state.Node(n).Pods > 0 })
+	t, sh, ok := s.topo.Fill(spec, func(n int32) bool { return s.state.Node(n).Pods > 0 }, s.capacitySpares())
 	if !ok || !s.nodeResStays(t, spec.Flavor, resourcesOf(t.Node(sh.At)), 0, -1) {
 		return false
 	}
@@ -274,7 +274,7 @@ func (s *Snapshot) renode(n int32, spec *topology.NodeSpec, d *Node) bool {
 	if s.holdsRoom() {
 		return false
 	}
-	t, ok := s.topo.Renode(n, spec)
+	t, ok := s.topo.Renode(n, spec, s.capacitySpares())
 	if !ok || !s.sameNodeRes(t, n) {
 		return false
 	}

@@ -348,7 +348,7 @@ func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
 // nodes/512 long); nothing is worked out again. ok is false when any of
 // that would change, or sp is not a valid node (Edit says why): Edit it
 // then. t does not change.
-func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
+func (t *Topology) Renode(n int32, sp *NodeSpec, spares *Spares) (nt *Topology, ok bool) {
 	old := t.Node(n)
 	if sp.Flavor != old.Flavor || sp.Name != t.NodeName(n) || sp.Shareable != old.Shareable ||
 		len(sp.Labels) != len(t.Levels) || !slices.Equal(sp.MIG, t.MIGOf(n)) {
@@ -371,8 +371,10 @@ func (t *Topology) Renode(n int32, sp *NodeSpec) (nt *Topology, ok bool) {
 		return t, true
 	}
 	c := *t
-	c.nodes = t.nodes.Fork()
+	nodes, _, _ := spares.topology()
+	c.nodes = t.nodes.ForkSpared(nodes)
 	c.nodes.Set(int(n), node)
+	c.nodes.DropSpare()
 	c.TotalGPUs += int(node.GPUs - old.GPUs)
 	return &c, true
 }

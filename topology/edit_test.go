@@ -350,7 +350,7 @@ func TestRenodedEqualsRestate(t *testing.T) {
 				sp.Groups = [][]int{{2, 6}, {4, 4}}[rng.IntN(2)]
 			}
 			sp.MaxPods = int32(rng.IntN(3) * 4)
-			nt, ok := top.Renode(n, &sp)
+			nt, ok := top.Renode(n, &sp, nil)
 			i := slices.IndexFunc(specs, func(x NodeSpec) bool { return x.Name == sp.Name })
 			next := slices.Clone(specs)
 			next[i] = sp

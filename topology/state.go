@@ -221,28 +221,49 @@ func (s *State) Spare() {
 	s.idx.Spare()
 }
 
-// Spares are spare blocks for the states a writer forks from a read-only
-// one at every change and publishes (Shifted and Renoded, a store's
-// master forking its capacity state at every node event): the forks take
-// their copies from them, many to an allocation, instead of one
-// allocation a copy. One Spares serves one fork at a time.
+// Spares are spare blocks for what a writer forks from a read-only
+// version at every change and publishes: the topology a node event makes
+// (Vacate, Fill, Renode) and the capacity state it moves onto it (Shifted,
+// Renoded), as a store's master does. The forks take their copies from
+// them, many to an allocation, instead of one allocation a copy. One
+// Spares serves one fork of each at a time; nil serves none.
 type Spares struct {
 	nodes  cow.Spares[NodeState]
 	fits   cow.Spares[int32]
 	aggs   cow.Spares[DomainAgg]
 	shared cow.Spares[uint16]
 	idx    cow.Spares[uint64]
+	// the topology's
+	topoNodes cow.Spares[Node]
+	slots     cow.Spares[int32]
+	added     cow.Spares[string]
+}
+
+// spares returns each of sp's blocks, nil for a nil sp.
+func (sp *Spares) spares() (nodes *cow.Spares[NodeState], fits *cow.Spares[int32], aggs *cow.Spares[DomainAgg], shared *cow.Spares[uint16], idx *cow.Spares[uint64]) {
+	if sp == nil {
+		return
+	}
+	return &sp.nodes, &sp.fits, &sp.aggs, &sp.shared, &sp.idx
+}
+
+// topology returns the blocks of sp for a topology's node, name-slot and
+// added-name slices, nil for a nil sp.
+func (sp *Spares) topology() (nodes *cow.Spares[Node], slots *cow.Spares[int32], added *cow.Spares[string]) {
+	if sp == nil {
+		return
+	}
+	return &sp.topoNodes, &sp.slots, &sp.added
 }
 
 // forkSpared is Fork with the copies taken from sp (nil: none); the
 // caller calls dropSpares once it is written.
 func (s *State) forkSpared(sp *Spares) *State {
 	c := s.Fork()
-	if sp != nil {
-		c.nodes, c.fits, c.aggs, c.idx = s.nodes.ForkSpared(&sp.nodes), s.fits.ForkSpared(&sp.fits), s.aggs.ForkSpared(&sp.aggs), s.idx.ForkSpared(&sp.idx)
-		if s.T.ShareSlots > 0 {
-			c.shared = s.shared.ForkSpared(&sp.shared)
-		}
+	nodes, fits, aggs, shared, idx := sp.spares()
+	c.nodes, c.fits, c.aggs, c.idx = s.nodes.ForkSpared(nodes), s.fits.ForkSpared(fits), s.aggs.ForkSpared(aggs), s.idx.ForkSpared(idx)
+	if s.T.ShareSlots > 0 {
+		c.shared = s.shared.ForkSpared(shared)
 	}
 	return c
 }

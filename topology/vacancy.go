@@ -78,7 +78,7 @@ func (t *Topology) holes(d int32) (vacant, nodes int32) {
 // last node of its narrowest domain, a node with shareable GPUs or MIG
 // slices, a domain with nodes of several GPU islands, and the last node
 // of t's largest GPU count. Edit then.
-func (t *Topology) Vacate(n int32) (nt *Topology, sh Shift, ok bool) {
+func (t *Topology) Vacate(n int32, sp *Spares) (nt *Topology, sh Shift, ok bool) {
 	node := t.Node(n)
 	if node.vacant || node.Shareable != 0 || node.Partitioned != 0 || node.mig[0] != node.mig[1] || node.Islands > 1 {
 		return nil, Shift{}, false
@@ -91,13 +91,22 @@ func (t *Topology) Vacate(n int32) (nt *Topology, sh Shift, ok bool) {
 		return nil, Shift{}, false
 	}
 	c := *t
-	c.nodes = t.nodes.Fork()
-	c.byName.slots = t.byName.slots.Fork()
+	nodes, slots, _ := sp.topology()
+	c.nodes, c.byName.slots = t.nodes.ForkSpared(nodes), t.byName.slots.ForkSpared(slots)
+	defer c.dropSpares()
 	c.byName.remove(t.NodeName(n), n)
 	c.nodes.Set(int(n), vacancy(node.Flavor))
 	c.TotalGPUs -= int(node.GPUs)
 	c.vacant++
 	return &c, Shift{At: n, First: n, End: n}, true
+}
+
+// dropSpares forgets the spare blocks a node event's fork of t took its
+// copies from (Spares), before it is published.
+func (t *Topology) dropSpares() {
+	t.nodes.DropSpare()
+	t.byName.slots.DropSpare()
+	t.added.DropSpare()
 }
 
 // vacancy is a vacant slot of flavor f.
@@ -124,7 +133,7 @@ func (n *Node) Empty() NodeState {
 // it is what Vacate does not cover (shareable GPUs, MIG slices, several
 // GPU islands, more GPUs than t's largest count): Edit then. The caller
 // sees to it that names stay unique.
-func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh Shift, ok bool) {
+func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool, spares *Spares) (nt *Topology, sh Shift, ok bool) {
 	if len(sp.Labels) != len(t.Levels) || sp.Shareable != 0 || len(sp.MIG) != 0 || sp.Flavor < 0 || int(sp.Flavor) >= len(t.Flavors) || sp.Name == "" {
 		return nil, Shift{}, false
 	}
@@ -183,15 +192,17 @@ func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh
 		return nil, Shift{}, false
 	}
 	c := *t
-	c.nodes = t.nodes.Fork()
+	nodes, slots, _ := spares.topology()
+	c.nodes = t.nodes.ForkSpared(nodes)
 	if t.byName.full() {
 		// The slots of the nodes taken out fill the table: lay it out
 		// anew, O(nodes) once every so many nodes put in under new names,
 		// where a merge would cost the whole topology.
 		c.byName = t.reindexed()
 	} else {
-		c.byName.slots = t.byName.slots.Fork()
+		c.byName.slots = t.byName.slots.ForkSpared(slots)
 	}
+	defer c.dropSpares()
 	// In an order where no node is indexed as the slot it moves to until
 	// it moves there.
 	if sh.By > 0 {
@@ -205,7 +216,7 @@ func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh
 			c.byName.moveTo(t.NodeName(i+1), i+1, i)
 		}
 	}
-	node.name = c.addName(leaf, sh.At, sp.Name)
+	node.name = c.addName(leaf, sh.At, sp.Name, spares)
 	c.nodes.Set(int(sh.At), node)
 	if !c.byName.add(&c, sh.At) {
 		return nil, Shift{}, false
@@ -223,11 +234,12 @@ func (t *Topology) Fill(sp *NodeSpec, busy func(n int32) bool) (nt *Topology, sh
 // names of the nodes no longer there once those are as many bytes as the
 // names that are, and a domain's names stay within twice what its nodes'
 // names take (and a few bytes), however many nodes come and go.
-func (t *Topology) addName(leaf, at int32, name string) [2]int32 {
+func (t *Topology) addName(leaf, at int32, name string, sp *Spares) [2]int32 {
 	if t.added.Empty() {
 		t.added = cow.Make[string](len(t.Domains))
 	} else {
-		t.added = t.added.Fork()
+		_, _, added := sp.topology()
+		t.added = t.added.ForkSpared(added)
 	}
 	cur := t.added.At(int(leaf))
 	dom := &t.Domains[leaf]

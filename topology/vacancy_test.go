@@ -83,6 +83,12 @@ func TestVacateFillEqualsNew(t *testing.T) {
 	merged := 0
 	for seed := uint64(1); seed <= 30; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 31))
+		// Half the seeds put nodes in with spare blocks, as a store's
+		// master does, each step's topology dropping them.
+		var spares *Spares
+		if seed%2 == 0 {
+			spares = &Spares{}
+		}
 		var specs []NodeSpec
 		next := 0
 		spec := func() NodeSpec {
@@ -157,7 +163,7 @@ func TestVacateFillEqualsNew(t *testing.T) {
 				idx := live(top)
 				n := idx[rng.IntN(len(idx))]
 				name := top.NodeName(n)
-				nt, sh, ok = top.Vacate(n)
+				nt, sh, ok = top.Vacate(n, spares)
 				if !ok {
 					declined++
 					vacDeclined++
@@ -191,7 +197,7 @@ func TestVacateFillEqualsNew(t *testing.T) {
 					from := top.spec(idx[rng.IntN(len(idx))], make([]string, len(levels)))
 					sp.Flavor, sp.Labels = from.Flavor, from.Labels
 				}
-				nt, sh, ok = top.Fill(&sp, func(n int32) bool { return s.Node(n).Pods > 0 })
+				nt, sh, ok = top.Fill(&sp, func(n int32) bool { return s.Node(n).Pods > 0 }, spares)
 				if !ok {
 					declined++
 					fillDeclined++
@@ -269,6 +275,7 @@ func TestAddedNamesStayBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
+	spares := &Spares{}
 	names := []string{"n0", "n1", "n2", "n3", "n4", "n5"}
 	compacted, merged := 0, 0
 	for step := range 3000 {
@@ -277,7 +284,7 @@ func TestAddedNamesStayBounded(t *testing.T) {
 		if !ok {
 			t.Fatalf("step %d: %s not found", step, names[k])
 		}
-		vt, _, ok := top.Vacate(n)
+		vt, _, ok := top.Vacate(n, spares)
 		if !ok {
 			t.Fatalf("step %d: Vacate(%s) refused", step, names[k])
 		}
@@ -287,7 +294,7 @@ func TestAddedNamesStayBounded(t *testing.T) {
 		if !vt.added.Empty() {
 			before = len(vt.added.At(int(vt.NodeDomains(0)[2])))
 		}
-		ft, _, ok := vt.Fill(&sp, nil)
+		ft, _, ok := vt.Fill(&sp, nil, spares)
 		if !ok {
 			// The name table is due to be laid out anew: the store
 			// merges, as here.

@@ -241,9 +241,12 @@ func (s *Slice[T]) Spare() {
 // instead of allocating each apart. One fork writes with it at a time.
 type Spares[T any] struct{ sp *spare[T] }
 
-// ForkSpared is Fork with the fork's copies taken from h. Call DropSpare
-// on the fork once it is written, before it is published.
+// ForkSpared is Fork with the fork's copies taken from h (nil: Fork).
+// Call DropSpare on the fork once it is written, before it is published.
 func (s *Slice[T]) ForkSpared(h *Spares[T]) Slice[T] {
+	if h == nil {
+		return s.Fork()
+	}
 	if h.sp == nil {
 		h.sp = new(spare[T])
 	}
