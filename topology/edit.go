@@ -347,7 +347,8 @@ func (s *State) addFitsAt(domains []int32, c *contrib, sign int32) {
 // and the directories above it, which are copied (the list of them is
 // nodes/512 long); nothing is worked out again. ok is false when any of
 // that would change, or sp is not a valid node (Edit says why): Edit it
-// then. t does not change.
+// then. t does not change. spares, when not nil, is where the copies come
+// from (Spares).
 func (t *Topology) Renode(n int32, sp *NodeSpec, spares *Spares) (nt *Topology, ok bool) {
 	old := t.Node(n)
 	if sp.Flavor != old.Flavor || sp.Name != t.NodeName(n) || sp.Shareable != old.Shareable ||

@@ -77,7 +77,8 @@ func (t *Topology) holes(d int32) (vacant, nodes int32) {
 // false, t unchanged, for what the in-place path does not cover: the
 // last node of its narrowest domain, a node with shareable GPUs or MIG
 // slices, a domain with nodes of several GPU islands, and the last node
-// of t's largest GPU count. Edit then.
+// of t's largest GPU count. Edit then. sp, when not nil, is where the new
+// topology's copies come from (Spares).
 func (t *Topology) Vacate(n int32, sp *Spares) (nt *Topology, sh Shift, ok bool) {
 	node := t.Node(n)
 	if node.vacant || node.Shareable != 0 || node.Partitioned != 0 || node.mig[0] != node.mig[1] || node.Islands > 1 {
@@ -127,8 +128,11 @@ func (n *Node) Empty() NodeState {
 // sorts, or else, the nodes between moving one slot, in the nearest one
 // before or after, of the two the one that moves fewer nodes busy says
 // so of (nil: none is), then fewer nodes. It costs what Vacate costs, the
-// slots it moves, and the node's name copied beside those of the nodes
-// put in before it. ok is false, t unchanged, when the domain does not
+// slots it moves, and the node's name copied beside those of its
+// domain's nodes put in before it (addName); a name table the nodes gone
+// have filled is laid out anew, O(nodes) once in so many new names.
+// spares, when not nil, is where the new topology's copies come from (a
+// store's master's blocks). ok is false, t unchanged, when the domain does not
 // exist or has no vacant slot, sp is not a valid node (Edit says why), or
 // it is what Vacate does not cover (shareable GPUs, MIG slices, several
 // GPU islands, more GPUs than t's largest count): Edit then. The caller
