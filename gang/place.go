@@ -1090,6 +1090,23 @@ func (p *Placer) ovTouches(d int32) bool {
 	return i < len(p.ov) && p.ov[i].node < dom.End
 }
 
+// otherFits is how many pods of the current pod set a node with free and
+// pods running holds by everything but its GPUs: the other resources the
+// pods ask for and the node's pod limit; math.MaxInt64 when neither limits
+// them.
+func (p *Placer) otherFits(node *topology.Node, free *res.Vec, pods int32) int64 {
+	c := int64(math.MaxInt64)
+	for r := 0; r < p.t.Resource; r++ {
+		if r != p.t.GPU && p.ps.Res[r] > 0 {
+			c = min(c, max(free[r], 0)/p.ps.Res[r])
+		}
+	}
+	if node.MaxPods > 0 {
+		c = min(c, int64(max(node.MaxPods-pods, 0)))
+	}
+	return c
+}
+
 // nodeCount is how many pods of the current pod set node n holds.
 func (p *Placer) nodeCount(n int32) int64 { return p.nodeCountOf(n, p.st.Node(n)) }
 
@@ -1122,14 +1139,7 @@ func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
 	if ps.Share > 0 && !p.shareLater && c > 0 {
 		c = min(c, p.shareFits(n))
 	}
-	for r := 0; r < p.t.Resource; r++ {
-		if r != p.t.GPU && ps.Res[r] > 0 {
-			c = min(c, max(free[r], 0)/ps.Res[r])
-		}
-	}
-	if node.MaxPods > 0 {
-		c = min(c, int64(max(node.MaxPods-pods, 0)))
-	}
+	c = min(c, p.otherFits(node, &free, pods))
 	if c == math.MaxInt64 {
 		c = ps.Count // the pod asks for nothing a node could run out of
 	}

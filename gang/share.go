@@ -158,6 +158,20 @@ func (p *Placer) shareKey(n int32, ns *topology.NodeState, beat int64) (int64, b
 	if c < 1 {
 		return 0, false
 	}
+	if p.ps.AvoidStranding {
+		// First the thousandths of the node's GPUs that pods of this
+		// share could take but for another resource.
+		free, pods := ns.Free, ns.Pods
+		if i, ok := p.ovFind(n); ok {
+			free, pods = free.Sub(p.ov[i].r), pods+p.ov[i].pods
+		}
+		if byGPUs, other := p.shareFits(n), p.otherFits(node, &free, pods); byGPUs > other {
+			key += (byGPUs - other) * int64(p.ps.Share) << 32
+			if key >= beat {
+				return 0, false
+			}
+		}
+	}
 	return key, true
 }
 

@@ -114,11 +114,20 @@ func refFits(st *topology.State, n int32, share int32, cpu int64) int64 {
 // (node, GPU) that holds it, the shared GPU it leaves least room on, ties
 // by node then GPU; with none, a whole free shareable GPU on the node with
 // the fewest of them, ties by node, inside the island with the fewest
-// such GPUs, the lowest.
-func refOne(st *topology.State, share int32, cpu int64) (int32, int, bool) {
+// such GPUs, the lowest. With avoid (PodSet.AvoidStranding) only the
+// nodes that strand the fewest thousandths are looked at: those their
+// GPUs hold pods of share for and cpu does not.
+func refOne(st *topology.State, share int32, cpu int64, avoid bool) (int32, int, bool) {
+	stranded := func(n int32) int64 { return (refFits(st, n, share, 0) - refFits(st, n, share, cpu)) * int64(share) }
+	least := int64(1 << 62)
+	for n := range int32(st.T.NumNodes()) {
+		if refFits(st, n, share, cpu) > 0 {
+			least = min(least, stranded(n))
+		}
+	}
 	bestN, bestG, bestLeft := int32(-1), -1, int32(1<<30)
 	for n := range int32(st.T.NumNodes()) {
-		if refFits(st, n, share, cpu) == 0 {
+		if refFits(st, n, share, cpu) == 0 || (avoid && stranded(n) != least) {
 			continue
 		}
 		for gi := range int(st.T.Node(n).GPUs) {
@@ -132,7 +141,7 @@ func refOne(st *topology.State, share int32, cpu int64) (int32, int, bool) {
 	}
 	bestWhole := 1 << 30
 	for n := range int32(st.T.NumNodes()) {
-		if refFits(st, n, share, cpu) == 0 {
+		if refFits(st, n, share, cpu) == 0 || (avoid && stranded(n) != least) {
 			continue
 		}
 		whole := 0
@@ -174,6 +183,13 @@ func TestSharePlacementAgainstReference(t *testing.T) {
 		seeds = 300
 	}
 	var p gang.Placer
+	apart := 0 // one pod placed apart from Kueue's rule by AvoidStranding
+	defer func() {
+		t.Logf("AvoidStranding placed %d pods apart from the best fit alone", apart)
+		if apart < 20 {
+			t.Errorf("AvoidStranding placed only %d pods apart from the best fit alone: the generator hardly strands GPUs", apart)
+		}
+	}()
 	for seed := range uint64(seeds) {
 		rng := rand.New(rand.NewPCG(seed, 0x5eed))
 		c := genShareCase(t, rng)
@@ -182,12 +198,18 @@ func TestSharePlacementAgainstReference(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			cpu = int64(1+rng.IntN(4)) * 500
 		}
-		ps := gang.PodSet{Flavor: 0, Count: 1, Share: share, Res: res.Vec{resCPU: cpu}, Mode: gang.Unconstrained, Policy: gang.Pack}
+		ps := gang.PodSet{Flavor: 0, Count: 1, Share: share, Res: res.Vec{resCPU: cpu}, Mode: gang.Unconstrained, Policy: gang.Pack,
+			AvoidStranding: seed%2 == 0}
 
 		// One pod: exactly the reference's GPU.
 		p.Reset(c.st)
 		out, _, ok := p.Place([]gang.PodSet{ps}, nil)
-		wn, wg, wok := refOne(c.st, share, cpu)
+		wn, wg, wok := refOne(c.st, share, cpu, ps.AvoidStranding)
+		if ps.AvoidStranding {
+			if kn, kg, _ := refOne(c.st, share, cpu, false); kn != wn || kg != wg {
+				apart++
+			}
+		}
 		switch {
 		case ok != wok:
 			t.Fatalf("seed %d: share %d cpu %d: placed %v, reference %v\n%s", seed, share, cpu, ok, wok, c.desc)
