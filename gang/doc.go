@@ -34,7 +34,9 @@
 // fits most tightly anywhere in scope (best fit), else to a free whole
 // GPU on the node with the fewest of them, so that whole GPUs stay whole
 // for whole-GPU pods; several go through the counts as other pods do,
-// each landing on its node by the same rule (share.go).
+// each landing on its node by the same rule (share.go). Under
+// AvoidStranding one goes first to the node whose shareable GPUs pods of
+// its share could take but for CPU, memory or pod slots the least.
 //
 // Domain counts come from the state's incremental per-domain counters when
 // they are exact for the pod's shape (no slices, no spread, no other resource

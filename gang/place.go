@@ -74,7 +74,9 @@ type PodSet struct {
 	// shape to the nodes whose proportions suit it, and keeps the nodes
 	// that would run short of CPU before GPUs for pods that ask for less
 	// CPU. On nodes where GPUs alone limit the pods it is least free.
-	// Kueue's least free weighs pods alone.
+	// Kueue's least free weighs pods alone. One fractional pod goes
+	// first to the node whose shareable GPUs it strands the fewest
+	// thousandths of the same way, then by best fit (share.go).
 	AvoidStranding bool
 }
 
