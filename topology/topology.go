@@ -219,7 +219,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		}
 		return &specs[order[i]]
 	}
-	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: newNameIndex(len(specs))}
+	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu}
 	t.nodes, t.numNodes = cow.Make[Node](len(specs)), len(specs)
 	// Every node's name, labels and domains live in a few shared arrays
 	// rather than in small objects of their own, and each distinct label
@@ -238,6 +238,21 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	t.labels = make([]int32, 0, len(specs)*len(levels))
 	labelIDs := make(map[string]int32)
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
+	// The name index is filled in plain memory, each name read from the
+	// names just laid out (nameEnd[i] is where node i's ends), and made
+	// copy on write once full.
+	slotCount := nameSlots(len(specs))
+	byName, slots := nameIndex{mask: uint32(slotCount - 1)}, make(plainSlots, slotCount)
+	for i := range slots {
+		slots[i] = slotFree
+	}
+	nameEnd := make([]int32, len(specs))
+	nameOf := func(i int32) string {
+		if i == 0 {
+			return t.names[:nameEnd[0]]
+		}
+		return t.names[nameEnd[i-1]:nameEnd[i]]
+	}
 	at := int32(0)
 	total := 0
 	for i := range specs {
@@ -246,6 +261,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 			t.appendLabels(labelIDs, sp.Labels)
 			v := vacancy(sp.Flavor)
 			v.name = [2]int32{at, at}
+			nameEnd[i] = at
 			t.nodes.Set(i, v)
 			t.vacant++
 			continue
@@ -264,14 +280,17 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		t.nodes.Set(i, node)
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
+		nameEnd[i] = at
 		total += int(gpus)
-		if !t.byName.add(t, int32(i)) {
+		if !insertName(&byName, slots, sp.Name, int32(i), nameOf) {
 			return nil, fmt.Errorf("%w: %q", ErrDuplicateName, sp.Name)
 		}
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
 	}
+	byName.slots = cow.From(slots)
+	t.byName = byName
 	t.TotalGPUs = total
 	t.islands = make([]int32, t.NumNodes()+1)
 	for i := range t.NumNodes() {
@@ -515,10 +534,7 @@ const (
 )
 
 func newNameIndex(n int) nameIndex {
-	size := 8
-	for size < 2*n {
-		size *= 2
-	}
+	size := nameSlots(n)
 	x := nameIndex{slots: cow.Make[int32](size), mask: uint32(size - 1)}
 	for i := 0; i < size; {
 		span := x.slots.MutSpan(i, len(x.slots.Span(i, size-i)))
@@ -530,6 +546,16 @@ func newNameIndex(n int) nameIndex {
 	return x
 }
 
+// nameSlots is how many slots an index of n nodes has: a power of two at
+// least twice n.
+func nameSlots(n int) int {
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	return size
+}
+
 func hashName(s string) uint32 {
 	h := uint32(2166136261)
 	for i := 0; i < len(s); i++ {
@@ -539,13 +565,29 @@ func hashName(s string) uint32 {
 	return h
 }
 
+// slotStore holds a nameIndex's slots: its copy-on-write slice, or plain
+// memory while build fills an index of its own (plainSlots).
+type slotStore interface {
+	At(i int) int32
+	Set(i int, v int32)
+}
+
+type plainSlots []int32
+
+func (p plainSlots) At(i int) int32     { return p[i] }
+func (p plainSlots) Set(i int, v int32) { p[i] = v }
+
 // add indexes node i, and reports false, indexing nothing, when a node
 // of the same name is indexed already.
 func (x *nameIndex) add(t *Topology, i int32) bool {
-	name := t.NodeName(i)
+	return insertName(x, &x.slots, t.NodeName(i), i, t.NodeName)
+}
+
+// insertName is add writing slots, with nameOf naming the nodes indexed.
+func insertName[S slotStore](x *nameIndex, slots S, name string, i int32, nameOf func(int32) string) bool {
 	reuse := -1
 	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
-		v := x.slots.At(int(h))
+		v := slots.At(int(h))
 		if v == slotGone && reuse < 0 {
 			reuse = int(h)
 		}
@@ -554,10 +596,10 @@ func (x *nameIndex) add(t *Topology, i int32) bool {
 				reuse = int(h)
 				x.used++
 			}
-			x.slots.Set(reuse, i)
+			slots.Set(reuse, i)
 			return true
 		}
-		if v >= 0 && t.NodeName(v) == name {
+		if v >= 0 && nameOf(v) == name {
 			return false
 		}
 	}
