@@ -177,7 +177,12 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return compareSpecs(&specs[a], &specs[b]) })
+	// The labels are compared by rank, the strings compared once for each
+	// distinct value rather than at every comparison of the sort.
+	L, ranks := len(levels), labelRanks(specs, len(levels))
+	slices.SortStableFunc(order, func(a, b int) int {
+		return specOrder(&specs[a], &specs[b], func() int { return slices.Compare(ranks[a*L:(a+1)*L], ranks[b*L:(b+1)*L]) })
+	})
 	if slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }) {
 		sorted := make([]NodeSpec, len(order))
 		for i, o := range order {
@@ -192,13 +197,23 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 // compareSpecs is the nodes' order: by flavor, then label by label from
 // the broadest level, then by name.
 func compareSpecs(x, y *NodeSpec) int {
+	return specOrder(x, y, func() int {
+		for l := range x.Labels {
+			if c := strings.Compare(x.Labels[l], y.Labels[l]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+}
+
+// specOrder is compareSpecs with labels comparing x's labels with y's.
+func specOrder(x, y *NodeSpec, labels func() int) int {
 	if x.Flavor != y.Flavor {
 		return int(x.Flavor) - int(y.Flavor)
 	}
-	for l := range x.Labels {
-		if c := strings.Compare(x.Labels[l], y.Labels[l]); c != 0 {
-			return c
-		}
+	if c := labels(); c != 0 {
+		return c
 	}
 	if x.vacant != y.vacant {
 		if x.vacant {
@@ -207,6 +222,50 @@ func compareSpecs(x, y *NodeSpec) int {
 		return -1
 	}
 	return strings.Compare(x.Name, y.Name)
+}
+
+// labelRanks is, for spec i and level l, ranks[i*L+l]: the rank of its
+// label value among the level's distinct values in string order. A map
+// look-up is made only where a spec's label differs from the spec's
+// before it, as it seldom does in a list of nodes rack by rack.
+func labelRanks(specs []NodeSpec, L int) []int32 {
+	ranks := make([]int32, len(specs)*L)
+	ids := make([]map[string]int32, L)
+	values := make([][]string, L)
+	prev := make([]int32, L)
+	for l := range L {
+		ids[l], prev[l] = make(map[string]int32), -1
+	}
+	for i := range specs {
+		for l, v := range specs[i].Labels {
+			if p := prev[l]; p < 0 || values[l][p] != v {
+				id, ok := ids[l][v]
+				if !ok {
+					id = int32(len(values[l]))
+					ids[l][v] = id
+					values[l] = append(values[l], v)
+				}
+				prev[l] = id
+			}
+			ranks[i*L+l] = prev[l]
+		}
+	}
+	rank := make([][]int32, L)
+	for l, vs := range values {
+		byValue := make([]int32, len(vs))
+		for k := range byValue {
+			byValue[k] = int32(k)
+		}
+		slices.SortFunc(byValue, func(a, b int32) int { return strings.Compare(vs[a], vs[b]) })
+		rank[l] = make([]int32, len(vs))
+		for r, id := range byValue {
+			rank[l][id] = int32(r)
+		}
+	}
+	for i := range ranks {
+		ranks[i] = rank[i%L][ranks[i]]
+	}
+	return ranks
 }
 
 // build builds the topology of nodes given in their order (compareSpecs),
@@ -255,7 +314,9 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	}
 	at := int32(0)
 	total := 0
+	t.islands = make([]int32, len(specs)+1)
 	for i := range specs {
+		t.islands[i+1] = t.islands[i]
 		sp := spec(i)
 		if sp.vacant {
 			t.appendLabels(labelIDs, sp.Labels)
@@ -278,6 +339,9 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		node.mig = [2]int32{migAt, int32(len(t.mig))}
 		node.name = [2]int32{at, at + int32(len(sp.Name))}
 		t.nodes.Set(i, node)
+		if node.Islands > 1 {
+			t.islands[i+1]++
+		}
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
 		nameEnd[i] = at
@@ -292,13 +356,6 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	byName.slots = cow.From(slots)
 	t.byName = byName
 	t.TotalGPUs = total
-	t.islands = make([]int32, t.NumNodes()+1)
-	for i := range t.NumNodes() {
-		t.islands[i+1] = t.islands[i]
-		if t.Node(int32(i)).Islands > 1 {
-			t.islands[i+1]++
-		}
-	}
 	t.buildDomains(flavors)
 	t.buildIndex()
 	return t, nil
@@ -307,7 +364,16 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 // appendLabels appends to the topology's labels the indexes of labels'
 // values among its distinct values (ids), each added there if new.
 func (t *Topology) appendLabels(ids map[string]int32, labels []string) {
-	for _, v := range labels {
+	// Most nodes share their labels with the node before them (their
+	// rack's): those need no look-up.
+	prev := len(t.labels) - len(labels)
+	for l, v := range labels {
+		if prev >= 0 {
+			if id := t.labels[prev+l]; t.labelValues[id] == v {
+				t.labels = append(t.labels, id)
+				continue
+			}
+		}
 		id, ok := ids[v]
 		if !ok {
 			id = int32(len(t.labelValues))
