@@ -172,10 +172,18 @@ func (b *Builder) Build() (*Snapshot, error) {
 	slab := make([]running, len(b.Running))
 	paths := newIndexPaths("running", len(b.Running))
 	for i := range b.Running {
-		if err := addRunning(s, &slab[i], b.Running[i], paths.at(i), seen); err != nil {
+		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), seen); err != nil {
 			return nil, err
 		}
 	}
+	// The admitted workloads go into their set at once, sorted, each node
+	// of its tree written once (their IDs are distinct: checkID).
+	byID := make([]*running, len(slab))
+	for i := range slab {
+		byID[i] = &slab[i]
+	}
+	slices.SortFunc(byID, func(a, b *running) int { return strings.Compare(a.ID, b.ID) })
+	s.running.Load(byID)
 	paths = newIndexPaths("pending", len(b.Pending))
 	for i := range b.Pending {
 		if err := s.addPending(b.Pending[i], paths.at(i), seen); err != nil {
@@ -522,6 +530,16 @@ func nodeCondition(n *Node, now int64) (cordoned, down bool, until int64, ok boo
 
 // addRunning validates an admitted workload and books it as r.
 func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
+	if err := bookAdmitted(s, r, w, p, seen); err != nil {
+		return err
+	}
+	s.running.Insert(r)
+	return nil
+}
+
+// bookAdmitted is addRunning but for the set of admitted workloads, which
+// Build fills with all of them at once.
+func bookAdmitted(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
 	if err := checkID(w.ID, p, seen); err != nil {
 		return err
 	}
@@ -622,7 +640,7 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 	if err := checkUsage(s, r, p); err != nil {
 		return err
 	}
-	s.insertRunning(r)
+	s.bookRunning(r)
 	return nil
 }
 
