@@ -171,11 +171,16 @@ func (b *Builder) Build() (*Snapshot, error) {
 	// records is still in some version.
 	slab := make([]running, len(b.Running))
 	paths := newIndexPaths("running", len(b.Running))
+	// Each workload booked rewrites its queue's usage rows: while they
+	// are booked the new rows come from blocks, as a store's master takes
+	// them, not an allocation each. The snapshot built is no master.
+	s.spares = new(spares)
 	for i := range b.Running {
 		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), seen); err != nil {
 			return nil, err
 		}
 	}
+	s.spares = nil
 	// The admitted workloads go into their set at once, sorted, each node
 	// of its tree written once (their IDs are distinct: checkID).
 	byID := make([]*running, len(slab))

@@ -474,16 +474,16 @@ func (t *Topology) sameLabels(a, b int32, l int) bool {
 	return slices.Equal(t.labels[int(a)*L:int(a)*L+l], t.labels[int(b)*L:int(b)*L+l])
 }
 
-// labelPath joins node n's broadest l label values with "/".
-func (t *Topology) labelPath(n int32, l int) string {
-	var b strings.Builder
+// appendPath appends to b node n's broadest l label values joined with
+// "/".
+func (t *Topology) appendPath(b []byte, n int32, l int) []byte {
 	for i := range l {
 		if i > 0 {
-			b.WriteByte('/')
+			b = append(b, '/')
 		}
-		b.WriteString(t.NodeLabel(n, i))
+		b = append(b, t.NodeLabel(n, i)...)
 	}
-	return b.String()
+	return b
 }
 
 // Groups appends the node's island masks, in GPU order, to dst.
@@ -506,6 +506,12 @@ func maskOf(from, n int) uint64 {
 func (t *Topology) buildDomains(flavors int) {
 	L := len(t.Levels)
 	t.Flavors = make([]FlavorTree, flavors)
+	// The domains' paths are written into one string, each domain's path
+	// ending at pathEnd[d] (d counted from the first domain built here):
+	// a string for all, not one a domain.
+	built := len(t.Domains)
+	var paths []byte
+	var pathEnd []int
 	for f := range t.Flavors {
 		ft := &t.Flavors[f]
 		first := int32(0)
@@ -521,6 +527,7 @@ func (t *Topology) buildDomains(flavors int) {
 		// Level 0: the flavor's root.
 		root := int32(len(t.Domains))
 		t.Domains = append(t.Domains, Domain{Path: "", Level: 0, First: first, End: end, Parent: -1})
+		pathEnd = append(pathEnd, len(paths))
 		ft.Levels[0] = [2]int32{root, root + 1}
 		for n := first; n < end; n++ {
 			t.NodeDomains(n)[0] = root
@@ -533,7 +540,9 @@ func (t *Topology) buildDomains(flavors int) {
 					m++
 				}
 				id := int32(len(t.Domains))
-				t.Domains = append(t.Domains, Domain{Path: t.labelPath(n, l), Level: int32(l), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
+				t.Domains = append(t.Domains, Domain{Level: int32(l), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
+				paths = t.appendPath(paths, n, l)
+				pathEnd = append(pathEnd, len(paths))
 				for k := n; k < m; k++ {
 					t.NodeDomains(k)[l] = id
 				}
@@ -554,6 +563,14 @@ func (t *Topology) buildDomains(flavors int) {
 				dom.ChildEnd = t.domainAtOrAfter(next, dom.End)
 			}
 		}
+	}
+	all := string(paths)
+	for k, end := range pathEnd {
+		start := 0
+		if k > 0 {
+			start = pathEnd[k-1]
+		}
+		t.Domains[built+k].Path = all[start:end]
 	}
 }
 

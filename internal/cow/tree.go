@@ -178,8 +178,16 @@ func (t *Tree[T]) Load(items []T) {
 	for treeCap(h) < len(items) {
 		h++
 	}
-	t.root, t.n = t.load(items, h, true), len(items)
+	// Every node but the root holds treeMin items at least.
+	var nodes []tnode[T]
+	t.root, t.n = t.load(items, h, true, &nodes, min(loadBlock, 1+len(items)/treeMin)), len(items)
 }
+
+// loadBlock is how many nodes Load allocates at once at most: a tree of a hundred
+// thousand items is some thirty allocations, not eight thousand. A node
+// copied later is allocated apart; a block lives while any node of it is
+// in some version.
+const loadBlock = 256
 
 // treeCap is the most items a tree of height h holds.
 func treeCap(h int) int {
@@ -194,8 +202,9 @@ func treeCap(h int) int {
 // for a node other than the root at least the fewest such a subtree may
 // hold), its children as many as its items need and as equal in size as
 // they can be.
-func (t *Tree[T]) load(items []T, h int, root bool) *tnode[T] {
-	n := &tnode[T]{owner: t.owner}
+func (t *Tree[T]) load(items []T, h int, root bool, nodes *[]tnode[T], block int) *tnode[T] {
+	n := take(nodes, block)
+	n.owner = t.owner
 	if h == 1 {
 		n.n = copy(n.items[:], items)
 		return n
@@ -212,7 +221,7 @@ func (t *Tree[T]) load(items []T, h int, root bool) *tnode[T] {
 		if k < extra {
 			size++
 		}
-		n.kids[k] = t.load(items[:size], h-1, false)
+		n.kids[k] = t.load(items[:size], h-1, false, nodes, block)
 		items = items[size:]
 		if k < kids-1 {
 			n.items[k] = items[0]
