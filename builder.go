@@ -420,22 +420,27 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	}
 	s.topo = t
 	keys := s.flavorKeys()
+	// One more pass over the description: the nodes' marks, and which
+	// nodes are in a condition, set once the state is made.
+	var conditioned []int
 	for i := range nodes {
 		if len(nodes[i].Taints) > 0 || (len(keys) > 0 && len(nodes[i].Labels) > 0) {
 			n, _ := t.NodeIndex(nodes[i].Name)
 			s.marks.mark(n, &nodes[i], keys, t.NumNodes())
+		}
+		if _, _, _, ok := nodeCondition(&nodes[i], s.now); ok {
+			conditioned = append(conditioned, i)
 		}
 	}
 	s.marks.settle()
 	s.nodeRes = nodeResOf(t, len(s.flavors))
 	s.capacity = topology.NewCapacity(t)
 	s.state = s.capacity.Copy(s.now) // NewState(t, s.now), its counters not worked out twice
-	for i := range nodes {
+	for _, i := range conditioned {
 		n := &nodes[i]
-		if cordoned, down, until, ok := nodeCondition(n, s.now); ok {
-			idx, _ := t.NodeIndex(n.Name)
-			s.state.SetCondition(idx, cordoned, down, until)
-		}
+		cordoned, down, until, _ := nodeCondition(n, s.now)
+		idx, _ := t.NodeIndex(n.Name)
+		s.state.SetCondition(idx, cordoned, down, until)
 	}
 	return nil
 }
