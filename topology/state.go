@@ -128,13 +128,23 @@ func (s *State) setLevelMax() {
 			}
 			lm[f][l] = m
 		}
-		// Nodes: the most pods of g GPUs one node holds.
+		// Nodes: the most pods of g GPUs one node holds. A node of one
+		// island holds its GPUs over g, so of those nodes the one with the
+		// most GPUs holds the most at every g.
 		m := make([]int32, t.G)
+		most := 0
 		for n := ft.First; n < ft.End; n++ {
 			node := t.Node(n)
+			if node.Islands <= 1 {
+				most = max(most, bits.OnesCount64(node.AllGPUs()))
+				continue
+			}
 			for g := 1; g <= int(node.GPUs); g++ {
 				m[g-1] = max(m[g-1], int32(node.GPUFits(node.AllGPUs(), g)))
 			}
+		}
+		for g := 1; g <= t.G; g++ {
+			m[g-1] = max(m[g-1], int32(most/g))
 		}
 		lm[f][len(ft.Levels)] = m
 	}
