@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/res"
@@ -169,15 +170,28 @@ func (b *Builder) Build() (*Snapshot, error) {
 	// later is allocated on its own; the slab lives while any of its
 	// records is still in some version.
 	slab := make([]running, len(b.Running))
+	paths := newIndexPaths("running", len(b.Running))
+	// Each workload booked rewrites its queue's usage rows: while they
+	// are booked the new rows come from blocks, as a store's master takes
+	// them, not an allocation each. The snapshot built is no master.
+	s.spares = new(spares)
 	for i := range b.Running {
-		path := "running[" + strconv.Itoa(i) + "]"
-		if err := addRunning(s, &slab[i], b.Running[i], path, seen); err != nil {
+		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), seen); err != nil {
 			return nil, err
 		}
 	}
+	s.spares = nil
+	// The admitted workloads go into their set at once, sorted, each node
+	// of its tree written once (their IDs are distinct: checkID).
+	byID := make([]*running, len(slab))
+	for i := range slab {
+		byID[i] = &slab[i]
+	}
+	slices.SortFunc(byID, func(a, b *running) int { return strings.Compare(a.ID, b.ID) })
+	s.running.Load(byID)
+	paths = newIndexPaths("pending", len(b.Pending))
 	for i := range b.Pending {
-		path := "pending[" + strconv.Itoa(i) + "]"
-		if err := s.addPending(b.Pending[i], path, seen); err != nil {
+		if err := s.addPending(b.Pending[i], paths.at(i), seen); err != nil {
 			return nil, err
 		}
 	}
@@ -185,6 +199,40 @@ func (b *Builder) Build() (*Snapshot, error) {
 	s.running.Settle() // a built snapshot is read more than written
 	s.bf = new(backfillCache)
 	return s, nil
+}
+
+// indexPaths are the paths list[0], list[1] … of the entries of a list
+// of the description, written into one string: the paths of a hundred
+// thousand workloads are two allocations, not two hundred thousand.
+type indexPaths struct {
+	all  string
+	ends []int32 // ends[i] is where path i ends in all
+}
+
+func newIndexPaths(list string, n int) indexPaths {
+	if n == 0 {
+		return indexPaths{}
+	}
+	x := indexPaths{ends: make([]int32, n)}
+	b := make([]byte, 0, n*(len(list)+2+len(strconv.Itoa(n-1))))
+	for i := range n {
+		b = append(b, list...)
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, ']')
+		x.ends[i] = int32(len(b))
+	}
+	x.all = string(b)
+	return x
+}
+
+// at is entry i's path.
+func (x indexPaths) at(i int) string {
+	start := int32(0)
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return x.all[start:x.ends[i]]
 }
 
 // buildHistory validates the fairness history and starts each queue's
@@ -281,6 +329,9 @@ func buildResources(s *Snapshot, names []string, gpu string, ignored []string) e
 			return buildErr(ErrDuplicateID, fmt.Sprintf("resources[%d]", i), "resource %q twice", n)
 		}
 		s.resIdx[n] = i
+		if n != gpu && gpuLike(n) {
+			s.gpuNamed |= 1 << i
+		}
 		switch n {
 		case gpu:
 			s.gpu = i
@@ -340,19 +391,22 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	labels := make([]string, len(nodes)*len(levels))
 	for i := range nodes {
 		n := &nodes[i]
-		p := "nodes[" + strconv.Itoa(i) + "]"
 		if n.Name == "" {
 			if err := firstDuplicate(nodes[:i]); err != nil {
 				return err
 			}
-			return checkNodeName(n.Name, p, false)
+			return checkNodeName(n.Name, nodePath(i), false)
 		}
 		l := labels[i*len(levels) : (i+1)*len(levels) : (i+1)*len(levels)]
-		spec, err := s.nodeSpec(n, p, levels, l)
+		// nodeSpec checks without side effects, so the node's path is
+		// written out only to check it again for the error: not a string
+		// a node.
+		spec, err := s.nodeSpec(n, "", levels, l)
 		if err != nil {
 			if dup := firstDuplicate(nodes[:i+1]); dup != nil {
 				return dup
 			}
+			_, err = s.nodeSpec(n, nodePath(i), levels, l)
 			return err
 		}
 		specs[i] = spec
@@ -366,25 +420,33 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	}
 	s.topo = t
 	keys := s.flavorKeys()
+	// One more pass over the description: the nodes' marks, and which
+	// nodes are in a condition, set once the state is made.
+	var conditioned []int
 	for i := range nodes {
 		if len(nodes[i].Taints) > 0 || (len(keys) > 0 && len(nodes[i].Labels) > 0) {
 			n, _ := t.NodeIndex(nodes[i].Name)
 			s.marks.mark(n, &nodes[i], keys, t.NumNodes())
+		}
+		if _, _, _, ok := nodeCondition(&nodes[i], s.now); ok {
+			conditioned = append(conditioned, i)
 		}
 	}
 	s.marks.settle()
 	s.nodeRes = nodeResOf(t, len(s.flavors))
 	s.capacity = topology.NewCapacity(t)
 	s.state = s.capacity.Copy(s.now) // NewState(t, s.now), its counters not worked out twice
-	for i := range nodes {
+	for _, i := range conditioned {
 		n := &nodes[i]
-		if cordoned, down, until, ok := nodeCondition(n, s.now); ok {
-			idx, _ := t.NodeIndex(n.Name)
-			s.state.SetCondition(idx, cordoned, down, until)
-		}
+		cordoned, down, until, _ := nodeCondition(n, s.now)
+		idx, _ := t.NodeIndex(n.Name)
+		s.state.SetCondition(idx, cordoned, down, until)
 	}
 	return nil
 }
+
+// nodePath is the path of the description's i-th node.
+func nodePath(i int) string { return "nodes[" + strconv.Itoa(i) + "]" }
 
 // firstDuplicate is the error of the first node of nodes whose name an
 // earlier one has, nil when there is none.
@@ -392,7 +454,7 @@ func firstDuplicate(nodes []Node) error {
 	seen := make(map[string]bool, len(nodes))
 	for i := range nodes {
 		if seen[nodes[i].Name] {
-			return checkNodeName(nodes[i].Name, "nodes["+strconv.Itoa(i)+"]", true)
+			return checkNodeName(nodes[i].Name, nodePath(i), true)
 		}
 		seen[nodes[i].Name] = true
 	}
@@ -478,6 +540,16 @@ func nodeCondition(n *Node, now int64) (cordoned, down bool, until int64, ok boo
 
 // addRunning validates an admitted workload and books it as r.
 func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
+	if err := bookAdmitted(s, r, w, p, seen); err != nil {
+		return err
+	}
+	s.running.Insert(r)
+	return nil
+}
+
+// bookAdmitted is addRunning but for the set of admitted workloads, which
+// Build fills with all of them at once.
+func bookAdmitted(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
 	if err := checkID(w.ID, p, seen); err != nil {
 		return err
 	}
@@ -507,30 +579,32 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 		// nodes and GPU lists are read and dropped below).
 		ps.Flavors, ps.Tokens = slices.Clone(ps.Flavors), clonePtr(ps.Tokens)
 		ps.Topology.Slices = slices.Clone(ps.Topology.Slices)
-		pp := p + ".podSets[" + strconv.Itoa(i) + "]" // not Sprintf: one allocation, on every running workload
+		// The checks below are given paths relative to the pod set, written
+		// out in full only for an error (under): no string a pod.
+		pp := func() string { return p + ".podSets[" + strconv.Itoa(i) + "]" }
 		if ps.Count < 1 || ps.Count > maxPodCount {
-			return buildErr(ErrInvalid, pp+".count", "%d out of range [1, %d]", ps.Count, maxPodCount)
+			return buildErr(ErrInvalid, pp()+".count", "%d out of range [1, %d]", ps.Count, maxPodCount)
 		}
 		if ps.MinCount < 0 || ps.MinCount > ps.Count {
-			return buildErr(ErrInvalid, pp+".minCount", "%d out of range [0, %d], the count it runs with", ps.MinCount, ps.Count)
+			return buildErr(ErrInvalid, pp()+".minCount", "%d out of range [0, %d], the count it runs with", ps.MinCount, ps.Count)
 		}
 		f, ok := s.flavorIdx[ps.Flavor]
 		if !ok {
-			return buildErr(ErrUnknownFlavor, pp+".flavor", "workload %q pod set %q names flavor %q", w.ID, ps.Name, ps.Flavor)
+			return buildErr(ErrUnknownFlavor, pp()+".flavor", "workload %q pod set %q names flavor %q", w.ID, ps.Name, ps.Flavor)
 		}
-		per, keys, err := s.podVector(ps.PerPod, pp+".perPod")
+		per, keys, err := s.podVector(ps.PerPod, ".perPod")
 		if err != nil {
-			return err
+			return under(err, pp())
 		}
-		tokens, err := s.podTokens(per, ps.Tokens, pp)
+		tokens, err := s.podTokens(per, ps.Tokens, "")
 		if err != nil {
-			return err
+			return under(err, pp())
 		}
-		if err := checkCharge(s, per, tokens, ps.Count, pp); err != nil {
-			return err
+		if err := checkCharge(s, per, tokens, ps.Count, ""); err != nil {
+			return under(err, pp())
 		}
-		if err := s.checkShare(per, pp); err != nil {
-			return err
+		if err := s.checkShare(per, ""); err != nil {
+			return under(err, pp())
 		}
 		share := s.shareOf(per)
 		book := s.nodeRes.Mask(f, per)
@@ -543,19 +617,18 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 			continue
 		}
 		if len(ps.Nodes) != int(ps.Count) {
-			return buildErr(ErrInvalid, pp+".nodes", "%d nodes for %d pods", len(ps.Nodes), ps.Count)
+			return buildErr(ErrInvalid, pp()+".nodes", "%d nodes for %d pods", len(ps.Nodes), ps.Count)
 		}
 		if len(ps.GPUIndices) != 0 && len(ps.GPUIndices) != int(ps.Count) {
-			return buildErr(ErrInvalid, pp+".gpuIndices", "%d lists for %d pods", len(ps.GPUIndices), ps.Count)
+			return buildErr(ErrInvalid, pp()+".gpuIndices", "%d lists for %d pods", len(ps.GPUIndices), ps.Count)
 		}
 		for k, name := range ps.Nodes {
-			np := pp + ".nodes[" + strconv.Itoa(k) + "]"
 			n, ok := s.topo.NodeIndex(name)
 			if !ok {
-				return buildErr(ErrUnknownNode, np, "workload %q runs on unknown node %q", w.ID, name)
+				return buildErr(ErrUnknownNode, podPath(pp(), ".nodes", k), "workload %q runs on unknown node %q", w.ID, name)
 			}
-			if err := s.podFlavor(n, f, np); err != nil {
-				return err
+			if err := s.podFlavor(n, f, ".nodes"); err != nil {
+				return underPod(err, pp(), k)
 			}
 			var indices []int
 			if len(ps.GPUIndices) > 0 {
@@ -563,9 +636,9 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 					indices = []int{}
 				}
 			}
-			mask, err := bookRunningPod(s, n, indices, share, book, pp+".gpuIndices["+strconv.Itoa(k)+"]", np)
+			mask, err := bookRunningPod(s, n, indices, share, book, ".gpuIndices", ".nodes")
 			if err != nil {
-				return err
+				return underPod(err, pp(), k)
 			}
 			r.Pods = append(r.Pods, view.Pod{Node: n, Share: share, GPUs: mask})
 		}
@@ -577,9 +650,40 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 	if err := checkUsage(s, r, p); err != nil {
 		return err
 	}
-	s.insertRunning(r)
+	s.bookRunning(r)
 	return nil
 }
+
+// under is err, a *BuildError of a check given a path relative to prefix,
+// with its path in full; any other error as it is.
+func under(err error, prefix string) error {
+	if be, ok := err.(*BuildError); ok {
+		be.Path = prefix + be.Path
+	}
+	return err
+}
+
+// underPod is under for pod k of the pod set at path pp, the error of a
+// check given the pod's lists of the pod set alone (".nodes",
+// ".gpuIndices"): the pod's index follows the list's name.
+func underPod(err error, pp string, k int) error {
+	be, ok := err.(*BuildError)
+	if !ok {
+		return err
+	}
+	for _, list := range [...]string{".nodes", ".gpuIndices"} {
+		if rest, found := strings.CutPrefix(be.Path, list); found {
+			be.Path = podPath(pp, list, k) + rest
+			return err
+		}
+	}
+	be.Path = pp + be.Path
+	return err
+}
+
+// podPath is the path of pod k's entry in list (".nodes", ".gpuIndices")
+// of the pod set at path pp.
+func podPath(pp, list string, k int) string { return pp + list + "[" + strconv.Itoa(k) + "]" }
 
 // podFlavor refuses node n for a running pod of a pod set of flavor f,
 // at path p, when the node is of another flavor.

@@ -37,8 +37,9 @@ func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 	s.admission = make([]queueAdmission, len(queues))
 	// The resource tree: queues first (node q is queue q), then cohorts.
 	nodes := make([]quota.NodeSpec, len(queues)+len(cohorts))
+	queuePaths := newIndexPaths("queues", len(queues))
 	for i := range queues {
-		p := fmt.Sprintf("queues[%d]", i)
+		p := queuePaths.at(i)
 		l, err := resolveLimits(s, &queues[i], p, s.now)
 		if err != nil {
 			return err
@@ -68,13 +69,14 @@ func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 			return buildErr(ErrUnknownCohort, "cohorts", "%v", err)
 		}
 	}
+	cohortPaths := newIndexPaths("cohorts", len(cohorts))
 	for i, c := range cohorts {
-		node, err := treeQuotas(s, c.Quota, fmt.Sprintf("cohorts[%d]", i), 1, c.Parent != "")
+		node, err := treeQuotas(s, c.Quota, cohortPaths.at(i), 1, c.Parent != "")
 		if err != nil {
 			return err
 		}
 		nodes[len(queues)+i] = quota.NodeSpec{Name: c.Name, Quotas: node}
-		if s.cohortWeight[i], err = fairWeight(c.FairSharing, fmt.Sprintf("cohorts[%d]", i)); err != nil {
+		if s.cohortWeight[i], err = fairWeight(c.FairSharing, cohortPaths.at(i)); err != nil {
 			return err
 		}
 	}
@@ -110,34 +112,35 @@ func resolveQueue(s *Snapshot, q Queue, p string, scale, maxScale float64) (quot
 	byFlavor := make(map[int32]quota.FlavorQuota, len(q.Quota))
 	var order []int32
 	for i, fq := range q.Quota {
-		fp := fmt.Sprintf("%s.quota[%d]", p, i)
+		// The paths are written out only for an error.
+		fp := func() string { return fmt.Sprintf("%s.quota[%d]", p, i) }
 		f, ok := s.flavorIdx[fq.Flavor]
 		if !ok {
-			return out, nil, buildErr(ErrUnknownFlavor, fp+".flavor", "queue %q names flavor %q", q.Name, fq.Flavor)
+			return out, nil, buildErr(ErrUnknownFlavor, fp()+".flavor", "queue %q names flavor %q", q.Name, fq.Flavor)
 		}
 		if _, dup := byFlavor[f]; dup {
-			return out, nil, buildErr(ErrDuplicateID, fp+".flavor", "flavor %q twice", fq.Flavor)
+			return out, nil, buildErr(ErrDuplicateID, fp()+".flavor", "flavor %q twice", fq.Flavor)
 		}
 		e := quota.FlavorQuota{Flavor: f}
 		for j, rq := range fq.Resources {
-			rp := fmt.Sprintf("%s.resources[%d]", fp, j)
+			rp := func() string { return fmt.Sprintf("%s.resources[%d]", fp(), j) }
 			r, ok := s.resIdx[rq.Name]
 			if !ok {
-				return out, nil, buildErr(ErrUnknownResource, rp+".name", "resource %q is not declared", rq.Name)
+				return out, nil, buildErr(ErrUnknownResource, rp()+".name", "resource %q is not declared", rq.Name)
 			}
 			if e.Covered&(1<<r) != 0 {
-				return out, nil, buildErr(ErrDuplicateID, rp+".name", "resource %q twice", rq.Name)
+				return out, nil, buildErr(ErrDuplicateID, rp()+".name", "resource %q twice", rq.Name)
 			}
 			for _, c := range [...]struct {
 				v    *int64
 				name string
 			}{{rq.Hard, "hard"}, {rq.Soft, "soft"}} {
 				if c.v != nil && (*c.v < 0 || *c.v > quota.MaxQuantity) {
-					return out, nil, buildErr(ErrInvalid, rp+"."+c.name, "quantity %d out of range", *c.v)
+					return out, nil, buildErr(ErrInvalid, rp()+"."+c.name, "quantity %d out of range", *c.v)
 				}
 			}
 			if rq.Hard != nil && rq.Soft != nil && *rq.Soft > *rq.Hard {
-				return out, nil, buildErr(ErrInvalid, rp+".soft", "soft cap %d above hard cap %d", *rq.Soft, *rq.Hard)
+				return out, nil, buildErr(ErrInvalid, rp()+".soft", "soft cap %d above hard cap %d", *rq.Soft, *rq.Hard)
 			}
 			e.SetResource(r, rq.Nominal, rq.Hard, rq.Soft, scale, maxScale)
 		}
@@ -177,13 +180,14 @@ func treeQuotas(s *Snapshot, fqs []FlavorQuota, p string, scale float64, hasPare
 			return nil, buildErr(ErrUnknownFlavor, fmt.Sprintf("%s.quota[%d].flavor", p, i), "flavor %q", fq.Flavor)
 		}
 		for j, rq := range fq.Resources {
-			rp := fmt.Sprintf("%s.quota[%d].resources[%d]", p, i, j)
+			// Written out only for an error: a queue or cohort has many.
+			rp := func() string { return fmt.Sprintf("%s.quota[%d].resources[%d]", p, i, j) }
 			r, ok := s.resIdx[rq.Name]
 			if !ok {
-				return nil, buildErr(ErrUnknownResource, rp+".name", "resource %q is not declared", rq.Name)
+				return nil, buildErr(ErrUnknownResource, rp()+".name", "resource %q is not declared", rq.Name)
 			}
 			if rq.Nominal < 0 || rq.Nominal > quota.MaxQuantity {
-				return nil, buildErr(ErrInvalid, rp+".nominal", "quantity %d out of range", rq.Nominal)
+				return nil, buildErr(ErrInvalid, rp()+".nominal", "quantity %d out of range", rq.Nominal)
 			}
 			e := quota.ResourceQuota{Nominal: rq.Nominal}
 			for _, l := range [...]struct {
@@ -195,10 +199,10 @@ func treeQuotas(s *Snapshot, fqs []FlavorQuota, p string, scale float64, hasPare
 					continue
 				}
 				if !hasParent {
-					return nil, buildErr(ErrInvalid, rp+"."+l.name, "a %s needs a cohort to borrow from or lend to", l.name)
+					return nil, buildErr(ErrInvalid, rp()+"."+l.name, "a %s needs a cohort to borrow from or lend to", l.name)
 				}
 				if *l.v < 0 || *l.v > quota.MaxQuantity {
-					return nil, buildErr(ErrInvalid, rp+"."+l.name, "quantity %d out of range", *l.v)
+					return nil, buildErr(ErrInvalid, rp()+"."+l.name, "quantity %d out of range", *l.v)
 				}
 				v := *l.v
 				*l.dst = &v
@@ -206,7 +210,7 @@ func treeQuotas(s *Snapshot, fqs []FlavorQuota, p string, scale float64, hasPare
 			// Unscaled, a queue's lending limit above its nominal quota is
 			// a mistake; any other lends all of a nominal quota it exceeds.
 			if scale == 1 && fqIsQueue(p) && e.LendingLimit != nil && *e.LendingLimit > e.Nominal {
-				return nil, buildErr(ErrInvalid, rp+".lendingLimit", "lending limit %d above nominal %d", *e.LendingLimit, e.Nominal)
+				return nil, buildErr(ErrInvalid, rp()+".lendingLimit", "lending limit %d above nominal %d", *e.LendingLimit, e.Nominal)
 			}
 			e = e.Scaled(scale)
 			out[int(f)*R+r] = e

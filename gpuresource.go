@@ -8,20 +8,24 @@ import (
 	"strings"
 
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
 
 // capacityVector reads node n's capacity (at path p): its GPUs must be
 // under the declared GPU resource, and at most topology.MaxNodeGPUs.
 func (s *fixed) capacityVector(n *Node, p string) (res.Vec, error) {
-	for name := range n.Capacity {
-		if s.gpuUndeclared(n, name) {
-			return res.Vec{}, s.undeclaredGPU(n, p)
+	capacity, ok := s.declaredCapacity(n)
+	if !ok {
+		for name := range n.Capacity {
+			if s.gpuUndeclared(n, name) {
+				return res.Vec{}, s.undeclaredGPU(n, p)
+			}
 		}
-	}
-	capacity, _, err := s.podVector(n.Capacity, p+".capacity")
-	if err != nil {
-		return capacity, err
+		var err error
+		if capacity, _, err = s.podVector(n.Capacity, p+".capacity"); err != nil {
+			return capacity, err
+		}
 	}
 	if s.share >= 0 && capacity[s.share] != 0 {
 		name := s.resources[s.share]
@@ -31,6 +35,26 @@ func (s *fixed) capacityVector(n *Node, p string) (res.Vec, error) {
 		return capacity, buildErr(ErrInvalid, p+".capacity."+s.resources[s.gpu], "%d GPUs, at most %d per node", capacity[s.gpu], topology.MaxNodeGPUs)
 	}
 	return capacity, nil
+}
+
+// declaredCapacity reads node n's capacity when it names declared
+// resources only, each in range and none that names a GPU but is not the
+// GPU resource: the common case, one look-up a resource. ok is false
+// otherwise, and capacityVector then finds what is wrong name by name.
+func (s *fixed) declaredCapacity(n *Node) (v res.Vec, ok bool) {
+	found := 0
+	for i, name := range s.resources {
+		q, has := n.Capacity[name]
+		if !has {
+			continue
+		}
+		if q < 0 || q > quota.MaxQuantity || (q > 0 && s.gpuNamed&(1<<i) != 0) {
+			return v, false
+		}
+		v[i] = q
+		found++
+	}
+	return v, found == len(n.Capacity)
 }
 
 // gpuUndeclared reports whether node n has some of resource name, which

@@ -37,10 +37,16 @@ func (s *Snapshot) pendingByID(id string) (*Workload, bool) {
 // insertRunning books an admitted workload in the indexes and usage. Every
 // caller has made sure that no workload of r's ID is running.
 func (s *Snapshot) insertRunning(r *running) {
+	s.bookRunning(r)
+	s.running.Insert(r)
+}
+
+// bookRunning is insertRunning but for the set of admitted workloads,
+// which Build fills with all of them at once.
+func (s *Snapshot) bookRunning(r *running) {
 	for i := range r.Sets {
 		s.addUsage(r.Queue, r.Sets[i].Flavor, r.Need(i, s.tokens), 1)
 	}
-	s.running.Insert(r)
 	s.trackLimits(r, 1)
 	s.own(rowRunCount)
 	s.runCount[r.Queue]++

@@ -183,6 +183,9 @@ type fixed struct {
 	scaled uint16
 	// ignored are the names nodes and pod sets may carry untracked.
 	ignored []string
+	// gpuNamed has bit r set when declared resource r, not the GPU
+	// resource, names a GPU (gpuLike): a node may not list it.
+	gpuNamed uint16
 
 	flavors   []Flavor
 	flavorIdx map[string]int32

@@ -146,10 +146,13 @@ func (n *Node) GroupSizes() []int {
 func Restate(t *Topology, now int64, node func(n int32) NodeState) *State {
 	s := &State{T: t, now: now}
 	s.nodes = cow.Make[NodeState](t.NumNodes())
-	for i := range t.NumNodes() {
-		ns := s.nodes.Mut(i)
-		*ns = node(int32(i))
-		s.freeGPUs += int64(bits.OnesCount64(ns.FreeGPUs))
+	for i := 0; i < t.NumNodes(); {
+		span := s.nodes.MutSpan(i, len(s.nodes.Span(i, t.NumNodes()-i)))
+		for k := range span {
+			span[k] = node(int32(i + k))
+			s.freeGPUs += int64(bits.OnesCount64(span[k].FreeGPUs))
+		}
+		i += len(span)
 	}
 	s.fits = cow.Make[int32](len(t.Domains) * t.G)
 	s.aggs = cow.Make[DomainAgg](len(t.Domains))

@@ -128,13 +128,23 @@ func (s *State) setLevelMax() {
 			}
 			lm[f][l] = m
 		}
-		// Nodes: the most pods of g GPUs one node holds.
+		// Nodes: the most pods of g GPUs one node holds. A node of one
+		// island holds its GPUs over g, so of those nodes the one with the
+		// most GPUs holds the most at every g.
 		m := make([]int32, t.G)
+		most := 0
 		for n := ft.First; n < ft.End; n++ {
 			node := t.Node(n)
+			if node.Islands <= 1 {
+				most = max(most, bits.OnesCount64(node.AllGPUs()))
+				continue
+			}
 			for g := 1; g <= int(node.GPUs); g++ {
 				m[g-1] = max(m[g-1], int32(node.GPUFits(node.AllGPUs(), g)))
 			}
+		}
+		for g := 1; g <= t.G; g++ {
+			m[g-1] = max(m[g-1], int32(most/g))
 		}
 		lm[f][len(ft.Levels)] = m
 	}
@@ -311,30 +321,60 @@ func (s *State) setFree(free []res.Vec) {
 	s.free = slices.Clone(free)
 }
 
-// Rebuild recomputes every counter from the per-node state.
+// Rebuild recomputes every counter from the per-node state: each node's
+// contribution added to its narrowest domain alone, then each level's
+// sums added into their parents', narrowest first, O(nodes × G + domains
+// × G) where adding each node to every domain above it costs a pass a
+// level.
 func (s *State) Rebuild() {
-	G := s.T.G
+	t := s.T
+	G, L := t.G, len(t.Levels)
 	s.indexed = false
-	for d := range s.T.Domains {
-		for g := 0; g < G; g++ {
-			s.fits.Set(d*G+g, 0)
+	fits := make([]int32, len(t.Domains)*G)
+	var cooling []int32
+	s.setFree(make([]res.Vec, len(t.Flavors)))
+	s.freeHi = nil
+	for n := 0; n < t.NumNodes(); {
+		span := s.nodes.Span(n, t.NumNodes()-n)
+		for i := range span {
+			ns, node := &span[i], t.Node(int32(n+i))
+			if ns.CooldownUntil > s.now {
+				cooling = append(cooling, int32(n+i))
+			}
+			c := s.contribFor(node, ns)
+			if c.usable {
+				s.moveFree(node.Flavor, res.Vec{}, c.free)
+			}
+			if node.GPUs > 0 && c.usable {
+				leaf := fits[int(t.NodeDomains(int32(n + i))[L])*G:][:G]
+				for g := range leaf {
+					leaf[g] += c.fits[g]
+				}
+			}
+		}
+		n += len(span)
+	}
+	if G > 0 {
+		for l := L; l >= 1; l-- {
+			for f := range t.Flavors {
+				rng := t.Flavors[f].Levels[l]
+				for d := rng[0]; d < rng[1]; d++ {
+					from, to := fits[int(d)*G:][:G], fits[int(t.Domains[d].Parent)*G:][:G]
+					for g := range to {
+						to[g] += from[g]
+					}
+				}
+			}
 		}
 	}
-	var cooling []int32
-	s.setFree(make([]res.Vec, len(s.T.Flavors)))
-	s.freeHi = nil
-	for n := range s.T.NumNodes() {
-		ns := s.nodes.Ptr(n)
-		if ns.CooldownUntil > s.now {
-			cooling = append(cooling, int32(n))
-		}
-		s.addFits(int32(n), 1)
+	for i := 0; i < len(fits); {
+		i += copy(s.fits.MutSpan(i, len(s.fits.Span(i, len(fits)-i))), fits[i:])
 	}
 	s.setCooling(cooling)
 	// Aggregates bottom-up: narrowest level first.
-	for l := len(s.T.Levels); l >= 0; l-- {
-		for f := range s.T.Flavors {
-			rng := s.T.Flavors[f].Levels[l]
+	for l := L; l >= 0; l-- {
+		for f := range t.Flavors {
+			rng := t.Flavors[f].Levels[l]
 			for d := rng[0]; d < rng[1]; d++ {
 				s.recomputeAgg(d)
 			}

@@ -272,3 +272,24 @@ func TestCopyEqualsNewState(t *testing.T) {
 		sameCounters(t, "capacity after the copy's writes", capacity, NewCapacity(top))
 	}
 }
+
+// TestLevelMaxOfNodes checks the capacity state's most pods of g GPUs one
+// node holds against every node asked in turn.
+func TestLevelMaxOfNodes(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		top := testTopology(t, rand.New(rand.NewPCG(seed, 5)))
+		c := NewCapacity(top)
+		for f, ft := range top.Flavors {
+			for g := 1; g <= top.G; g++ {
+				want := int32(0)
+				for n := ft.First; n < ft.End; n++ {
+					node := top.Node(n)
+					want = max(want, int32(node.GPUFits(node.AllGPUs(), g)))
+				}
+				if got, ok := c.LevelMax(int32(f), top.NodeLevel(), g); !ok || got != want {
+					t.Fatalf("seed %d flavor %d g=%d: level max %d (%v), want %d", seed, f, g, got, ok, want)
+				}
+			}
+		}
+	}
+}

@@ -178,7 +178,12 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return compareSpecs(&specs[a], &specs[b]) })
+	// The labels are compared by rank, the strings compared once for each
+	// distinct value rather than at every comparison of the sort.
+	L, ranks := len(levels), labelRanks(specs, len(levels))
+	slices.SortStableFunc(order, func(a, b int) int {
+		return specOrder(&specs[a], &specs[b], func() int { return slices.Compare(ranks[a*L:(a+1)*L], ranks[b*L:(b+1)*L]) })
+	})
 	if slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }) {
 		sorted := make([]NodeSpec, len(order))
 		for i, o := range order {
@@ -193,13 +198,23 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 // compareSpecs is the nodes' order: by flavor, then label by label from
 // the broadest level, then by name.
 func compareSpecs(x, y *NodeSpec) int {
+	return specOrder(x, y, func() int {
+		for l := range x.Labels {
+			if c := strings.Compare(x.Labels[l], y.Labels[l]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+}
+
+// specOrder is compareSpecs with labels comparing x's labels with y's.
+func specOrder(x, y *NodeSpec, labels func() int) int {
 	if x.Flavor != y.Flavor {
 		return int(x.Flavor) - int(y.Flavor)
 	}
-	for l := range x.Labels {
-		if c := strings.Compare(x.Labels[l], y.Labels[l]); c != 0 {
-			return c
-		}
+	if c := labels(); c != 0 {
+		return c
 	}
 	if x.vacant != y.vacant {
 		if x.vacant {
@@ -208,6 +223,50 @@ func compareSpecs(x, y *NodeSpec) int {
 		return -1
 	}
 	return strings.Compare(x.Name, y.Name)
+}
+
+// labelRanks is, for spec i and level l, ranks[i*L+l]: the rank of its
+// label value among the level's distinct values in string order. A map
+// look-up is made only where a spec's label differs from the spec's
+// before it, as it seldom does in a list of nodes rack by rack.
+func labelRanks(specs []NodeSpec, L int) []int32 {
+	ranks := make([]int32, len(specs)*L)
+	ids := make([]map[string]int32, L)
+	values := make([][]string, L)
+	prev := make([]int32, L)
+	for l := range L {
+		ids[l], prev[l] = make(map[string]int32), -1
+	}
+	for i := range specs {
+		for l, v := range specs[i].Labels {
+			if p := prev[l]; p < 0 || values[l][p] != v {
+				id, ok := ids[l][v]
+				if !ok {
+					id = int32(len(values[l]))
+					ids[l][v] = id
+					values[l] = append(values[l], v)
+				}
+				prev[l] = id
+			}
+			ranks[i*L+l] = prev[l]
+		}
+	}
+	rank := make([][]int32, L)
+	for l, vs := range values {
+		byValue := make([]int32, len(vs))
+		for k := range byValue {
+			byValue[k] = int32(k)
+		}
+		slices.SortFunc(byValue, func(a, b int32) int { return strings.Compare(vs[a], vs[b]) })
+		rank[l] = make([]int32, len(vs))
+		for r, id := range byValue {
+			rank[l][id] = int32(r)
+		}
+	}
+	for i := range ranks {
+		ranks[i] = rank[i%L][ranks[i]]
+	}
+	return ranks
 }
 
 // build builds the topology of nodes given in their order (compareSpecs),
@@ -220,7 +279,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		}
 		return &specs[order[i]]
 	}
-	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu, byName: newNameIndex(len(specs))}
+	t := &Topology{Levels: slices.Clone(levels), Resource: resources, GPU: gpu}
 	t.nodes, t.numNodes = cow.Make[Node](len(specs)), len(specs)
 	// Every node's name, labels and domains live in a few shared arrays
 	// rather than in small objects of their own, and each distinct label
@@ -239,14 +298,32 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	t.labels = make([]int32, 0, len(specs)*len(levels))
 	labelIDs := make(map[string]int32)
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
+	// The name index is filled in plain memory, each name read from the
+	// names just laid out (nameEnd[i] is where node i's ends), and made
+	// copy on write once full.
+	slotCount := nameSlots(len(specs))
+	byName, slots := nameIndex{mask: uint32(slotCount - 1)}, make(plainSlots, slotCount)
+	for i := range slots {
+		slots[i] = slotFree
+	}
+	nameEnd := make([]int32, len(specs))
+	nameOf := func(i int32) string {
+		if i == 0 {
+			return t.names[:nameEnd[0]]
+		}
+		return t.names[nameEnd[i-1]:nameEnd[i]]
+	}
 	at := int32(0)
 	total := 0
+	t.islands = make([]int32, len(specs)+1)
 	for i := range specs {
+		t.islands[i+1] = t.islands[i]
 		sp := spec(i)
 		if sp.vacant {
 			t.appendLabels(labelIDs, sp.Labels)
 			v := vacancy(sp.Flavor)
 			v.name = [2]int32{at, at}
+			nameEnd[i] = at
 			t.nodes.Set(i, v)
 			t.vacant++
 			continue
@@ -263,24 +340,23 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		node.mig = [2]int32{migAt, int32(len(t.mig))}
 		node.name = [2]int32{at, at + int32(len(sp.Name))}
 		t.nodes.Set(i, node)
+		if node.Islands > 1 {
+			t.islands[i+1]++
+		}
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
+		nameEnd[i] = at
 		total += int(gpus)
-		if !t.byName.add(t, int32(i)) {
+		if !insertName(&byName, slots, sp.Name, int32(i), nameOf) {
 			return nil, fmt.Errorf("%w: %q", ErrDuplicateName, sp.Name)
 		}
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
 	}
+	byName.slots = cow.From(slots)
+	t.byName = byName
 	t.TotalGPUs = total
-	t.islands = make([]int32, t.NumNodes()+1)
-	for i := range t.NumNodes() {
-		t.islands[i+1] = t.islands[i]
-		if t.Node(int32(i)).Islands > 1 {
-			t.islands[i+1]++
-		}
-	}
 	t.buildDomains(flavors)
 	t.buildIndex()
 	return t, nil
@@ -289,7 +365,16 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 // appendLabels appends to the topology's labels the indexes of labels'
 // values among its distinct values (ids), each added there if new.
 func (t *Topology) appendLabels(ids map[string]int32, labels []string) {
-	for _, v := range labels {
+	// Most nodes share their labels with the node before them (their
+	// rack's): those need no look-up.
+	prev := len(t.labels) - len(labels)
+	for l, v := range labels {
+		if prev >= 0 {
+			if id := t.labels[prev+l]; t.labelValues[id] == v {
+				t.labels = append(t.labels, id)
+				continue
+			}
+		}
 		id, ok := ids[v]
 		if !ok {
 			id = int32(len(t.labelValues))
@@ -390,16 +475,16 @@ func (t *Topology) sameLabels(a, b int32, l int) bool {
 	return slices.Equal(t.labels[int(a)*L:int(a)*L+l], t.labels[int(b)*L:int(b)*L+l])
 }
 
-// labelPath joins node n's broadest l label values with "/".
-func (t *Topology) labelPath(n int32, l int) string {
-	var b strings.Builder
+// appendPath appends to b node n's broadest l label values joined with
+// "/".
+func (t *Topology) appendPath(b []byte, n int32, l int) []byte {
 	for i := range l {
 		if i > 0 {
-			b.WriteByte('/')
+			b = append(b, '/')
 		}
-		b.WriteString(t.NodeLabel(n, i))
+		b = append(b, t.NodeLabel(n, i)...)
 	}
-	return b.String()
+	return b
 }
 
 // Groups appends the node's island masks, in GPU order, to dst.
@@ -422,6 +507,12 @@ func maskOf(from, n int) uint64 {
 func (t *Topology) buildDomains(flavors int) {
 	L := len(t.Levels)
 	t.Flavors = make([]FlavorTree, flavors)
+	// The domains' paths are written into one string, each domain's path
+	// ending at pathEnd[d] (d counted from the first domain built here):
+	// a string for all, not one a domain.
+	built := len(t.Domains)
+	var paths []byte
+	var pathEnd []int
 	for f := range t.Flavors {
 		ft := &t.Flavors[f]
 		first := int32(0)
@@ -437,6 +528,7 @@ func (t *Topology) buildDomains(flavors int) {
 		// Level 0: the flavor's root.
 		root := int32(len(t.Domains))
 		t.Domains = append(t.Domains, Domain{Path: "", Level: 0, First: first, End: end, Parent: -1})
+		pathEnd = append(pathEnd, len(paths))
 		ft.Levels[0] = [2]int32{root, root + 1}
 		for n := first; n < end; n++ {
 			t.NodeDomains(n)[0] = root
@@ -449,7 +541,9 @@ func (t *Topology) buildDomains(flavors int) {
 					m++
 				}
 				id := int32(len(t.Domains))
-				t.Domains = append(t.Domains, Domain{Path: t.labelPath(n, l), Level: int32(l), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
+				t.Domains = append(t.Domains, Domain{Level: int32(l), First: n, End: m, Parent: t.NodeDomains(n)[l-1]})
+				paths = t.appendPath(paths, n, l)
+				pathEnd = append(pathEnd, len(paths))
 				for k := n; k < m; k++ {
 					t.NodeDomains(k)[l] = id
 				}
@@ -470,6 +564,14 @@ func (t *Topology) buildDomains(flavors int) {
 				dom.ChildEnd = t.domainAtOrAfter(next, dom.End)
 			}
 		}
+	}
+	all := string(paths)
+	for k, end := range pathEnd {
+		start := 0
+		if k > 0 {
+			start = pathEnd[k-1]
+		}
+		t.Domains[built+k].Path = all[start:end]
 	}
 }
 
@@ -516,10 +618,7 @@ const (
 )
 
 func newNameIndex(n int) nameIndex {
-	size := 8
-	for size < 2*n {
-		size *= 2
-	}
+	size := nameSlots(n)
 	x := nameIndex{slots: cow.Make[int32](size), mask: uint32(size - 1)}
 	for i := 0; i < size; {
 		span := x.slots.MutSpan(i, len(x.slots.Span(i, size-i)))
@@ -531,6 +630,16 @@ func newNameIndex(n int) nameIndex {
 	return x
 }
 
+// nameSlots is how many slots an index of n nodes has: a power of two at
+// least twice n.
+func nameSlots(n int) int {
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	return size
+}
+
 func hashName(s string) uint32 {
 	h := uint32(2166136261)
 	for i := 0; i < len(s); i++ {
@@ -540,13 +649,29 @@ func hashName(s string) uint32 {
 	return h
 }
 
+// slotStore holds a nameIndex's slots: its copy-on-write slice, or plain
+// memory while build fills an index of its own (plainSlots).
+type slotStore interface {
+	At(i int) int32
+	Set(i int, v int32)
+}
+
+type plainSlots []int32
+
+func (p plainSlots) At(i int) int32     { return p[i] }
+func (p plainSlots) Set(i int, v int32) { p[i] = v }
+
 // add indexes node i, and reports false, indexing nothing, when a node
 // of the same name is indexed already.
 func (x *nameIndex) add(t *Topology, i int32) bool {
-	name := t.NodeName(i)
+	return insertName(x, &x.slots, t.NodeName(i), i, t.NodeName)
+}
+
+// insertName is add writing slots, with nameOf naming the nodes indexed.
+func insertName[S slotStore](x *nameIndex, slots S, name string, i int32, nameOf func(int32) string) bool {
 	reuse := -1
 	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
-		v := x.slots.At(int(h))
+		v := slots.At(int(h))
 		if v == slotGone && reuse < 0 {
 			reuse = int(h)
 		}
@@ -555,10 +680,10 @@ func (x *nameIndex) add(t *Topology, i int32) bool {
 				reuse = int(h)
 				x.used++
 			}
-			x.slots.Set(reuse, i)
+			slots.Set(reuse, i)
 			return true
 		}
-		if v >= 0 && t.NodeName(v) == name {
+		if v >= 0 && nameOf(v) == name {
 			return false
 		}
 	}

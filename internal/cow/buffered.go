@@ -126,6 +126,15 @@ func (b *Buffered[T]) Settle() {
 	b.buf = nil
 }
 
+// Load fills an empty set with items, sorted by less and distinct, all
+// into the tree (Tree.Load).
+func (b *Buffered[T]) Load(items []T) {
+	if len(b.buf) != 0 {
+		panic("cow: Load into a set that is not empty")
+	}
+	b.Tree.Load(items)
+}
+
 // Delete removes the item equal to key and returns it.
 func (b *Buffered[T]) Delete(key T) (T, bool) {
 	i, found := b.search(key)

@@ -190,6 +190,17 @@ func Make[T any](n int) Slice[T] {
 // Empty reports whether s is the zero Slice, of no elements.
 func (s *Slice[T]) Empty() bool { return len(s.mids) == 0 }
 
+// From returns a Slice holding a copy of v, allocated as Make allocates:
+// for a version filled in plain memory first, where writing it element by
+// element through the trie would cost a look-up each.
+func From[T any](v []T) Slice[T] {
+	s := Make[T](len(v))
+	for i := 0; i < len(v); i += pageSize {
+		copy(s.pageOf(i).v[:], v[i:])
+	}
+	return s
+}
+
 // pageOf returns, read-only, the page holding element i.
 func (s *Slice[T]) pageOf(i int) *page[T] {
 	return s.mids[i>>midShift].d[(i>>dirShift)&midMask].p[(i>>pageBits)&dirMask]

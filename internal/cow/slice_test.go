@@ -116,3 +116,29 @@ func TestCopySharesNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestFromCopiesEveryElement(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 513, 4097} {
+		v := make([]int32, n)
+		for i := range v {
+			v[i] = int32(i*7 + 1)
+		}
+		s := From(v)
+		for i := range v {
+			if got := s.At(i); got != v[i] {
+				t.Fatalf("n=%d: element %d is %d, want %d", n, i, got, v[i])
+			}
+		}
+		if n > 0 {
+			v[0] = -1
+			if s.At(0) == -1 {
+				t.Fatalf("n=%d: From shares the caller's memory", n)
+			}
+			c := s.Clone()
+			c.Set(n-1, -5)
+			if s.At(n-1) == -5 {
+				t.Fatalf("n=%d: a clone's write reached the original", n)
+			}
+		}
+	}
+}

@@ -162,6 +162,76 @@ func (t *Tree[T]) ascend(n *tnode[T], pivot T, fn func(T) bool) bool {
 	return true
 }
 
+// Load fills an empty tree with items, which must be sorted by less and
+// distinct, in one pass: each node is written once, as full as the
+// B-tree's bounds let the items be spread evenly, where inserting them one
+// by one would search each one's path, split nodes half empty and leave
+// them so. Loading a tree that is not empty panics.
+func (t *Tree[T]) Load(items []T) {
+	if t.n != 0 {
+		panic("cow: Load into a tree that is not empty")
+	}
+	if len(items) == 0 {
+		return
+	}
+	h := 1
+	for treeCap(h) < len(items) {
+		h++
+	}
+	// Every node but the root holds treeMin items at least.
+	var nodes []tnode[T]
+	t.root, t.n = t.load(items, h, true, &nodes, min(loadBlock, 1+len(items)/treeMin)), len(items)
+}
+
+// loadBlock is how many nodes Load allocates at once at most: a tree of a hundred
+// thousand items is some thirty allocations, not eight thousand. A node
+// copied later is allocated apart; a block lives while any node of it is
+// in some version.
+const loadBlock = 256
+
+// treeCap is the most items a tree of height h holds.
+func treeCap(h int) int {
+	c := treeMax
+	for ; h > 1; h-- {
+		c = treeMax + (treeMax+1)*c
+	}
+	return c
+}
+
+// load builds a subtree of height h holding items (at most treeCap(h), and
+// for a node other than the root at least the fewest such a subtree may
+// hold), its children as many as its items need and as equal in size as
+// they can be.
+func (t *Tree[T]) load(items []T, h int, root bool, nodes *[]tnode[T], block int) *tnode[T] {
+	n := take(nodes, block)
+	n.owner = t.owner
+	if h == 1 {
+		n.n = copy(n.items[:], items)
+		return n
+	}
+	c := treeCap(h - 1)
+	kids := (len(items) + c + 1) / (c + 1) // ceil((len+1) / (c+1)): each child at most c
+	if !root {
+		kids = max(kids, treeMin+1)
+	}
+	kids = max(kids, 2)
+	per, extra := (len(items)-(kids-1))/kids, (len(items)-(kids-1))%kids
+	for k := range kids {
+		size := per
+		if k < extra {
+			size++
+		}
+		n.kids[k] = t.load(items[:size], h-1, false, nodes, block)
+		items = items[size:]
+		if k < kids-1 {
+			n.items[k] = items[0]
+			items = items[1:]
+		}
+	}
+	n.n = kids - 1
+	return n
+}
+
 // mut returns *p writable by this version, copying it first if another
 // version may see it. The node holding p must be writable already.
 func (t *Tree[T]) mut(p **tnode[T]) *tnode[T] {

@@ -233,3 +233,61 @@ func FuzzTree(f *testing.F) {
 		}
 	})
 }
+
+func TestTreeLoadKeepsShapeAndWrites(t *testing.T) {
+	// A loaded tree of any size has the B-tree's shape and holds its
+	// items; then every write and delete behaves as on a tree built one
+	// insert at a time, and a clone taken after the load never changes.
+	less := func(a, b int) bool { return a < b }
+	sizes := []int{0, 1, 2, treeMin, treeMax, treeMax + 1, 2*treeMax + 1, 100, treeCap(2), treeCap(2) + 1, 3001, treeCap(3) + 1, 100_000}
+	for _, n := range sizes {
+		want := make([]int, n)
+		for i := range want {
+			want[i] = 2 * i
+		}
+		tr := NewTree(less)
+		tr.Load(slices.Clone(want))
+		if got := checkTree(t, &tr); !slices.Equal(got, want) {
+			t.Fatalf("n=%d: loaded tree holds %d items, want %d", n, len(got), n)
+		}
+		frozen, frozenWant := tr.Clone(), slices.Clone(want)
+		x := uint64(n + 3)
+		for step := range 3 * min(n+50, 4000) {
+			x = xorshift(x)
+			k := int(x % uint64(2*n+10))
+			i, found := slices.BinarySearch(want, k)
+			if x>>62 == 0 {
+				if _, ok := tr.Delete(k); ok != found {
+					t.Fatalf("n=%d step %d: Delete(%d) found %t, want %t", n, step, k, ok, found)
+				}
+				if found {
+					want = slices.Delete(want, i, i+1)
+				}
+				continue
+			}
+			if _, replaced := tr.Set(k); replaced != found {
+				t.Fatalf("n=%d step %d: Set(%d) replaced %t, want %t", n, step, k, replaced, found)
+			}
+			if !found {
+				want = slices.Insert(want, i, k)
+			}
+		}
+		if got := checkTree(t, &tr); !slices.Equal(got, want) {
+			t.Fatalf("n=%d: after writes the tree holds %d items, want %d", n, len(got), len(want))
+		}
+		if got := checkTree(t, &frozen); !slices.Equal(got, frozenWant) {
+			t.Fatalf("n=%d: a clone of the loaded tree changed", n)
+		}
+	}
+}
+
+func TestTreeLoadRefusesATreeNotEmpty(t *testing.T) {
+	tr := NewTree(func(a, b int) bool { return a < b })
+	tr.Set(1)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Load into a tree of one item did not panic")
+		}
+	}()
+	tr.Load([]int{2, 3})
+}
