@@ -1,0 +1,121 @@
+package preempt
+
+import (
+	"math"
+
+	"github.com/allot-sched/allot/internal/cow"
+	"github.com/allot-sched/allot/internal/view"
+)
+
+// Admitted is what a search reads the admitted workloads from: the set of
+// them by ID (Booking reads one's booking), and, where the caller keeps
+// one, their Index.
+//
+// Without an Index the search scans the set once and orders the
+// candidates it accepts; with one it reads its lists lazily from the
+// index, and once it has read ReadBound entries it scans, from the index,
+// only the queues it may take from, for the candidates it has not yet
+// looked at. Either way every list yields the same candidates in the same
+// order (Less, ID the last tie-break), so the victims are the same: the
+// index only saves the search the workloads it would not look at.
+type Admitted[R any] struct {
+	Set     *cow.Buffered[R]
+	Booking func(R) *view.Booking
+	// Index, when not nil, is the index of the same workloads; Set and
+	// Booking are then not read.
+	Index *Index
+	// ReadBound is how many entries (and runs opened) a search reads from
+	// the index's lists before it scans; 0 is DefaultReadBound.
+	ReadBound int
+}
+
+// DefaultReadBound is where the lazy lists cost more than the scan they
+// save: a search that has read this many entries from them scans the rest.
+// A lazy read costs several times a scan's (a look-up in the index for
+// each run opened and each batch of a run, two heaps), so a search that
+// reads most of its candidates is better off scanning them; one that reads
+// a few hundred has already saved the scan of thousands. Measured in the
+// simulator's replays, whose failing searches read every candidate, and
+// BenchmarkPreempt, whose searches read about as many as they take.
+const DefaultReadBound = 256
+
+// IndexFrom is how many admitted workloads make an index worth keeping: a
+// snapshot with fewer is scanned by every search (a scan of a few hundred
+// costs less than the index's upkeep on every commit and finish, and its
+// build).
+const IndexFrom = 1024
+
+// reach is a queue a list takes candidates from, up to priority top.
+type reach struct {
+	l          *list
+	queue, top int32
+}
+
+// collect files admitted workload b, read by a scan, under the list that
+// takes from its queue when the policies let the preemptor take it.
+func (s *search) collect(b *view.Booking) {
+	if int(b.Queue) >= len(s.listOf) {
+		return
+	}
+	k := s.listOf[b.Queue]
+	if k < 0 || b.Priority > s.reach[k].top {
+		return
+	}
+	s.push(s.reach[k].l, b)
+}
+
+// push adds b to l's heap when it is a candidate.
+func (s *search) push(l *list, b *view.Booking) {
+	if v, ok := s.accept(b); ok {
+		i := int32(len(s.cands))
+		s.cands = append(s.cands, v)
+		s.keys = append(s.keys, keyed{Candidate: s.key(b, i, 0), id: b.ID})
+		l.heap = append(l.heap, i)
+	}
+}
+
+// heapify orders every list's heap after a scan filled it.
+func (s *search) heapify() {
+	for _, l := range s.lists {
+		for i := len(l.heap)/2 - 1; i >= 0; i-- {
+			s.downCand(l.heap, i)
+		}
+	}
+}
+
+// scanIndex stops reading the lists lazily: each list forgets its sources
+// and the candidates read and not yet yielded, and takes instead, from one
+// scan of the index over the queues it takes from, every candidate after
+// the last it yielded. What it yielded stays as it was.
+func (s *search) scanIndex() {
+	s.scanned = true
+	for _, l := range s.lists {
+		l.heap, l.srcs = l.heap[:0], l.srcs[:0]
+	}
+	for k := range s.reach {
+		r := s.reach[k]
+		l := r.l
+		var last keyed
+		yielded := len(l.done) > 0
+		if yielded {
+			last = s.keys[l.done[len(l.done)-1]]
+		}
+		start := group{queue: r.queue, priority: math.MinInt32, size: math.MinInt64}.start()
+		s.idx.t.Ascend(start, func(e entry) bool {
+			if e.queue != r.queue || e.priority > r.top {
+				return false
+			}
+			if v, ok := s.accept(e.b); ok {
+				key := keyed{Candidate: s.key(e.b, int32(len(s.cands)), 0), id: e.b.ID}
+				if yielded && !keyedLess(&last, &key) {
+					return true
+				}
+				l.heap = append(l.heap, int32(len(s.cands)))
+				s.cands = append(s.cands, v)
+				s.keys = append(s.keys, key)
+			}
+			return true
+		})
+	}
+	s.heapify()
+}
