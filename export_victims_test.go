@@ -2,6 +2,7 @@ package allot
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/allot-sched/allot/internal/view"
 )
@@ -28,4 +29,26 @@ func VictimIndex(s *Snapshot) (kept bool, diff string) {
 		}
 	}
 	return true, ""
+}
+
+// SetVictimIndexFrom makes the searches on s, and on the versions a store
+// of s publishes, ask for the preemption index from n admitted workloads
+// on, where they ask from preempt.IndexFrom: small worlds then reach it.
+// s must not be shared yet.
+func SetVictimIndexFrom(s *Snapshot, n int) { s.running.indexFrom = n }
+
+// DecideReading decides r on a private copy of s whose search reads the
+// admitted workloads as told: scanned without an index, or from the index
+// (kept, or built for the copy alone), scanned after readBound reads (0:
+// preempt's default).
+func DecideReading(s *Snapshot, r Request, scan bool, readBound int) Decision {
+	c := s.private()
+	rs := &c.running
+	if scan {
+		rs.kept, rs.indexFrom = false, math.MaxInt
+	} else if rs.indexFrom = 0; !rs.kept {
+		rs.lazy = new(lazyIndex)
+	}
+	rs.readBound = readBound
+	return Decide(c, r)
 }

@@ -1,7 +1,9 @@
 package allot_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -33,6 +35,7 @@ func TestVictimIndexFollowsEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		allot.SetVictimIndexFrom(base, 0)
 		check := func(where string, s *allot.Snapshot) {
 			t.Helper()
 			k, diff := allot.VictimIndex(s)
@@ -56,7 +59,9 @@ func TestVictimIndexFollowsEvents(t *testing.T) {
 				r.ID = fmt.Sprintf("r%02d", step)
 				r.Priority = int32(rng.IntN(6))
 				r.Queue = b.Queues[rng.IntN(len(b.Queues))].Name
-				if d := allot.Decide(s, r); d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
+				d := allot.Decide(s, r)
+				sameEveryWay(t, fmt.Sprintf("case %d step %d", i, step), s, r, d)
+				if d.Verdict == allot.VerdictAdmit || d.Verdict == allot.VerdictPreempt {
 					if _, err := st.Commit(d); err != nil {
 						t.Fatalf("case %d step %d: commit: %v", i, step, err)
 					}
@@ -108,7 +113,7 @@ func TestVictimIndexFollowsEvents(t *testing.T) {
 }
 
 // TestVictimIndexBuiltConcurrently: searches on one version of a store
-// that keeps no index yet, run at once, each find the same victims (the
+// that keeps no index yet (and asks for one from its first workload), run at once, each find the same victims (the
 // index one of them built, or their own) and race on nothing; after the
 // next publish the store keeps the index and finds them again.
 func TestVictimIndexBuiltConcurrently(t *testing.T) {
@@ -127,6 +132,7 @@ func TestVictimIndexBuiltConcurrently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	allot.SetVictimIndexFrom(base, 0) // 400 admitted: a scan, else
 	st := allot.NewStore(base)
 	if _, err := st.Apply(allot.AdvanceTime{Seconds: 1}); err != nil {
 		t.Fatal(err)
@@ -168,5 +174,55 @@ func TestVictimIndexBuiltConcurrently(t *testing.T) {
 	}
 	if d.Verdict != allot.VerdictPreempt || len(d.Victims) != 5 {
 		t.Fatalf("%v %s, %d victims, want 5", d.Reason, d.Message, len(d.Victims))
+	}
+}
+
+// sameEveryWay fails the test unless deciding r on s gives d whichever way
+// the search reads the admitted workloads: scanned without an index, from
+// the index lazily, and from the index until it scans after 1, 2, 3, 5 or
+// 8 reads.
+func sameEveryWay(t *testing.T, where string, s *allot.Snapshot, r allot.Request, d allot.Decision) {
+	t.Helper()
+	want, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type way struct {
+		scan  bool
+		bound int
+	}
+	for _, w := range []way{{true, 0}, {false, math.MaxInt}, {false, 0}, {false, 1}, {false, 2}, {false, 3}, {false, 5}, {false, 8}} {
+		got := allot.DecideReading(s, r, w.scan, w.bound)
+		if b, _ := json.Marshal(got); string(b) != string(want) {
+			t.Fatalf("%s: read %+v:\n%s\nwant %s", where, w, b, want)
+		}
+	}
+}
+
+// TestVictimsSameEveryWay: on the preemption property test's random
+// worlds, classical and fair, under allot's and Kueue's semantics, the
+// decision is the same whichever way the search reads the admitted
+// workloads (sameEveryWay).
+func TestVictimsSameEveryWay(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(2026, 29))
+	preempts := 0
+	for i := range n {
+		pw := &pworld{semantics: []string{allot.SemanticsAllot, allot.SemanticsKueue}[rng.IntN(2)], fair: rng.IntN(3) == 0}
+		if err := genPreemptWorld(rng, pw); err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		d := allot.Decide(pw.s, pw.req)
+		if d.Verdict == allot.VerdictPreempt {
+			preempts++
+		}
+		sameEveryWay(t, fmt.Sprintf("case %d", i), pw.s, pw.req, d)
+	}
+	t.Logf("%d worlds, %d preemptions", n, preempts)
+	if preempts < n/10 {
+		t.Errorf("only %d preemptions in %d worlds: the test reaches too little", preempts, n)
 	}
 }
