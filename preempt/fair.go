@@ -344,5 +344,5 @@ func (f *fairSearch) ahead(kept bool, sh fairness.Share, cohort bool, q int32, b
 	}
 	a, _ := f.head(q, kept)
 	b, _ := f.head(best, kept)
-	return keyedLess(&f.keys[a], &f.keys[b])
+	return f.candLess(a, b)
 }

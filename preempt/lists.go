@@ -88,7 +88,6 @@ func (s *search) addQueue(l *list, q int32, p Policy) {
 			s.listOf[i] = -1
 		}
 		s.reach = make([]reach, 0, len(s.Debt))
-		s.cands, s.keys = make([]Victim, 0, 16), make([]keyed, 0, 16)
 	}
 	s.listOf[q] = int32(len(s.reach))
 	s.reach = append(s.reach, reach{l: l, queue: q, top: top})
@@ -101,6 +100,7 @@ func (s *search) addQueue(l *list, q int32, p Policy) {
 	}
 	if s.srcs == nil {
 		s.srcs = make([]source, 0, 8)
+		s.cands, s.keys = make([]Victim, 0, 16), make([]Candidate, 0, 16)
 	}
 	si := int32(len(s.srcs))
 	s.srcs = append(s.srcs, source{g: g, opener: true, maxPriority: top, bound: s.openerBound(g)})
@@ -162,7 +162,7 @@ func (s *search) at(l *list, i int) (int32, bool) {
 // advance yields l's next candidate.
 func (s *search) advance(l *list) bool {
 	for len(l.srcs) > 0 {
-		if len(l.heap) > 0 && keyedLess(&s.keys[l.heap[0]], &s.srcs[l.srcs[0]].bound) {
+		if len(l.heap) > 0 && s.candBefore(l.heap[0], &s.srcs[l.srcs[0]].bound) {
 			break
 		}
 		if s.read >= s.readBound {
@@ -288,7 +288,7 @@ func (s *search) downSource(h []int32, i int) {
 func (s *search) upCand(h []int32, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !keyedLess(&s.keys[h[i]], &s.keys[h[p]]) {
+		if !s.candLess(h[i], h[p]) {
 			return
 		}
 		h[i], h[p] = h[p], h[i]
@@ -302,13 +302,30 @@ func (s *search) downCand(h []int32, i int) {
 		if m >= len(h) {
 			return
 		}
-		if r := m + 1; r < len(h) && keyedLess(&s.keys[h[r]], &s.keys[h[m]]) {
+		if r := m + 1; r < len(h) && s.candLess(h[r], h[m]) {
 			m = r
 		}
-		if !keyedLess(&s.keys[h[m]], &s.keys[h[i]]) {
+		if !s.candLess(h[m], h[i]) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// candLess is Less between candidates i and j, their IDs the last
+// tie-break.
+func (s *search) candLess(i, j int32) bool {
+	if c := compareKeys(&s.keys[i], &s.keys[j]); c != 0 {
+		return c < 0
+	}
+	return s.cands[i].ID < s.cands[j].ID
+}
+
+// candBefore reports whether candidate i goes before bound b.
+func (s *search) candBefore(i int32, b *keyed) bool {
+	if c := compareKeys(&s.keys[i], &b.Candidate); c != 0 {
+		return c < 0
+	}
+	return s.cands[i].ID < b.id
 }

@@ -69,7 +69,7 @@ func (s *search) push(l *list, b *view.Booking) {
 	if v, ok := s.accept(b); ok {
 		i := int32(len(s.cands))
 		s.cands = append(s.cands, v)
-		s.keys = append(s.keys, keyed{Candidate: s.key(b, i, 0), id: b.ID})
+		s.keys = append(s.keys, s.key(b, i, 0))
 		l.heap = append(l.heap, i)
 	}
 }
@@ -98,7 +98,8 @@ func (s *search) scanIndex() {
 		var last keyed
 		yielded := len(l.done) > 0
 		if yielded {
-			last = s.keys[l.done[len(l.done)-1]]
+			k := l.done[len(l.done)-1]
+			last = keyed{Candidate: s.keys[k], id: s.cands[k].ID}
 		}
 		start := group{queue: r.queue, priority: math.MinInt32, size: math.MinInt64}.start()
 		s.idx.t.Ascend(start, func(e entry) bool {
@@ -112,7 +113,7 @@ func (s *search) scanIndex() {
 				}
 				l.heap = append(l.heap, int32(len(s.cands)))
 				s.cands = append(s.cands, v)
-				s.keys = append(s.keys, key)
+				s.keys = append(s.keys, key.Candidate)
 			}
 			return true
 		})

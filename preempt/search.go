@@ -136,7 +136,7 @@ type search struct {
 	// cands holds every candidate read, keys their order keys; the lists
 	// index both, and srcs holds the lists' sources.
 	cands []Victim
-	keys  []keyed
+	keys  []Candidate
 	srcs  []source
 	arena []int32 // where the lists' slices start (carve)
 	// lists are the search's lists, reach the queues they take from, and
