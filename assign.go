@@ -385,7 +385,7 @@ func (dc *decider) preemptionMode(u uint16, fq *quota.FlavorQuota, alone bool) m
 			m.kind = noCandidates
 			m.level, _ = t.BorrowingLevel(dc.usage, dc.q, fr, val[r])
 		default:
-			poss, level := preempt.Simulate(&w, &p, fr, val[r], &dc.d.work.search, s.running.admitted(s))
+			poss, level := preempt.Simulate(&w, &p, fr, val[r], &dc.d.work.search, s.running.admitted(s, dc.q))
 			if m = (mode{kind: modeOf[poss], level: level}); m.kind == noFit {
 				return m
 			}

@@ -131,7 +131,7 @@ func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Resul
 	if failed.Failed(&p) {
 		return preempt.Result{}, false
 	}
-	found, ok := preempt.Find(w, &p, &dc.d.work.search, dc.s.running.admitted(dc.s))
+	found, ok := preempt.Find(w, &p, &dc.d.work.search, dc.s.running.admitted(dc.s, dc.q))
 	if !ok {
 		failed.Add(&p)
 	}

@@ -60,11 +60,11 @@ func newRunningSet(c preempt.Cost) runningSet {
 // booking is what the search reads of an admitted workload.
 func (r *running) booking() *view.Booking { return &r.Booking }
 
-// admitted is what a search on s, whose set rs is, reads: the index when
-// rs keeps one or holds enough workloads to want one, else the set alone,
-// which the search scans.
-func (rs *runningSet) admitted(s *Snapshot) preempt.Admitted[*running] {
-	a := preempt.Admitted[*running]{Set: &rs.Buffered, Booking: (*running).booking, ReadBound: rs.readBound}
+// admitted is what a search on s by queue q, whose set rs is, reads: the
+// index when rs keeps one or holds enough workloads to want one, else the
+// set alone, which the search scans.
+func (rs *runningSet) admitted(s *Snapshot, q int32) preempt.Admitted[*running] {
+	a := preempt.Admitted[*running]{Set: &rs.Buffered, Booking: (*running).booking, Room: int(s.runCount[q]), ReadBound: rs.readBound}
 	if rs.kept || rs.Len() >= rs.indexFrom {
 		a.Index = rs.index(s)
 	}

@@ -2,6 +2,7 @@ package preempt
 
 import (
 	"math"
+	"slices"
 
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/view"
@@ -21,6 +22,11 @@ import (
 type Admitted[R any] struct {
 	Set     *cow.Buffered[R]
 	Booking func(R) *view.Booking
+	// Room is how many candidates a classical search's scan of the set
+	// makes room for at once: the preemptor's queue's admitted workloads,
+	// where most of its candidates are. (The fair search's candidates
+	// are spread over the queues and few of a queue's workloads are.)
+	Room int
 	// Index, when not nil, is the index of the same workloads; Set and
 	// Booking are then not read.
 	Index *Index
@@ -74,12 +80,37 @@ func (s *search) push(l *list, b *view.Booking) {
 	}
 }
 
+// makeRoom makes room for n candidates before a scan of the set, in the
+// preemptor's queue's list.
+func (s *search) makeRoom(n int) {
+	s.cands, s.keys = make([]Victim, 0, n), make([]Candidate, 0, n)
+	if k := s.listOf[s.Queue]; k >= 0 {
+		s.reach[k].l.heap = make([]int32, 0, n)
+	}
+}
+
 // heapify orders every list's heap after a scan filled it.
 func (s *search) heapify() {
 	for _, l := range s.lists {
 		for i := len(l.heap)/2 - 1; i >= 0; i-- {
 			s.downCand(l.heap, i)
 		}
+	}
+}
+
+// sortLists sorts every list's candidates after a scan of the set filled
+// them, yielding them all at once: the fair search looks at the head of
+// every queue's list for each target it picks, and a sorted list answers
+// without a pop.
+func (s *search) sortLists() {
+	for _, l := range s.lists {
+		slices.SortFunc(l.heap, func(a, b int32) int {
+			if s.candLess(a, b) {
+				return -1
+			}
+			return 1 // no two candidates are equal: IDs differ
+		})
+		l.done, l.heap = append(l.done, l.heap...), l.heap[:0]
 	}
 }
 

@@ -175,9 +175,16 @@ func Find[R any](w *World, p *Preemptor, pl *gang.Placer, admitted Admitted[R]) 
 		s.startClassical()
 	}
 	if s.idx == nil && len(s.reach) > 0 {
+		if !s.Fair.Enabled {
+			s.makeRoom(admitted.Room)
+		}
 		booking := admitted.Booking
 		admitted.Set.Scan(func(r R) bool { s.collect(booking(r)); return true })
-		s.heapify()
+		if s.Fair.Enabled {
+			s.sortLists()
+		} else {
+			s.heapify()
+		}
 	}
 	var victims []*Victim
 	var ok bool
