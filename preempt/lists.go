@@ -17,6 +17,10 @@ type list struct {
 	heap []int32 // read, not yet yielded: indices into the search's cands
 	srcs []int32 // sources with more to read: indices into the search's srcs
 	done []int32 // yielded, in order
+	// listed says the search has the list among its lists; n counts its
+	// candidates as a scan files them.
+	listed bool
+	n      int
 }
 
 // source is one run of the index being read, or a queue's opener: the
@@ -72,10 +76,14 @@ func (s *search) addQueue(l *list, q int32, p Policy) {
 	if !ok {
 		return
 	}
-	if l.done == nil {
-		// A list's first few of each kind, carved from one array: a
-		// search yields few candidates.
-		l.heap, l.srcs, l.done = s.carve(listStart), s.carve(listStart), s.carve(listStart)
+	if !l.listed {
+		l.listed = true
+		if s.idx != nil {
+			// A list's first few of each kind, carved from one array: a
+			// search yields few candidates. (A scan's lists grow as it
+			// fills them.)
+			l.heap, l.srcs, l.done = s.carve(listStart), s.carve(listStart), s.carve(listStart)
+		}
 		if s.lists == nil {
 			// A search has a list per queue at most, and three.
 			s.lists = make([]*list, 0, max(3, len(s.Debt)))

@@ -59,8 +59,9 @@ type reach struct {
 	queue, top int32
 }
 
-// collect files admitted workload b, read by a scan, under the list that
-// takes from its queue when the policies let the preemptor take it.
+// collect keeps admitted workload b, read by a scan of the set, when it
+// is a candidate of the list that takes from its queue; file then puts
+// the candidates in their lists.
 func (s *search) collect(b *view.Booking) {
 	if int(b.Queue) >= len(s.listOf) {
 		return
@@ -69,7 +70,34 @@ func (s *search) collect(b *view.Booking) {
 	if k < 0 || b.Priority > s.reach[k].top {
 		return
 	}
-	s.push(s.reach[k].l, b)
+	if v, ok := s.accept(b); ok {
+		s.cands = append(s.cands, v)
+	}
+}
+
+// file puts the candidates a scan of the set collected in their lists,
+// with their keys: one array for the keys and one for the lists, each
+// list its own stretch of it.
+func (s *search) file() {
+	n := len(s.cands)
+	s.keys = make([]Candidate, n)
+	for _, l := range s.lists {
+		l.n = 0
+	}
+	for i := range s.cands {
+		c := &s.cands[i]
+		s.keys[i] = s.key(c.Booking, int32(i), 0)
+		s.reach[s.listOf[c.Queue]].l.n++
+	}
+	buf := make([]int32, n)
+	at := 0
+	for _, l := range s.lists {
+		l.heap, at = buf[at:at:at+l.n], at+l.n
+	}
+	for i := range s.cands {
+		l := s.reach[s.listOf[s.cands[i].Queue]].l
+		l.heap = append(l.heap, int32(i))
+	}
 }
 
 // push adds b to l's heap when it is a candidate.
@@ -82,14 +110,8 @@ func (s *search) push(l *list, b *view.Booking) {
 	}
 }
 
-// makeRoom makes room for n candidates before a scan of the set, in the
-// preemptor's queue's list.
-func (s *search) makeRoom(n int) {
-	s.cands, s.keys = make([]Victim, 0, n), make([]Candidate, 0, n)
-	if k := s.listOf[s.Queue]; k >= 0 {
-		s.reach[k].l.heap = make([]int32, 0, n)
-	}
-}
+// makeRoom makes room for n candidates before a scan of the set.
+func (s *search) makeRoom(n int) { s.cands = make([]Victim, 0, n) }
 
 // heapify orders every list's heap after a scan filled it.
 func (s *search) heapify() {
@@ -112,7 +134,7 @@ func (s *search) sortLists() {
 			}
 			return 1 // no two candidates are equal: IDs differ
 		})
-		l.done, l.heap = append(l.done, l.heap...), l.heap[:0]
+		l.done, l.heap = l.heap, nil // a scan's lists yielded nothing yet
 	}
 }
 

@@ -180,6 +180,7 @@ func Find[R any](w *World, p *Preemptor, pl *gang.Placer, admitted Admitted[R]) 
 		}
 		booking := admitted.Booking
 		admitted.Set.Scan(func(r R) bool { s.collect(booking(r)); return true })
+		s.file()
 		if s.Fair.Enabled {
 			s.sortLists()
 		} else {
