@@ -49,8 +49,8 @@ const DefaultReadBound = 256
 // snapshot with fewer keeps none and is scanned by every search. The
 // simulator's synthetic replays, a few hundred admitted on 1,024 GPUs and
 // searches that mostly read every candidate, ran slower with the index
-// from 256 admitted than from 1,024; a scan of 1,000 costs about 120 µs
-// (BenchmarkPreempt), a search on the index about 20 µs.
+// from 256 admitted than from 1,024; a scan of 1,000 costs 90 to 115 µs
+// (BenchmarkPreempt), a search on the index about 16 µs.
 const IndexFrom = 1024
 
 // reach is a queue a list takes candidates from, up to priority top.
