@@ -360,7 +360,7 @@ func (dc *decider) preemptionMode(u uint16, fq *quota.FlavorQuota, alone bool) m
 	}
 	val := earlier.Add(need)
 	w := dc.preemptWorld()
-	p := preempt.Preemptor{Queue: dc.q, Admitted: int(s.runCount[dc.q]), Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
+	p := preempt.Preemptor{Queue: dc.q, Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
 		Policies: s.limits[dc.q].policies(), Quota: make([]*quota.FlavorQuota, len(s.flavors))}
 	p.Quota[f] = fq
 	used := dc.usage[dc.q][f*len(s.resources):]
@@ -385,7 +385,7 @@ func (dc *decider) preemptionMode(u uint16, fq *quota.FlavorQuota, alone bool) m
 			m.kind = noCandidates
 			m.level, _ = t.BorrowingLevel(dc.usage, dc.q, fr, val[r])
 		default:
-			poss, level := preempt.Simulate(&w, &p, fr, val[r], &dc.d.work.search, &s.running, (*running).booking)
+			poss, level := preempt.Simulate(&w, &p, fr, val[r], &dc.d.work.search, s.running.admitted(s, dc.q))
 			if m = (mode{kind: modeOf[poss], level: level}); m.kind == noFit {
 				return m
 			}

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/internal/res"
-	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/preempt"
 	"github.com/allot-sched/allot/quota"
 )
@@ -32,9 +31,6 @@ func fairStrategies(names []string) [2]preempt.Strategy {
 	}
 	return out
 }
-
-// booking is what the search reads of an admitted workload.
-func (r *running) booking() *view.Booking { return &r.Booking }
 
 // cost prices evictions now.
 func (s *Snapshot) cost() preempt.Cost {
@@ -135,7 +131,7 @@ func (dc *decider) findVictims(w *preempt.World, flavors []int32) (preempt.Resul
 	if failed.Failed(&p) {
 		return preempt.Result{}, false
 	}
-	found, ok := preempt.Find(w, &p, &dc.d.work.search, &dc.s.running, (*running).booking)
+	found, ok := preempt.Find(w, &p, &dc.d.work.search, dc.s.running.admitted(dc.s, dc.q))
 	if !ok {
 		failed.Add(&p)
 	}
@@ -155,7 +151,7 @@ func (dc *decider) preemptorFor(flavors []int32) (preempt.Preemptor, bool) {
 	quotas := grown(&w.preemptQuota, nf)
 	clear(quotas)
 	l := &s.limits[dc.q]
-	p := preempt.Preemptor{Queue: dc.q, Admitted: int(s.runCount[dc.q]), Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
+	p := preempt.Preemptor{Queue: dc.q, Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
 		Policies: l.policies(),
 		Need:     vecs[:nf:nf], Open: vecs[nf:], Quota: quotas}
 	nodes := false

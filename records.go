@@ -16,7 +16,7 @@ import (
 )
 
 func (s *Snapshot) initTrees() {
-	s.running = cow.NewBuffered(func(a, b *running) bool { return a.ID < b.ID })
+	s.running = newRunningSet(s.cost())
 	s.pendingSet = &pendingSet{
 		pending: cow.NewTree(func(a, b *Workload) bool { return a.ID < b.ID }),
 		queued:  cow.NewTree(pendingBefore),

@@ -46,7 +46,7 @@ type Snapshot struct {
 
 	// running holds the admitted workloads by ID, the latest few in the
 	// tree's buffer: a commit then copies the buffer, not a path.
-	running cow.Buffered[*running]
+	running runningSet
 	// pendingSet is shared between versions until one writes it
 	// (own(rowPending)): a commit that admits no pending workload copies
 	// none of its four trees.

@@ -59,7 +59,8 @@ func NewStoreWith(s *Snapshot, o StoreOptions) (*Store, error) {
 // masterFrom makes the master a private copy of s, as a store starts.
 func (st *Store) masterFrom(s *Snapshot, evictionCap int) {
 	st.master = s.private()
-	st.master.state.Spare() // a private copy has none: the master publishes again and again
+	st.master.state.Spare()    // a private copy has none: the master publishes again and again
+	st.master.running.unkeep() // kept once a search wants it
 	st.master.staged, st.master.evictionCap = &st.stage, evictionCap
 }
 
@@ -76,6 +77,7 @@ func (st *Store) publish() *Snapshot {
 	m.trimEvictions()
 	m.version++
 	m.state.Flush()
+	m.running.catchUp() // a search on a version wanted the preemption index
 	snap := m.fork()
 	m.shared = allRows
 	st.cur.Store(snap)

@@ -5,14 +5,24 @@
 // the empty cluster, each queue's fairness debt, fair sharing with its
 // strategies and weights) and a Preemptor (its queue's policies, priority
 // and submission time, and per flavor what one flavor assignment charges
-// there, the queue's quota, and the pod sets to place), calls Find over the
-// admitted workloads' bookings in ID order (view.Booking), and renders the
-// Result: the victims with the variant each was taken under, the placement
-// they free, and whether the preemptor still borrows.
+// there, the queue's quota, and the pod sets to place), calls Find over
+// the admitted workloads' bookings (view.Booking) as Admitted holds them,
+// and renders the Result: the victims with the variant each was taken
+// under, the placement they free, and whether the preemptor still borrows.
+//
+// The Index keeps each queue's workloads in runs of one priority, size and
+// kind of lost work, each in the order lost work grows; a search merges the
+// runs of the queues it may take from lazily (lists.go), so it reads about
+// as many workloads as it looks at, whatever the number admitted. A lazy
+// read costs several times a scan's, so a search that has read
+// DefaultReadBound entries scans the index over the queues it may take
+// from for the rest, and a caller with fewer than IndexFrom admitted
+// workloads keeps no index and has the set scanned (scan.go). The lists
+// yield the same candidates in the same order whichever way they read.
 //
 // The classical search collects candidates the way Kueue does (the
 // preemptor's own queue, then the cohort tree walked upward with
-// hierarchical advantage), orders them with Less, removes them greedily from
+// hierarchical advantage), in Less order, removes them greedily from
 // a copy-on-write view of quota usage and free capacity (view.Sim) until
 // the preemptor fits both its quota and a placement, and then fills back
 // in reverse so that the victim set is minimal. The fair-sharing search

@@ -84,10 +84,9 @@ func (f *Failures) Add(p *Preemptor) {
 }
 
 // asks reports whether preemptor p asks Find what the kept one asked: it
-// differs in nothing the search reads. Admitted only sizes the search's
-// memory; the submission time counts only where a policy compares it
-// (LowerOrNewerEqualPriority); a queue's quota on a flavor is the world's,
-// so only which flavors have one is compared.
+// differs in nothing the search reads. The submission time counts only
+// where a policy compares it (LowerOrNewerEqualPriority); a queue's quota
+// on a flavor is the world's, so only which flavors have one is compared.
 func (k *failure) asks(p *Preemptor) bool {
 	q := &k.p
 	if q.Queue != p.Queue || q.Priority != p.Priority || q.Policies != p.Policies || q.Exhausted != p.Exhausted ||

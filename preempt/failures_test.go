@@ -15,7 +15,7 @@ import (
 func TestFailuresAnswerTheSameSearchOnly(t *testing.T) {
 	fq := &quota.FlavorQuota{}
 	base := func() Preemptor {
-		return Preemptor{Queue: qa, Policies: Policies{WithinQueue: LowerPriority, Reclaim: Any}, Admitted: 3, Priority: 5, SubmittedAt: 100,
+		return Preemptor{Queue: qa, Policies: Policies{WithinQueue: LowerPriority, Reclaim: Any}, Priority: 5, SubmittedAt: 100,
 			Need: []res.Vec{{gpu: 4}}, Open: []res.Vec{{}}, Quota: []*quota.FlavorQuota{fq},
 			Sets: []gang.PodSet{{Flavor: 0, Count: 2, GPUs: 2, Res: res.Vec{gpu: 2}, Exclude: []uint64{1}}}}
 	}
@@ -25,7 +25,6 @@ func TestFailuresAnswerTheSameSearchOnly(t *testing.T) {
 		same   bool
 	}{
 		{"the same", func(p *Preemptor) {}, true},
-		{"admitted", func(p *Preemptor) { p.Admitted = 9 }, true},
 		{"submission, no policy compares it", func(p *Preemptor) { p.SubmittedAt = 7 }, true},
 		{"submission under LowerOrNewerEqualPriority", func(p *Preemptor) {
 			p.Policies.WithinQueue, p.SubmittedAt = LowerOrNewerEqualPriority, 7
@@ -78,7 +77,6 @@ func TestFailuresKnowEveryField(t *testing.T) {
 		"Queue": "compared", "Policies": "compared", "Priority": "compared", "Need": "compared", "Open": "compared",
 		"Exhausted": "compared", "Sets": "compared", "Quota": "compared: which flavors have one",
 		"SubmittedAt": "compared where a policy reads it",
-		"Admitted":    "sizes the search's memory only",
 	}
 	ty := reflect.TypeOf(Preemptor{})
 	for i := range ty.NumField() {

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/allot-sched/allot/fairness"
-	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 )
 
@@ -59,40 +58,22 @@ import (
 // filled back as the classical search's are.
 
 // startFair decides, once per queue before looking at any workload, which
-// queues may lose workloads: other queues only when reclaiming is allowed,
-// they share the preemptor's tree and they borrow. It reports whether any
-// queue may.
+// queues may lose workloads: the preemptor's own, and other queues only
+// when reclaiming is allowed, they share the preemptor's tree and they
+// borrow. It reports whether any queue may.
 func (s *search) startFair() bool {
 	t := s.Tree
 	l := &s.Policies
-	s.reclaimFrom = make([]bool, len(s.Debt))
+	s.queues = make([]list, len(s.Debt))
 	anyQueue := l.WithinQueue != Never
-	for q := range s.reclaimFrom {
-		if int32(q) != s.Queue && l.Reclaim != Never && t.Root(int32(q)) == t.Root(s.Queue) && s.queueBorrows(s.Usage, int32(q)) {
-			s.reclaimFrom[q], anyQueue = true, true
+	s.addQueue(&s.queues[s.Queue], s.Queue, l.WithinQueue)
+	for q := range int32(len(s.Debt)) {
+		if q != s.Queue && l.Reclaim != Never && t.Root(q) == t.Root(s.Queue) && s.queueBorrows(s.Usage, q) {
+			anyQueue = true
+			s.addQueue(&s.queues[q], q, l.Reclaim)
 		}
 	}
-	s.cands = s.cands[:0]
 	return anyQueue
-}
-
-// collectFair keeps an admitted workload, in ID order, when it may be a
-// fair-sharing victim.
-func (s *search) collectFair(b *view.Booking) {
-	l := &s.Policies
-	c := Victim{Booking: b, Variant: ReclaimWithoutBorrowing}
-	if b.Queue == s.Queue {
-		if !l.WithinQueue.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) {
-			return
-		}
-		c.Variant = WithinQueue
-	} else if !s.reclaimFrom[b.Queue] || !l.Reclaim.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) {
-		return
-	}
-	if !s.usesNeeded(b) || b.Pinned {
-		return
-	}
-	s.cands = append(s.cands, c)
 }
 
 // queueBorrows reports whether queue q uses more than its nominal quota on
@@ -109,8 +90,10 @@ func (s *search) queueBorrows(u quota.Usage, q int32) bool {
 // fairSearch is the fair-sharing search's state beside the search's own.
 type fairSearch struct {
 	*search
-	// keys are the candidates' order keys, by index into cands.
-	keys []Candidate
+	// looked[q] is how many of queue q's candidates the search has looked
+	// at, and kept[q] those of them the first strategy passed over.
+	looked []int
+	kept   [][]int32
 	// request[k*FRs:(k+1)*FRs] is what the request adds to the usage of
 	// path[k], per flavor-resource, on the view as it is.
 	request []int64
@@ -121,43 +104,15 @@ type fairSearch struct {
 // fair takes the collected candidates as Kueue's fair-sharing strategies
 // allow, until the request fits.
 func (s *search) fair() ([]*Victim, bool) {
-	n := len(s.cands)
-	if n == 0 {
-		return nil, false
-	}
 	t := s.Tree
-	f := fairSearch{search: s, keys: make([]Candidate, n)}
-	// One sort of every candidate (keys computed once: the sort compares
-	// them many times), grouped by queue; IDRank makes Less a total order.
-	order := make([]int32, n)
-	for i := range s.cands {
-		f.keys[i], order[i] = s.key(s.cands[i].Booking, int32(i), int32(i)), int32(i)
+	f := fairSearch{search: s, looked: make([]int, len(s.queues)), kept: make([][]int32, len(s.queues))}
+	found := false
+	for q := range s.queues {
+		_, ok := s.at(&s.queues[q], 0)
+		found = found || ok
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if qa, qb := s.cands[a].Queue, s.cands[b].Queue; qa != qb {
-			return int(qa) - int(qb)
-		}
-		switch {
-		case a == b:
-			return 0
-		case Less(&f.keys[a], &f.keys[b]):
-			return -1
-		}
-		return 1
-	})
-	// lists[q] is queue q's candidates not looked at yet, kept[q] those the
-	// first strategy passed over: never more than q has, so they grow in
-	// q's own stretch of one buffer.
-	lists := make([][]int32, 2*t.Len())
-	lists, kept := lists[:t.Len()], lists[t.Len():]
-	keptAt := make([]int32, n)
-	for lo := 0; lo < n; {
-		q, hi := s.cands[order[lo]].Queue, lo+1
-		for hi < n && s.cands[order[hi]].Queue == q {
-			hi++
-		}
-		lists[q], kept[q] = order[lo:hi], keptAt[lo:lo:hi]
-		lo = hi
+	if !found {
+		return nil, false
 	}
 	F := t.FRs()
 	buf := make([]int64, (len(s.path)+1)*F)
@@ -181,23 +136,26 @@ func (s *search) fair() ([]*Victim, bool) {
 	}
 	withinNominal := !s.preemptorBorrows()
 	first := s.Fair.Strategies[0]
-	for tq := f.nextTarget(lists); tq >= 0; tq = f.nextTarget(lists) {
+	for tq := f.nextTarget(false); tq >= 0; tq = f.nextTarget(false) {
 		if tq == s.Queue || withinNominal {
 			v := ReclaimWithoutBorrowing
 			if tq == s.Queue {
 				v = WithinQueue
 			}
-			i := lists[tq][0]
-			lists[tq] = lists[tq][1:]
+			i, _ := f.head(tq, false)
+			f.looked[tq]++
 			if take(i, v) {
 				return s.fillBack(targets, true), true
 			}
 			continue
 		}
 		pre, before, side := f.shares(tq)
-		for len(lists[tq]) > 0 {
-			i := lists[tq][0]
-			lists[tq] = lists[tq][1:]
+		for {
+			i, more := f.head(tq, false)
+			if !more {
+				break
+			}
+			f.looked[tq]++
 			var ok bool
 			if first == LessThanInitialShare {
 				ok = pre.Less(before)
@@ -205,7 +163,7 @@ func (s *search) fair() ([]*Victim, bool) {
 				ok = !f.shareWithout(tq, side, i).Less(pre)
 			}
 			if !ok {
-				kept[tq] = append(kept[tq], i)
+				f.kept[tq] = append(f.kept[tq], i)
 				continue
 			}
 			if take(i, FairSharing) {
@@ -215,11 +173,11 @@ func (s *search) fair() ([]*Victim, bool) {
 		}
 	}
 	if s.Fair.Strategies[1] == LessThanInitialShare {
-		for tq := f.nextTarget(kept); tq >= 0; tq = f.nextTarget(kept) {
-			if pre, before, _ := f.shares(tq); pre.Less(before) && take(kept[tq][0], FairSharing) {
+		for tq := f.nextTarget(true); tq >= 0; tq = f.nextTarget(true) {
+			if pre, before, _ := f.shares(tq); pre.Less(before) && take(f.kept[tq][0], FairSharing) {
 				return s.fillBack(targets, true), true
 			}
-			kept[tq] = nil
+			f.kept[tq] = nil
 		}
 	}
 	return nil, false
@@ -316,21 +274,34 @@ func (s *search) almostLCA(tq int32) (preemptorSide int, targetSide int32) {
 // weight is a node's fair-sharing weight.
 func (s *search) weight(n int32) float64 { return s.Fair.Weights[n] }
 
+// head is the first of queue q's candidates left: those not looked at
+// yet, or with kept those the first strategy passed over; false when none
+// is left.
+func (f *fairSearch) head(q int32, kept bool) (int32, bool) {
+	if kept {
+		if len(f.kept[q]) == 0 {
+			return -1, false
+		}
+		return f.kept[q][0], true
+	}
+	return f.at(&f.queues[q], f.looked[q])
+}
+
 // nextTarget is the queue to take from next, given each queue's candidates
-// left; -1 when none is.
-func (f *fairSearch) nextTarget(lists [][]int32) int32 {
+// left (head's, with kept); -1 when none is.
+func (f *fairSearch) nextTarget(kept bool) int32 {
 	root := f.path[len(f.path)-1]
 	if f.Tree.IsQueue(root) {
-		if len(lists[root]) > 0 {
+		if _, ok := f.head(root, kept); ok {
 			return root
 		}
 		return -1
 	}
-	return f.pick(root, lists)
+	return f.pick(root, kept)
 }
 
 // pick is nextTarget below cohort n.
-func (f *fairSearch) pick(n int32, lists [][]int32) int32 {
+func (f *fairSearch) pick(n int32, kept bool) int32 {
 	t := f.Tree
 	best, bestCohort := int32(-1), false
 	var bestShare fairness.Share
@@ -339,8 +310,10 @@ func (f *fairSearch) pick(n int32, lists [][]int32) int32 {
 			continue
 		}
 		cohort := !t.IsQueue(c)
-		if !cohort && len(lists[c]) == 0 {
-			continue
+		if !cohort {
+			if _, ok := f.head(c, kept); !ok {
+				continue
+			}
 		}
 		k := slices.Index(f.path, c)
 		sh, q := f.share(c, k), int32(-1)
@@ -348,9 +321,9 @@ func (f *fairSearch) pick(n int32, lists [][]int32) int32 {
 		case !cohort && (sh.Borrowing || c == f.Queue):
 			q = c
 		case cohort && (sh.Borrowing || k >= 0):
-			q = f.pick(c, lists)
+			q = f.pick(c, kept)
 		}
-		if q >= 0 && (best < 0 || f.ahead(lists, sh, cohort, q, bestShare, bestCohort, best)) {
+		if q >= 0 && (best < 0 || f.ahead(kept, sh, cohort, q, bestShare, bestCohort, best)) {
 			best, bestCohort, bestShare = q, cohort, sh
 		}
 	}
@@ -360,7 +333,7 @@ func (f *fairSearch) pick(n int32, lists [][]int32) int32 {
 // ahead reports whether a child of share sh (a cohort or a queue) leading
 // to target queue q goes before the best one so far, of share bestShare
 // leading to best.
-func (f *fairSearch) ahead(lists [][]int32, sh fairness.Share, cohort bool, q int32, bestShare fairness.Share, bestCohort bool, best int32) bool {
+func (f *fairSearch) ahead(kept bool, sh fairness.Share, cohort bool, q int32, bestShare fairness.Share, bestCohort bool, best int32) bool {
 	switch {
 	case bestShare.Less(sh):
 		return true
@@ -369,5 +342,7 @@ func (f *fairSearch) ahead(lists [][]int32, sh fairness.Share, cohort bool, q in
 	case cohort != bestCohort:
 		return cohort
 	}
-	return Less(&f.keys[lists[q][0]], &f.keys[lists[best][0]])
+	a, _ := f.head(q, kept)
+	b, _ := f.head(best, kept)
+	return f.candLess(a, b)
 }

@@ -114,20 +114,8 @@ type Candidate struct {
 // queues with less fairness debt, least lost work, then the more recently
 // admitted, then ID. With equal debt and lost work it is Kueue's order.
 func Less(a, b *Candidate) bool {
-	if a.OwnQueue != b.OwnQueue {
-		return !a.OwnQueue
-	}
-	if a.Priority != b.Priority {
-		return a.Priority < b.Priority
-	}
-	if a.Debt != b.Debt {
-		return a.Debt < b.Debt
-	}
-	if a.LostWork != b.LostWork {
-		return a.LostWork < b.LostWork
-	}
-	if a.AdmittedAt != b.AdmittedAt {
-		return a.AdmittedAt > b.AdmittedAt
+	if c := compareKeys(a, b); c != 0 {
+		return c < 0
 	}
 	return a.IDRank < b.IDRank
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
-	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
@@ -75,10 +74,8 @@ type Policies struct {
 // Preemptor is the request victims are looked for, with one flavor
 // assignment.
 type Preemptor struct {
-	Queue    int32
-	Policies Policies
-	// Admitted is how many workloads the queue has admitted, for sizing.
-	Admitted    int
+	Queue       int32
+	Policies    Policies
 	Priority    int32
 	SubmittedAt int64
 	// Need[f] is what the request charges to flavor f, Open[f] the part of
@@ -123,48 +120,78 @@ type search struct {
 	// heap.
 	World
 	Preemptor
-	pl *gang.Placer // reused by every placement of the search
+	pl  *gang.Placer // reused by every placement of the search
+	idx *Index       // the admitted workloads, or nil: a scan files them
+	// read counts the entries and runs the lists have read from idx;
+	// at readBound they scan it instead (scanIndex), and scanned says
+	// they have.
+	read, readBound int
+	scanned         bool
 
 	frs  []int   // the flavor-resources that need room (Kueue's preempt mode)
 	all  []int   // every flavor-resource the request asks for
 	path []int32 // the preemptor queue's path to the root of its tree
 	m    view.Sim
 	asg  []gang.Assignment
-	// cands holds every candidate; the ordered lists index it.
+	// cands holds every candidate read, keys their order keys; the lists
+	// index both, and srcs holds the lists' sources.
 	cands []Victim
+	keys  []Candidate
+	srcs  []source
+	arena []int32 // where the lists' slices start (carve)
+	// lists are the search's lists, reach the queues they take from, and
+	// listOf[q] the index in reach of queue q's (-1 for none).
+	lists  []*list
+	reach  []reach
+	listOf []int32
 
-	// The classical search's candidate lists, and what collecting them
-	// reads.
-	hierarchy, priority, own ordered
+	// The classical search's candidate lists, the hierarchical advantage
+	// at each ancestor on path, and per queue of another list the index in
+	// path of its lowest cohort shared with the preemptor's.
+	hierarchy, priority, own list
 	adv                      []bool
-	rank                     int32
-	// reclaimFrom marks, for the fair search, the queues whose workloads
-	// may be taken.
-	reclaimFrom []bool
+	lcas                     []int32
+	// queues are the fair search's lists, one per queue.
+	queues []list
 }
 
 // Find looks for victims whose eviction lets preemptor p fit world w: its
 // quota and, for its pod sets on nodes, a placement (pl places them).
-// admitted holds the admitted workloads in ID order, and booking reads
-// one's booking: the search scans the set itself, as an iterator's loop
-// body would go to the heap on every search. It reports whether it found
-// victims.
-func Find[R any](w *World, p *Preemptor, pl *gang.Placer, admitted *cow.Buffered[R], booking func(R) *view.Booking) (Result, bool) {
-	s := search{World: *w, Preemptor: *p, pl: pl}
+// admitted holds the admitted workloads: with an index, the search reads
+// from it about as many candidates as it looks at. It reports whether it
+// found victims.
+func Find[R any](w *World, p *Preemptor, pl *gang.Placer, admitted Admitted[R]) (Result, bool) {
+	s := search{World: *w, Preemptor: *p, pl: pl, idx: admitted.Index, readBound: admitted.ReadBound}
+	if s.readBound <= 0 {
+		s.readBound = DefaultReadBound
+	}
 	if !s.start() {
 		return Result{}, false
+	}
+	if s.Fair.Enabled && !s.startFair() {
+		return Result{}, false
+	}
+	if !s.Fair.Enabled {
+		s.startClassical()
+	}
+	if s.idx == nil && len(s.reach) > 0 {
+		if !s.Fair.Enabled {
+			s.makeRoom(admitted.Room)
+		}
+		booking := admitted.Booking
+		admitted.Set.Scan(func(r R) bool { s.collect(booking(r)); return true })
+		s.file()
+		if s.Fair.Enabled {
+			s.sortLists()
+		} else {
+			s.heapify()
+		}
 	}
 	var victims []*Victim
 	var ok bool
 	if s.Fair.Enabled {
-		if !s.startFair() {
-			return Result{}, false
-		}
-		admitted.Scan(func(r R) bool { s.collectFair(booking(r)); return true })
 		victims, ok = s.fair()
 	} else {
-		s.startClassical()
-		admitted.Scan(func(r R) bool { s.collect(booking(r)); return true })
 		victims, ok = s.classical()
 	}
 	if !ok {
@@ -285,55 +312,35 @@ func (s *search) startClassical() {
 		}
 		has = has || all
 	}
-	s.own.heap = make([]Candidate, 0, s.Admitted)
-	s.cands = make([]Victim, 0, s.Admitted)
-	s.rank = -1
-}
-
-// collect files an admitted workload, in ID order, under the list the
-// policies allow it in as a victim: the hierarchy list, the priority list
-// or the own queue's list.
-func (s *search) collect(b *view.Booking) {
-	s.rank++
-	// The cheap tests first: most admitted workloads fail a policy, and
-	// only a candidate's keys are worth computing.
-	if b.Pinned {
-		return
-	}
+	// The candidate lists: the preemptor's own queue's workloads, and
+	// those of every queue of its tree that borrows below the lowest
+	// cohort it shares with the preemptor's (only they can give quota
+	// back), under hierarchical advantage or not.
 	l := &s.Policies
-	if b.Queue == s.Queue {
-		if l.WithinQueue.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) && s.usesNeeded(b) {
-			s.own.heap = append(s.own.heap, s.key(b, int32(len(s.cands)), s.rank))
-			s.cands = append(s.cands, Victim{Booking: b, Variant: WithinQueue})
+	s.addQueue(&s.own, s.Queue, l.WithinQueue)
+	if l.Reclaim == Never {
+		return
+	}
+	s.lcas = make([]int32, len(s.Debt))
+	for q := range int32(len(s.Debt)) {
+		if q == s.Queue {
+			continue
 		}
-		return
+		lca := s.lcaIndex(q)
+		if lca < 0 || !s.borrowingBelow(s.Usage, q, lca) {
+			continue
+		}
+		s.lcas[q] = int32(lca)
+		if s.adv[lca] {
+			s.addQueue(&s.hierarchy, q, l.Reclaim)
+		} else {
+			s.addQueue(&s.priority, q, l.Reclaim)
+		}
 	}
-	if l.Reclaim == Never || !l.Reclaim.Allows(s.Priority, b.Priority, s.SubmittedAt, b.SubmittedAt) || !s.usesNeeded(b) {
-		return
-	}
-	lca := s.lcaIndex(b.Queue)
-	if lca < 0 || !s.borrowingBelow(s.Usage, b.Queue, lca) {
-		return
-	}
-	c := Victim{Booking: b}
-	key := s.key(b, int32(len(s.cands)), s.rank)
-	c.lca = int32(lca)
-	if s.adv[lca] {
-		c.Variant = HierarchicalReclaim
-		s.cands = append(s.cands, c)
-		s.hierarchy.heap = append(s.hierarchy.heap, key)
-		return
-	}
-	c.Variant = ReclaimWithoutBorrowing
-	if l.Borrow != Never && b.Priority < s.Priority && (!l.HasThreshold || b.Priority <= l.Threshold) {
-		c.Variant = ReclaimWhileBorrowing
-	}
-	s.cands = append(s.cands, c)
-	s.priority.heap = append(s.priority.heap, key)
 }
 
-// key is b's ordering key as candidate index, idRank among all admitted
-// workloads by ID.
+// key is b's ordering key as candidate index, with idRank for Less's last
+// tie-break (the lists compare IDs instead, and pass 0).
 func (s *search) key(b *view.Booking, index, idRank int32) Candidate {
 	key := Candidate{Index: index, IDRank: idRank, OwnQueue: b.Queue == s.Queue, Priority: b.Priority, AdmittedAt: b.AdmittedAt}
 	key.LostWork, key.Debt = s.allotKeys(b)
@@ -345,10 +352,9 @@ func (s *search) key(b *view.Booking, index, idRank int32) Candidate {
 // allows.
 func (s *search) classical() ([]*Victim, bool) {
 	hierarchy, priority, own := &s.hierarchy, &s.priority, &s.own
-	hierarchy.init()
-	priority.init()
-	own.init()
-	if hierarchy.len()+priority.len()+own.len() == 0 {
+	_, hasHierarchy := s.at(hierarchy, 0)
+	_, hasPriority := s.at(priority, 0)
+	if _, hasOwn := s.at(own, 0); !hasHierarchy && !hasPriority && !hasOwn {
 		return nil, false
 	}
 	t := s.Tree
@@ -357,17 +363,16 @@ func (s *search) classical() ([]*Victim, bool) {
 	for _, fr := range s.frs {
 		underNominal = underNominal && t.Nominal(s.Queue, fr) > s.Usage.At(s.Queue, fr)
 	}
-	cross := hierarchy.len() + priority.len()
 	var passes []bool
 	switch {
-	case cross == 0 || forbidden && !underNominal:
+	case !hasHierarchy && !hasPriority || forbidden && !underNominal:
 		passes = []bool{true}
-	case forbidden && hierarchy.len() == 0:
+	case forbidden && !hasHierarchy:
 		passes = []bool{false, true}
 	default:
 		passes = []bool{true, false}
 	}
-	seq := []*ordered{hierarchy, priority, own}
+	seq := []*list{hierarchy, priority, own}
 	for _, allowBorrowing := range passes {
 		if victims, ok := s.greedy(seq, allowBorrowing); ok {
 			return victims, true
@@ -461,12 +466,18 @@ func (s *search) fits(allowBorrowing bool) bool {
 }
 
 // greedy is one pass of Kueue's greedy removal with reverse fill-back.
-func (s *search) greedy(seq []*ordered, allowBorrowing bool) ([]*Victim, bool) {
+func (s *search) greedy(seq []*list, allowBorrowing bool) ([]*Victim, bool) {
 	s.begin()
 	var targets []*Victim
-	for _, list := range seq {
-		for i := 0; i < list.len(); i++ {
-			c := &s.cands[list.at(i)]
+	for _, l := range seq {
+		for i := 0; ; i++ {
+			k, ok := s.at(l, i)
+			if !ok {
+				break
+			}
+			// A pointer into cands stays what it was when cands grows: a
+			// victim is not changed once taken.
+			c := &s.cands[k]
 			if !s.valid(c, allowBorrowing) {
 				continue
 			}
@@ -567,11 +578,11 @@ const (
 // the request's priority and submission time and the queue's quota; its
 // Need, Open and Sets are not read. Kueue's flavor assigner asks it, flavor
 // by flavor, to rank the flavors that need preemption.
-func Simulate[R any](w *World, p *Preemptor, fr int, v int64, pl *gang.Placer, admitted *cow.Buffered[R], booking func(R) *view.Booking) (Possibility, int) {
+func Simulate[R any](w *World, p *Preemptor, fr int, v int64, pl *gang.Placer, admitted Admitted[R]) (Possibility, int) {
 	t := w.Tree
 	nr := t.Resources()
 	f := fr / nr
-	q := Preemptor{Queue: p.Queue, Policies: p.Policies, Admitted: p.Admitted, Priority: p.Priority, SubmittedAt: p.SubmittedAt,
+	q := Preemptor{Queue: p.Queue, Policies: p.Policies, Priority: p.Priority, SubmittedAt: p.SubmittedAt,
 		Exhausted: true, Need: make([]res.Vec, 2*t.Flavors()), Quota: make([]*quota.FlavorQuota, t.Flavors())}
 	q.Need, q.Open = q.Need[:t.Flavors()], q.Need[t.Flavors():]
 	q.Need[f][fr%nr], q.Quota[f] = v, p.Quota[f]
@@ -579,7 +590,7 @@ func Simulate[R any](w *World, p *Preemptor, fr int, v int64, pl *gang.Placer, a
 	if !q.Policies.PreemptsWhileBorrowing(w.Fair.Enabled) && !probe.reclaimable(fr, v) {
 		return Impossible, 0
 	}
-	found, ok := Find(w, &q, pl, admitted, booking)
+	found, ok := Find(w, &q, pl, admitted)
 	if !ok {
 		level, _ := t.BorrowingLevel(w.Usage, p.Queue, fr, v)
 		return NoCandidates, level

@@ -6,7 +6,6 @@ import (
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/gang"
-	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
@@ -36,7 +35,7 @@ type job struct {
 // world builds the search's world: the tree with nominal quota per node (a,
 // b, c), the jobs admitted (their usage and, with a node, their GPUs
 // booked) and, when node is set, one node of 8 GPUs.
-func world(t *testing.T, nominal [3]int64, node bool, jobs []job) (*World, *cow.Buffered[*view.Booking]) {
+func world(t *testing.T, nominal [3]int64, node bool, jobs []job) (*World, *Index) {
 	t.Helper()
 	tree, err := quota.NewResourceTree(1, 1, []quota.NodeSpec{
 		{Name: "a", Parent: 2, Queue: true, Quotas: []quota.ResourceQuota{{Nominal: nominal[0]}}},
@@ -57,7 +56,7 @@ func world(t *testing.T, nominal [3]int64, node bool, jobs []job) (*World, *cow.
 		w.Free, w.Empty = topology.NewState(topo, 0), topology.NewCapacity(topo)
 		m.State = w.Free
 	}
-	admitted := cow.NewBuffered(func(a, b *view.Booking) bool { return a.ID < b.ID })
+	admitted := NewIndex(w.Cost)
 	for i, j := range jobs {
 		b := &view.Booking{ID: j.id, Queue: j.queue, Priority: j.priority, AdmittedAt: int64(i), Pinned: j.pinned,
 			Sets: []view.Set{{Count: j.pods, Per: res.Vec{gpu: j.gpus}}}}
@@ -70,7 +69,7 @@ func world(t *testing.T, nominal [3]int64, node bool, jobs []job) (*World, *cow.
 		}
 		m.Restore(b) // book it
 		w.Usage = m.Usage
-		admitted.Set(b)
+		admitted.Insert(b)
 	}
 	return w, &admitted
 }
@@ -98,8 +97,23 @@ func victims(r Result) []string {
 	return out
 }
 
-func find(w *World, p *Preemptor, admitted *cow.Buffered[*view.Booking]) (Result, bool) {
-	return Find(w, p, new(gang.Placer), admitted, func(b *view.Booking) *view.Booking { return b })
+// find runs the search every way it may read the admitted workloads
+// (readWays) and fails the test unless every way finds the same; it
+// returns what the index read lazily finds.
+func find(t *testing.T, w *World, p *Preemptor, admitted *Index) (Result, bool) {
+	t.Helper()
+	var first string
+	var got Result
+	var found bool
+	for i, a := range readWays(admitted) {
+		r, ok := Find(w, p, new(gang.Placer), a.Admitted)
+		if rendered := renderResult(r, ok); i == 0 {
+			first, got, found = rendered, r, ok
+		} else if rendered != first {
+			t.Fatalf("read %s: %s\nread %s: %s", a.name, rendered, readWays(admitted)[0].name, first)
+		}
+	}
+	return got, found
 }
 
 func TestClassical(t *testing.T) {
@@ -176,7 +190,7 @@ func TestClassical(t *testing.T) {
 	}
 	for _, c := range cases {
 		w, admitted := world(t, c.nominal, false, c.jobs)
-		got, ok := find(w, preemptor(w, qa, c.pol, 1, c.need, false), admitted)
+		got, ok := find(t, w, preemptor(w, qa, c.pol, 1, c.need, false), admitted)
 		if ok != (c.want != nil) || !slices.Equal(victims(got), c.want) {
 			t.Errorf("%s: victims %v (found %v), want %v", c.name, victims(got), ok, c.want)
 			continue
@@ -208,7 +222,7 @@ func TestClassicalPlacement(t *testing.T) {
 	}
 	for _, c := range cases {
 		w, admitted := world(t, [3]int64{32, 0, 0}, true, jobs)
-		got, ok := find(w, preemptor(w, qa, lower, c.pods, c.gpus, true), admitted)
+		got, ok := find(t, w, preemptor(w, qa, lower, c.pods, c.gpus, true), admitted)
 		if ok != (c.want != nil) || !slices.Equal(victims(got), c.want) || !slices.Equal(got.Placement, c.asg) {
 			t.Errorf("%s: victims %v placed %v (found %v), want %v placed %v", c.name, victims(got), got.Placement, ok, c.want, c.asg)
 		}
@@ -253,7 +267,7 @@ func TestFair(t *testing.T) {
 	for _, c := range cases {
 		w, admitted := world(t, c.nominal, false, c.jobs)
 		w.Fair = Sharing{Enabled: true, Strategies: c.strategies, Weights: []float64{c.weightA, 1, 1}}
-		got, ok := find(w, preemptor(w, qa, Policies{Reclaim: Any}, 1, 4, false), admitted)
+		got, ok := find(t, w, preemptor(w, qa, Policies{Reclaim: Any}, 1, 4, false), admitted)
 		if ok != (c.want != nil) || !slices.Equal(victims(got), c.want) {
 			t.Errorf("%s: victims %v (found %v), want %v", c.name, victims(got), ok, c.want)
 		}
@@ -270,7 +284,7 @@ func TestFairReclaimWithoutBorrowing(t *testing.T) {
 	jobs := []job{{id: "b1", queue: qb, pods: 1, gpus: 2}, {id: "b2", queue: qb, pods: 1, gpus: 2}, {id: "b3", queue: qb, pods: 1, gpus: 4}}
 	w, admitted := world(t, [3]int64{4, 4, 0}, false, jobs)
 	w.Fair = Sharing{Enabled: true, Strategies: [2]Strategy{LessThanOrEqualToFinalShare, LessThanInitialShare}, Weights: []float64{1, 1, 1}}
-	got, ok := find(w, preemptor(w, qa, Policies{Reclaim: Any}, 1, 2, false), admitted)
+	got, ok := find(t, w, preemptor(w, qa, Policies{Reclaim: Any}, 1, 2, false), admitted)
 	if want := []string{"b2:InCohortReclamation"}; !ok || !slices.Equal(victims(got), want) || got.Borrows {
 		t.Fatalf("victims %v (found %v, borrows %v), want %v", victims(got), ok, got.Borrows, want)
 	}
