@@ -346,7 +346,7 @@ func (s *Snapshot) private() *Snapshot {
 func (s *Snapshot) trial() *Snapshot {
 	c := s.private()
 	c.state.UseSpares(s.state)
-	c.running.UseSpare(&s.running)
+	c.running.UseSpare(&s.running.Buffered)
 	c.spares, c.staged = s.spares, s.staged
 	return c
 }
