@@ -95,6 +95,26 @@ type spare[T any] struct {
 	dirs  []dir[T]
 	mids  []mid[T]
 	lists []*mid[T]
+	// blocks counts the blocks allocated so far of each kind (pages,
+	// directories, middle directories, lists), up to grown (grow).
+	blocks [4]uint8
+}
+
+// grown is how many blocks of a kind a spare allocates before its blocks
+// are full size: the first is a sixteenth of it, each next one twice the
+// one before. A writer that publishes once or twice (a store's first
+// event, on a master whose spares are new) then pays for about what it
+// takes, and one that publishes again and again for full blocks.
+const grown = 4
+
+// grow is the size of the next block of a kind, full at most, of which
+// *blocks have been allocated.
+func grow(full int, blocks *uint8) int {
+	n := max(full>>(grown-*blocks), 1)
+	if *blocks < grown {
+		*blocks++
+	}
+	return n
 }
 
 const (
@@ -107,7 +127,7 @@ const (
 // allocates each apart.
 func (sp *spare[T]) page(from *page[T], o Owner) (p *page[T]) {
 	if n := spareBytes / int(unsafe.Sizeof(*from)); sp != nil && n > 1 {
-		p = take(&sp.pages, n)
+		p = take(&sp.pages, n, &sp.blocks[0])
 	} else {
 		p = new(page[T])
 	}
@@ -117,7 +137,7 @@ func (sp *spare[T]) page(from *page[T], o Owner) (p *page[T]) {
 
 func (sp *spare[T]) dir(from *dir[T], o Owner) (d *dir[T]) {
 	if sp != nil {
-		d = take(&sp.dirs, spareDirs)
+		d = take(&sp.dirs, spareDirs, &sp.blocks[1])
 	} else {
 		d = new(dir[T])
 	}
@@ -127,7 +147,7 @@ func (sp *spare[T]) dir(from *dir[T], o Owner) (d *dir[T]) {
 
 func (sp *spare[T]) mid(from *mid[T], o Owner) (m *mid[T]) {
 	if sp != nil {
-		m = take(&sp.mids, spareDirs)
+		m = take(&sp.mids, spareDirs, &sp.blocks[2])
 	} else {
 		m = new(mid[T])
 	}
@@ -135,10 +155,15 @@ func (sp *spare[T]) mid(from *mid[T], o Owner) (m *mid[T]) {
 	return m
 }
 
-// take hands out the first element of *block, allocating a block of n
-// first when none is left.
-func take[E any](block *[]E, n int) *E {
+// take hands out the first element of *block, allocating a block first
+// when none is left: of full elements, fewer for the first few (grow), or
+// exactly full when blocks is nil.
+func take[E any](block *[]E, full int, blocks *uint8) *E {
 	if len(*block) == 0 {
+		n := full
+		if blocks != nil {
+			n = grow(full, blocks)
+		}
 		*block = make([]E, n)
 	}
 	e := &(*block)[0]
@@ -152,7 +177,7 @@ func (sp *spare[T]) list(from []*mid[T]) []*mid[T] {
 		return append(make([]*mid[T], 0, n), from...)
 	}
 	if len(sp.lists) < n {
-		sp.lists = make([]*mid[T], n*spareLists)
+		sp.lists = make([]*mid[T], n*grow(spareLists, &sp.blocks[3]))
 	}
 	l := sp.lists[:n:n]
 	sp.lists = sp.lists[n:]

@@ -203,7 +203,7 @@ func treeCap(h int) int {
 // hold), its children as many as its items need and as equal in size as
 // they can be.
 func (t *Tree[T]) load(items []T, h int, root bool, nodes *[]tnode[T], block int) *tnode[T] {
-	n := take(nodes, block)
+	n := take(nodes, block, nil)
 	n.owner = t.owner
 	if h == 1 {
 		n.n = copy(n.items[:], items)
