@@ -24,8 +24,8 @@ func TestPodEventAllocs(t *testing.T) {
 		id    string
 		max   float64
 	}{
-		{"created bound, deleted", nil, func(c *Cluster) { c.Upsert(probe); c.Delete(probe) }, "ml/probe", 22},
-		{"bound, succeeded", func(c *Cluster) { c.Upsert(pending) }, func(c *Cluster) { c.Upsert(bound); c.Upsert(done) }, "ml/bind", 20},
+		{"created bound, deleted", nil, func(c *Cluster) { c.Upsert(probe); c.Delete(probe) }, "ml/probe", 18},
+		{"bound, succeeded", func(c *Cluster) { c.Upsert(pending) }, func(c *Cluster) { c.Upsert(bound); c.Upsert(done) }, "ml/bind", 16},
 		{"heartbeat", func(c *Cluster) { c.Upsert(beat[0]) }, func(c *Cluster) { c.Upsert(beat[1]); c.Upsert(beat[0]) }, "ml/run-0", 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
