@@ -13,6 +13,28 @@ import (
 	"github.com/allot-sched/allot/internal/view"
 )
 
+// indexedWorld is the small world of the index tests, in Kueue's order or
+// allot's, with fairness debt, and an index of up to 70 random bookings
+// inserted into it, which it returns too.
+func indexedWorld(t *testing.T, rng *rand.Rand) (*World, Index, []*view.Booking) {
+	w, _ := world(t, [3]int64{4, 4, 8}, false, nil)
+	w.Cost.Resources = 2
+	w.KueueOrder = rng.IntN(2) == 0
+	w.Debt = []fairness.Debt{{Value: float64(rng.IntN(2)), At: 900}, {Value: float64(rng.IntN(2)), At: 950}}
+	w.HalfLife = 100
+	idx := NewIndex(w.Cost)
+	var live []*view.Booking
+	for i := range rng.IntN(70) {
+		b := randomBooking(rng, i)
+		if slices.ContainsFunc(live, func(o *view.Booking) bool { return o.ID == b.ID }) {
+			continue
+		}
+		idx.Insert(b)
+		live = append(live, b)
+	}
+	return w, idx, live
+}
+
 // randomBooking is an admitted workload of queue a or b with keys drawn
 // to collide: few priorities (now and then the extremes), few sizes, times
 // around the world's now (1000) so that some lose nothing yet, and now and
@@ -48,22 +70,8 @@ func TestListsMatchSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 17))
 	policies := []Policy{Never, LowerPriority, LowerOrNewerEqualPriority, Any}
 	for c := range 3000 {
-		w, _ := world(t, [3]int64{4, 4, 8}, false, nil)
-		w.Cost.Resources = 2
-		w.KueueOrder = rng.IntN(2) == 0
+		w, idx, live := indexedWorld(t, rng)
 		w.Fair.Enabled = rng.IntN(2) == 0
-		w.Debt = []fairness.Debt{{Value: float64(rng.IntN(2)), At: 900}, {Value: float64(rng.IntN(2)), At: 950}}
-		w.HalfLife = 100
-		idx := NewIndex(w.Cost)
-		var live []*view.Booking
-		for i := range rng.IntN(70) {
-			b := randomBooking(rng, i)
-			if slices.ContainsFunc(live, func(o *view.Booking) bool { return o.ID == b.ID }) {
-				continue
-			}
-			idx.Insert(b)
-			live = append(live, b)
-		}
 		for range rng.IntN(1 + len(live)/3) {
 			k := rng.IntN(len(live))
 			if !idx.Delete(live[k]) {

@@ -160,21 +160,7 @@ func scannedAfter(w *World, p *Preemptor, idx *Index, n int) bool {
 func TestListsSwitchToScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 23))
 	for c := range 1000 {
-		w, _ := world(t, [3]int64{4, 4, 8}, false, nil)
-		w.Cost.Resources = 2
-		w.KueueOrder = rng.IntN(2) == 0
-		w.Debt = []fairness.Debt{{Value: float64(rng.IntN(2)), At: 900}, {Value: float64(rng.IntN(2)), At: 950}}
-		w.HalfLife = 100
-		idx := NewIndex(w.Cost)
-		var live []*view.Booking
-		for i := range rng.IntN(70) {
-			b := randomBooking(rng, i)
-			if slices.ContainsFunc(live, func(o *view.Booking) bool { return o.ID == b.ID }) {
-				continue
-			}
-			idx.Insert(b)
-			live = append(live, b)
-		}
+		w, idx, _ := indexedWorld(t, rng)
 		policies := []Policy{LowerPriority, LowerOrNewerEqualPriority, Any}
 		pol := Policies{WithinQueue: policies[rng.IntN(3)], Reclaim: policies[rng.IntN(3)]}
 		p := Preemptor{Queue: qa, Policies: pol, Priority: []int32{0, 1, 5, math.MaxInt32}[rng.IntN(4)], SubmittedAt: int64(rng.IntN(10))}
