@@ -13,6 +13,23 @@ import (
 	"github.com/allot-sched/allot/internal/view"
 )
 
+// twoQueueLists makes s's lists of queues qa (within the queue) and qb
+// (reclaimed): one over both queues when merged, as the classical
+// search's cross lists merge queues, or one per queue, as the fair search
+// reads them.
+func twoQueueLists(s *search, pol Policies, merged bool) []*list {
+	if merged {
+		l := new(list)
+		s.addQueue(l, qa, pol.WithinQueue)
+		s.addQueue(l, qb, pol.Reclaim)
+		return []*list{l}
+	}
+	la, lb := new(list), new(list)
+	s.addQueue(la, qa, pol.WithinQueue)
+	s.addQueue(lb, qb, pol.Reclaim)
+	return []*list{la, lb}
+}
+
 // indexedWorld is the small world of the index tests, in Kueue's order or
 // allot's, with fairness debt, and an index of up to 70 random bookings
 // inserted into it, which it returns too.
@@ -87,20 +104,7 @@ func TestListsMatchSort(t *testing.T) {
 		p := Preemptor{Queue: qa, Policies: pol, Priority: prios[rng.IntN(len(prios))], SubmittedAt: int64(rng.IntN(10))}
 		s := search{World: *w, Preemptor: p, idx: &idx, frs: []int{gpu}, lcas: make([]int32, 2), adv: []bool{false, rng.IntN(2) == 0}}
 		s.lcas[qb] = 1
-		// One list over both queues, as the classical search's cross lists
-		// merge queues, or one per queue, as the fair search reads them.
-		var lists []*list
-		if rng.IntN(2) == 0 {
-			l := new(list)
-			s.addQueue(l, qa, pol.WithinQueue)
-			s.addQueue(l, qb, pol.Reclaim)
-			lists = append(lists, l)
-		} else {
-			la, lb := new(list), new(list)
-			s.addQueue(la, qa, pol.WithinQueue)
-			s.addQueue(lb, qb, pol.Reclaim)
-			lists = append(lists, la, lb)
-		}
+		lists := twoQueueLists(&s, pol, rng.IntN(2) == 0)
 		var got []string
 		for _, l := range lists {
 			for i := 0; ; i++ {

@@ -168,18 +168,7 @@ func TestListsSwitchToScan(t *testing.T) {
 		read := func(bound int) []string {
 			s := search{World: *w, Preemptor: p, idx: &idx, readBound: bound, frs: []int{gpu}, lcas: make([]int32, 2), adv: []bool{false, true}}
 			s.lcas[qb] = 1
-			var lists []*list
-			if merged {
-				l := new(list)
-				s.addQueue(l, qa, pol.WithinQueue)
-				s.addQueue(l, qb, pol.Reclaim)
-				lists = append(lists, l)
-			} else {
-				la, lb := new(list), new(list)
-				s.addQueue(la, qa, pol.WithinQueue)
-				s.addQueue(lb, qb, pol.Reclaim)
-				lists = append(lists, la, lb)
-			}
+			lists := twoQueueLists(&s, pol, merged)
 			// Read the lists in turns, one candidate each, as the fair
 			// search does, so that the switch finds some lists part read.
 			var got []string
