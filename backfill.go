@@ -85,6 +85,9 @@ type backfillPlan struct {
 	ten    *tenancy
 	// sets holds the answers' pod sets, appended to as the plan extends.
 	sets []gang.PodSet
+	// lowerOnly: a reservation holds back only workloads of lower
+	// priority (Options.BackfillHolds).
+	lowerOnly bool
 }
 
 // aheadAnswer is whether a workload ahead waits for capacity
@@ -161,18 +164,30 @@ func (p *backfillPlan) heldState(k int) *topology.State {
 	return p.held[k-1]
 }
 
-// covers reports whether the plan has examined every blocked workload
-// that can get a reservation ahead of w.
-func (p *backfillPlan) covers(w *Workload, depth int) bool {
-	return p.next == len(p.answers) || len(p.rs) >= depth || !pendingBefore(p.answers[p.next].w, w)
+// holds reports whether a reservation for blocked workload b would hold
+// back workload w (Options.BackfillHolds): b is ahead of w in the pending
+// order and, when the plan holds back only lower priorities, of a higher
+// priority. The pending order is priority first, so the workloads a
+// reservation holds back are always the tail of that order.
+func (p *backfillPlan) holds(b, w *Workload) bool {
+	if p.lowerOnly {
+		return b.Priority > w.Priority
+	}
+	return pendingBefore(b, w)
 }
 
-// aheadOf counts the reservations ahead of request w in priority order (the
-// first n of the plan's) and finds among them the one of w's own ID, which
-// is not in its way (-1 when none is).
+// covers reports whether the plan has examined every blocked workload
+// whose reservation could hold w back.
+func (p *backfillPlan) covers(w *Workload, depth int) bool {
+	return p.next == len(p.answers) || len(p.rs) >= depth || !p.holds(p.answers[p.next].w, w)
+}
+
+// aheadOf counts the reservations that hold request w back (the first n
+// of the plan's) and finds among them the one of w's own ID, which is not
+// in its way (-1 when none is).
 func (p *backfillPlan) aheadOf(w *Workload) (n, self int) {
 	self = -1
-	for n < len(p.rs) && pendingBefore(p.rs[n].w, w) {
+	for n < len(p.rs) && p.holds(p.rs[n].w, w) {
 		if p.rs[n].w.ID == w.ID {
 			self = n
 		}
@@ -226,6 +241,7 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 			return len(q.answers) < maxBackfillTest
 		})
 		q.fixed, q.config, q.ten = s.fixed, s.config, s.ten
+		q.lowerOnly = s.options.BackfillHolds == BackfillHoldsLowerPriority
 	} else {
 		// Appending and answering must not write into the arrays p shares.
 		q = *p

@@ -70,6 +70,7 @@ func TestBuildRefusesInvalidState(t *testing.T) {
 		{"GPU booked twice", func(b *allot.Builder) {
 			b.Running = []allot.Workload{running("a", "n0", 1, 3), running("b", "n0", 1, 3)}
 		}, allot.ErrOverCapacity, "running[1].podSets[0].gpuIndices[0]"},
+		{"unknown backfill holds", func(b *allot.Builder) { b.Options.BackfillHolds = "Lower" }, allot.ErrInvalid, "options.backfillHolds"},
 		{"cohort cycle", func(b *allot.Builder) { b.Cohorts[0].Parent = "ai" }, allot.ErrCohortCycle, "cohorts"},
 		{"unknown parent cohort", func(b *allot.Builder) { b.Cohorts[1].Parent = "nope" }, allot.ErrUnknownCohort, "cohorts"},
 		{"queue in unknown cohort", func(b *allot.Builder) { b.Queues[0].Cohort = "nope" }, allot.ErrUnknownCohort, "cohorts"},

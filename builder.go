@@ -289,6 +289,8 @@ func (b *Builder) checkOptions() error {
 		return buildErr(ErrInvalid, "fairSharing.preemptionStrategies", "%v is not one of Kueue's lists: [LessThanOrEqualToFinalShare LessThanInitialShare], [LessThanOrEqualToFinalShare], [LessThanInitialShare]", b.FairSharing.PreemptionStrategies)
 	case b.Options.BackfillDepth < 0:
 		return buildErr(ErrInvalid, "options.backfillDepth", "negative depth %d", b.Options.BackfillDepth)
+	case b.Options.BackfillHolds != "" && b.Options.BackfillHolds != BackfillHoldsAll && b.Options.BackfillHolds != BackfillHoldsLowerPriority:
+		return buildErr(ErrInvalid, "options.backfillHolds", "%q is not %q or %q", b.Options.BackfillHolds, BackfillHoldsAll, BackfillHoldsLowerPriority)
 	case b.Options.QueueDepth < 0:
 		return buildErr(ErrInvalid, "options.queueDepth", "negative depth %d", b.Options.QueueDepth)
 	case b.Options.NodeRoom < 0 || b.Options.NodeRoom > 64:

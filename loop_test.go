@@ -49,6 +49,21 @@ func TestOrderHistoryOptions(t *testing.T) {
 	}
 }
 
+// TestOrderHistoryWithinPriority: the history keys order the heads of one
+// priority; a higher class goes first whatever its queue used or suffered.
+func TestOrderHistoryWithinPriority(t *testing.T) {
+	b := orderBuilder()
+	b.Options.OrderByDebt, b.Options.OrderByUsage = true, true
+	b.Pending[0].Priority = 9 // a used the most and suffered nothing
+	s, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := allot.Order(s), []string{"a-0", "c-0", "b-0"}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
 func TestHistoricalUsageDecays(t *testing.T) {
 	b := orderBuilder()
 	s, err := b.Build()

@@ -311,10 +311,19 @@ type Options struct {
 	// BackfillDepth is how many blocked workloads get a reservation; zero
 	// means one (EASY backfill).
 	BackfillDepth int `json:"backfillDepth,omitempty"`
+	// BackfillHolds is which workloads a reservation holds back:
+	// BackfillHoldsAll (the default, also "") every workload after the
+	// blocked one in the pending order, as EASY backfill does;
+	// BackfillHoldsLowerPriority only those of lower priority than it. A
+	// blocked workload then keeps its room from the lower classes but does
+	// not hold back the rest of its own priority, whose run times are no
+	// surer than its own: on a trace of one class it keeps no reservation
+	// that matters.
+	BackfillHolds string `json:"backfillHolds,omitempty"`
 	// OrderByDebt puts the heads of queues preempted often lately (their
 	// fairness debt, decayed with the history's half-life) ahead in the
 	// scheduling loop, after the fair-sharing or borrowing-level keys and
-	// before priority.
+	// priority, before submission: it orders the heads of one priority.
 	OrderByDebt bool `json:"orderByDebt,omitempty"`
 	// OrderByUsage puts the heads of queues that used less lately (their
 	// decayed historical GPU-seconds over their fair-sharing weight, as
@@ -368,6 +377,12 @@ type Options struct {
 const (
 	SemanticsAllot = "allot"
 	SemanticsKueue = "kueue"
+)
+
+// The values of Options.BackfillHolds.
+const (
+	BackfillHoldsAll           = "All"
+	BackfillHoldsLowerPriority = "LowerPriority"
 )
 
 // FairSharing turns Kueue's fair sharing on.

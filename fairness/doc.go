@@ -8,9 +8,10 @@
 // The order of a scheduling cycle's heads (Order, Key) is Kueue's: without
 // fair sharing the lower borrowing level, with it heads that do not borrow
 // what they ask for first (Kueue's FairSharingPrioritizeNonBorrowing), then
-// the lower dominant share after admission (ShareAfter); then the optional
-// history keys, higher fairness debt and lower decayed usage per weight
-// (PerWeight); then priority, submission, queue name and ID. Turn, priority
+// the lower dominant share after admission (ShareAfter); then priority;
+// then the optional history keys, higher fairness debt and lower decayed
+// usage per weight (PerWeight), which so order the heads of one priority;
+// then submission, queue name and ID. Turn, priority
 // then submission then ID, is also each queue's order. With fair sharing
 // and queues below nested cohorts, Kueue's fair-sharing tournament orders
 // the heads instead, from each tree's root down, by the shares of the nodes

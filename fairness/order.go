@@ -75,14 +75,16 @@ type Order struct {
 	// FairSharing orders by Share, otherwise by Level.
 	FairSharing bool
 	// ByDebt puts higher debt first, ByUsage lower usage per weight, after
-	// the share or level and before the turn.
+	// the share or level and the priority, before submission: they order
+	// the heads of one priority, never a lower class before a higher.
 	ByDebt, ByUsage bool
 }
 
 // Compare orders two heads of one cycle as Kueue orders a cycle's entries:
 // with fair sharing, heads that do not borrow first, then the lower share;
-// without, the lower borrowing level; then the history keys, then priority,
-// submission and queue. It never returns 0: distinct heads never tie.
+// without, the lower borrowing level; then priority, then the history
+// keys, then submission and queue. It never returns 0: distinct heads
+// never tie.
 func (o Order) Compare(a, b *Key) int {
 	if o.FairSharing {
 		if a.Share.Borrowing != b.Share.Borrowing {
@@ -99,6 +101,9 @@ func (o Order) Compare(a, b *Key) int {
 		}
 	} else if c := cmp.Compare(a.Level, b.Level); c != 0 {
 		return c
+	}
+	if a.Turn.Priority != b.Turn.Priority {
+		return cmp.Compare(b.Turn.Priority, a.Turn.Priority)
 	}
 	if c := o.history(a, b); c != 0 {
 		return c

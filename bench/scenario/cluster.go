@@ -440,7 +440,7 @@ func (p *parser) history(n node) allot.History {
 }
 
 func (p *parser) options(n node) allot.Options {
-	o := p.object(n, "backfill", "backfillDepth", "orderByDebt", "orderByUsage", "queueDepth", "topologyAware", "semantics")
+	o := p.object(n, "backfill", "backfillDepth", "backfillHolds", "orderByDebt", "orderByUsage", "queueDepth", "topologyAware", "semantics")
 	opts := allot.Options{
 		Backfill:      p.optBool(o.get("backfill")),
 		BackfillDepth: int(p.integer(o.get("backfillDepth"), 0, maxInt32)),
@@ -451,6 +451,9 @@ func (p *parser) options(n node) allot.Options {
 	}
 	if o.has("semantics") {
 		opts.Semantics = p.oneOf(o.get("semantics"), allot.SemanticsAllot, allot.SemanticsKueue)
+	}
+	if o.has("backfillHolds") {
+		opts.BackfillHolds = p.oneOf(o.get("backfillHolds"), allot.BackfillHoldsAll, allot.BackfillHoldsLowerPriority)
 	}
 	return opts
 }

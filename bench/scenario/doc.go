@@ -82,7 +82,8 @@
 // scenario file, which Parse reads back to the same snapshot: a production
 // state saved as a repro. Beyond what SCENARIOS.md lists, the format reads
 // a top-level version, a node's down, and the options backfillDepth,
-// orderByDebt, orderByUsage and queueDepth, so that every description can
+// backfillHolds ("All" or "LowerPriority"), orderByDebt, orderByUsage and
+// queueDepth, so that every description can
 // be written; history preemptions are a decayed count, not always whole.
 //
 // # Strictness

@@ -227,6 +227,7 @@ type (
 	optionsOut struct {
 		Backfill      *bool  `json:"backfill,omitempty"`
 		BackfillDepth int    `json:"backfillDepth,omitempty"`
+		BackfillHolds string `json:"backfillHolds,omitempty"`
 		OrderByDebt   bool   `json:"orderByDebt,omitempty"`
 		OrderByUsage  bool   `json:"orderByUsage,omitempty"`
 		QueueDepth    int    `json:"queueDepth,omitempty"`
@@ -395,7 +396,7 @@ func options(o allot.Options) *optionsOut {
 	if o == (allot.Options{}) {
 		return nil
 	}
-	return &optionsOut{Backfill: o.Backfill, BackfillDepth: o.BackfillDepth, OrderByDebt: o.OrderByDebt, OrderByUsage: o.OrderByUsage,
+	return &optionsOut{Backfill: o.Backfill, BackfillDepth: o.BackfillDepth, BackfillHolds: o.BackfillHolds, OrderByDebt: o.OrderByDebt, OrderByUsage: o.OrderByUsage,
 		QueueDepth: o.QueueDepth, TopologyAware: o.TopologyAware, Semantics: o.Semantics}
 }
 

@@ -250,14 +250,17 @@ func (r *run) splitQueues(b *allot.Builder, queues []string) {
 	b.FairSharing.Enabled = r.p.FairSharing
 }
 
-// overlayOptions sets the policy's backfill depth, loop order keys and
-// semantics.
+// overlayOptions sets the policy's backfill depth and what a reservation
+// holds back, the loop order keys and semantics.
 func (r *run) overlayOptions(o *allot.Options) {
 	if r.p.Semantics != "" {
 		o.Semantics = r.p.Semantics
 	}
 	if r.p.BackfillDepth > 0 {
 		o.BackfillDepth = r.p.BackfillDepth
+	}
+	if r.p.BackfillHolds != "" {
+		o.BackfillHolds = r.p.BackfillHolds
 	}
 	o.OrderByDebt = o.OrderByDebt || r.p.OrderByDebt
 	o.OrderByUsage = o.OrderByUsage || r.p.OrderByUsage
