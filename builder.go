@@ -4,6 +4,8 @@
 package allot
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -163,7 +165,6 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := buildHistory(s, b.History); err != nil {
 		return nil, err
 	}
-	seen := make(map[string]string, len(b.Running)+len(b.Pending))
 	// The admitted workloads come in one allocation: the collector then
 	// marks one object where it marked thousands, which more than halves
 	// the time a collection of a large snapshot takes. A workload admitted
@@ -175,22 +176,38 @@ func (b *Builder) Build() (*Snapshot, error) {
 	// are booked the new rows come from blocks, as a store's master takes
 	// them, not an allocation each. The snapshot built is no master.
 	s.spares = new(spares)
+	// Two workloads of one ID are found once all are booked, by the sort
+	// that orders them for their set, not by a map of every ID: where a
+	// workload is refused, the first duplicate before it is the error
+	// given instead, as a check workload by workload would give it.
 	for i := range b.Running {
-		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), seen); err != nil {
+		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), nil); err != nil {
+			if dup := firstDuplicateID(b.Running[:i+1], paths); dup != nil {
+				return nil, dup
+			}
 			return nil, err
 		}
 	}
 	s.spares = nil
 	// The admitted workloads go into their set at once, sorted, each node
-	// of its tree written once (their IDs are distinct: checkID).
+	// of its tree written once.
+	order := sortByID(b.Running)
 	byID := make([]*running, len(slab))
-	for i := range slab {
-		byID[i] = &slab[i]
+	for k, i := range order {
+		byID[k] = &slab[i]
+		if k > 0 && b.Running[order[k-1]].ID == b.Running[i].ID {
+			return nil, firstDuplicateID(b.Running, paths)
+		}
 	}
-	slices.SortFunc(byID, func(a, b *running) int { return strings.Compare(a.ID, b.ID) })
 	s.running.Load(byID)
+	runningPaths := paths
 	paths = newIndexPaths("pending", len(b.Pending))
+	seen := make(map[string]string, len(b.Pending))
 	for i := range b.Pending {
+		id := b.Pending[i].ID
+		if k, found := slices.BinarySearchFunc(order, id, func(j int32, id string) int { return strings.Compare(b.Running[j].ID, id) }); found {
+			return nil, buildErr(ErrDuplicateID, paths.at(i)+".id", "workload %q is also %s", id, runningPaths.at(int(order[k])))
+		}
 		if err := s.addPending(b.Pending[i], paths.at(i), seen); err != nil {
 			return nil, err
 		}
@@ -199,6 +216,50 @@ func (b *Builder) Build() (*Snapshot, error) {
 	s.running.Settle() // a built snapshot is read more than written
 	s.bf = new(backfillCache)
 	return s, nil
+}
+
+// firstDuplicateID is the error of the first workload of ws whose ID an
+// earlier one has (paths giving their paths), nil when there is none.
+func firstDuplicateID(ws []Workload, paths indexPaths) error {
+	seen := make(map[string]string, len(ws))
+	for i := range ws {
+		if err := checkID(ws[i].ID, paths.at(i), seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortByID is the order of ws by ID: ws[order[0]] has the least. Each
+// ID's first eight bytes, read big-endian into a word, order it unless
+// another's are the same (a word compares as its bytes do, a shorter ID
+// padded with zeros), so that most comparisons are of two words, not of
+// two strings.
+func sortByID(ws []Workload) []int32 {
+	type keyed struct {
+		key uint64
+		i   int32
+	}
+	keys := make([]keyed, len(ws))
+	for i := range ws {
+		var b [8]byte
+		copy(b[:], ws[i].ID)
+		keys[i] = keyed{binary.BigEndian.Uint64(b[:]), int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b keyed) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		if c := strings.Compare(ws[a.i].ID, ws[b.i].ID); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	order := make([]int32, len(ws))
+	for k := range keys {
+		order[k] = keys[k].i
+	}
+	return order
 }
 
 // indexPaths are the paths list[0], list[1] … of the entries of a list
