@@ -146,7 +146,8 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := buildFlavors(s, b.Flavors); err != nil {
 		return nil, err
 	}
-	if err := buildTopology(s, b.Levels, b.Nodes); err != nil {
+	names, err := buildTopology(s, b.Levels, b.Nodes)
+	if err != nil {
 		return nil, err
 	}
 	if err := buildTenancy(s, b.Namespaces, b.PriorityClasses); err != nil {
@@ -181,7 +182,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	// workload is refused, the first duplicate before it is the error
 	// given instead, as a check workload by workload would give it.
 	for i := range b.Running {
-		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), nil); err != nil {
+		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), nil, &names); err != nil {
 			if dup := firstDuplicateID(b.Running[:i+1], paths); dup != nil {
 				return nil, dup
 			}
@@ -435,13 +436,16 @@ func buildFlavors(s *Snapshot, fs []Flavor) error {
 	return nil
 }
 
-func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
+// buildTopology validates the levels and nodes and makes the snapshot's
+// topology and its first states; it returns the nodes by name as built,
+// for the admitted workloads' pods to find theirs.
+func buildTopology(s *Snapshot, levels []string, nodes []Node) (topology.Names, error) {
 	for i, l := range levels {
 		if l == "" || l == "node" || l == "cluster" {
-			return buildErr(ErrInvalid, fmt.Sprintf("topology.levels[%d]", i), "level name %q is reserved or empty", l)
+			return topology.Names{}, buildErr(ErrInvalid, fmt.Sprintf("topology.levels[%d]", i), "level name %q is reserved or empty", l)
 		}
 		if slices.Index(levels[:i], l) >= 0 {
-			return buildErr(ErrDuplicateID, fmt.Sprintf("topology.levels[%d]", i), "level %q twice", l)
+			return topology.Names{}, buildErr(ErrDuplicateID, fmt.Sprintf("topology.levels[%d]", i), "level %q twice", l)
 		}
 	}
 	// Names are checked unique by the topology's own index, and a node's
@@ -454,9 +458,9 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 		n := &nodes[i]
 		if n.Name == "" {
 			if err := firstDuplicate(nodes[:i]); err != nil {
-				return err
+				return topology.Names{}, err
 			}
-			return checkNodeName(n.Name, nodePath(i), false)
+			return topology.Names{}, checkNodeName(n.Name, nodePath(i), false)
 		}
 		l := labels[i*len(levels) : (i+1)*len(levels) : (i+1)*len(levels)]
 		// nodeSpec checks without side effects, so the node's path is
@@ -465,19 +469,19 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 		spec, err := s.nodeSpec(n, "", levels, l)
 		if err != nil {
 			if dup := firstDuplicate(nodes[:i+1]); dup != nil {
-				return dup
+				return topology.Names{}, dup
 			}
 			_, err = s.nodeSpec(n, nodePath(i), levels, l)
-			return err
+			return topology.Names{}, err
 		}
 		specs[i] = spec
 	}
-	t, err := topology.New(levels, len(s.resources), s.gpu, len(s.flavors), topology.WithRoom(specs, s.options.NodeRoom))
+	t, names, err := topology.NewNamed(levels, len(s.resources), s.gpu, len(s.flavors), topology.WithRoom(specs, s.options.NodeRoom))
 	if err != nil {
 		if dup := firstDuplicate(nodes); dup != nil {
-			return dup
+			return topology.Names{}, dup
 		}
-		return buildErr(ErrInvalid, "nodes", "%v", err)
+		return topology.Names{}, buildErr(ErrInvalid, "nodes", "%v", err)
 	}
 	s.topo = t
 	keys := s.flavorKeys()
@@ -486,7 +490,7 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	var conditioned []int
 	for i := range nodes {
 		if len(nodes[i].Taints) > 0 || (len(keys) > 0 && len(nodes[i].Labels) > 0) {
-			n, _ := t.NodeIndex(nodes[i].Name)
+			n, _ := names.Find(nodes[i].Name)
 			s.marks.mark(n, &nodes[i], keys, t.NumNodes())
 		}
 		if _, _, _, ok := nodeCondition(&nodes[i], s.now); ok {
@@ -500,10 +504,10 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	for _, i := range conditioned {
 		n := &nodes[i]
 		cordoned, down, until, _ := nodeCondition(n, s.now)
-		idx, _ := t.NodeIndex(n.Name)
+		idx, _ := names.Find(n.Name)
 		s.state.SetCondition(idx, cordoned, down, until)
 	}
-	return nil
+	return names, nil
 }
 
 // nodePath is the path of the description's i-th node.
@@ -601,7 +605,7 @@ func nodeCondition(n *Node, now int64) (cordoned, down bool, until int64, ok boo
 
 // addRunning validates an admitted workload and books it as r.
 func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
-	if err := bookAdmitted(s, r, w, p, seen); err != nil {
+	if err := bookAdmitted(s, r, w, p, seen, nil); err != nil {
 		return err
 	}
 	s.running.Insert(r)
@@ -609,8 +613,9 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 }
 
 // bookAdmitted is addRunning but for the set of admitted workloads, which
-// Build fills with all of them at once.
-func bookAdmitted(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
+// Build fills with all of them at once; it finds the pods' nodes through
+// names, the topology's nodes as Build made it, when given.
+func bookAdmitted(s *Snapshot, r *running, w Workload, p string, seen map[string]string, names *topology.Names) error {
 	if err := checkID(w.ID, p, seen); err != nil {
 		return err
 	}
@@ -684,7 +689,12 @@ func bookAdmitted(s *Snapshot, r *running, w Workload, p string, seen map[string
 			return buildErr(ErrInvalid, pp()+".gpuIndices", "%d lists for %d pods", len(ps.GPUIndices), ps.Count)
 		}
 		for k, name := range ps.Nodes {
-			n, ok := s.topo.NodeIndex(name)
+			var n int32
+			if names != nil {
+				n, ok = names.Find(name)
+			} else {
+				n, ok = s.topo.NodeIndex(name)
+			}
 			if !ok {
 				return buildErr(ErrUnknownNode, podPath(pp(), ".nodes", k), "workload %q runs on unknown node %q", w.ID, name)
 			}

@@ -169,9 +169,17 @@ func (t *Topology) Islands(d int32) bool {
 // New sorts the nodes by flavor and path and builds the domain trees.
 // flavors is the number of flavors; nodes name their flavor by index.
 func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, error) {
+	t, _, err := NewNamed(levels, resources, gpu, flavors, specs)
+	return t, err
+}
+
+// NewNamed is New also giving the topology's nodes by name in plain
+// memory (Names), for a caller that looks many of them up as soon as it
+// is built.
+func NewNamed(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, Names, error) {
 	for i := range specs {
 		if len(specs[i].Labels) != len(levels) {
-			return nil, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, specs[i].Name, len(specs[i].Labels), len(levels))
+			return nil, Names{}, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, specs[i].Name, len(specs[i].Labels), len(levels))
 		}
 	}
 	order := make([]int, len(specs))
@@ -272,7 +280,7 @@ func labelRanks(specs []NodeSpec, L int) []int32 {
 // build builds the topology of nodes given in their order (compareSpecs),
 // each with a label per level: specs[order[i]] is node i (nil order: the
 // specs in their order).
-func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int) (*Topology, error) {
+func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int) (*Topology, Names, error) {
 	spec := func(i int) *NodeSpec {
 		if order == nil {
 			return &specs[i]
@@ -285,33 +293,26 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	// rather than in small objects of their own, and each distinct label
 	// value is kept once: a large cluster is a few objects for the
 	// collector, none of them a long array of pointers.
-	var names strings.Builder
+	var all strings.Builder
 	size := 0
 	for i := range specs {
 		size += len(specs[i].Name)
 	}
-	names.Grow(size)
+	all.Grow(size)
 	for i := range specs {
-		names.WriteString(spec(i).Name)
+		all.WriteString(spec(i).Name)
 	}
-	t.names = names.String()
+	t.names = all.String()
 	t.labels = make([]int32, 0, len(specs)*len(levels))
 	labelIDs := make(map[string]int32)
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
 	// The name index is filled in plain memory, each name read from the
-	// names just laid out (nameEnd[i] is where node i's ends), and made
-	// copy on write once full.
+	// names just laid out (Names), and made copy on write once full.
 	slotCount := nameSlots(len(specs))
-	byName, slots := nameIndex{mask: uint32(slotCount - 1)}, make(plainSlots, slotCount)
-	for i := range slots {
-		slots[i] = slotFree
-	}
-	nameEnd := make([]int32, len(specs))
-	nameOf := func(i int32) string {
-		if i == 0 {
-			return t.names[:nameEnd[0]]
-		}
-		return t.names[nameEnd[i-1]:nameEnd[i]]
+	byName := nameIndex{mask: uint32(slotCount - 1)}
+	names := Names{slots: make([]int32, slotCount), mask: byName.mask, names: t.names, ends: make([]int32, len(specs))}
+	for i := range names.slots {
+		names.slots[i] = slotFree
 	}
 	at := int32(0)
 	total := 0
@@ -323,14 +324,14 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 			t.appendLabels(labelIDs, sp.Labels)
 			v := vacancy(sp.Flavor)
 			v.name = [2]int32{at, at}
-			nameEnd[i] = at
+			names.ends[i] = at
 			t.nodes.Set(i, v)
 			t.vacant++
 			continue
 		}
 		node, err := newNode(sp, resources, gpu)
 		if err != nil {
-			return nil, err
+			return nil, Names{}, err
 		}
 		gpus := node.GPUs
 		migAt := int32(len(t.mig))
@@ -345,21 +346,21 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		}
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
-		nameEnd[i] = at
+		names.ends[i] = at
 		total += int(gpus)
-		if !insertName(&byName, slots, sp.Name, int32(i), nameOf) {
-			return nil, fmt.Errorf("%w: %q", ErrDuplicateName, sp.Name)
+		if !insertName(&byName, plainSlots(names.slots), sp.Name, int32(i), names.name) {
+			return nil, Names{}, fmt.Errorf("%w: %q", ErrDuplicateName, sp.Name)
 		}
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
 	}
-	byName.slots = cow.From(slots)
+	byName.slots = cow.From(names.slots)
 	t.byName = byName
 	t.TotalGPUs = total
 	t.buildDomains(flavors)
 	t.buildIndex()
-	return t, nil
+	return t, names, nil
 }
 
 // appendLabels appends to the topology's labels the indexes of labels'
@@ -739,6 +740,40 @@ func (x *nameIndex) find(t *Topology, name string) (int32, bool) {
 			return 0, false
 		}
 		if i >= 0 && t.NodeName(i) == name {
+			return i, true
+		}
+	}
+}
+
+// Names finds the nodes of a topology as NewNamed built it by name: its
+// name index's slots and the ends of its nodes' names in plain memory, so
+// that a look-up reads neither the copy-on-write slots nor the nodes. It
+// knows nothing of the nodes an edit takes out or puts in later.
+type Names struct {
+	slots []int32
+	mask  uint32
+	names string
+	// ends[i] is where node i's name ends in names.
+	ends []int32
+}
+
+// name is node i's name.
+func (x *Names) name(i int32) string {
+	start := int32(0)
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return x.names[start:x.ends[i]]
+}
+
+// Find is Topology.NodeIndex for the topology as built.
+func (x *Names) Find(name string) (int32, bool) {
+	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
+		i := x.slots[h]
+		if i == slotFree {
+			return 0, false
+		}
+		if x.name(i) == name {
 			return i, true
 		}
 	}

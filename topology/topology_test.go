@@ -46,3 +46,39 @@ func TestNodeIndexFindsEveryNodeAndNoOther(t *testing.T) {
 		t.Fatal("an empty topology found a node")
 	}
 }
+
+// TestNamesFindAsNodeIndex checks NewNamed's names against the
+// topology's own index: every node found where NodeIndex finds it, in
+// clusters with and without vacant slots, and no name the topology lacks.
+func TestNamesFindAsNodeIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 40 {
+		var specs []NodeSpec
+		for i := range 1 + rng.IntN(300) {
+			specs = append(specs, NodeSpec{Name: fmt.Sprintf("node-%d", rng.IntN(1000)*1000+i), Flavor: int32(rng.IntN(2)),
+				Labels: []string{fmt.Sprintf("b%d", rng.IntN(4)), fmt.Sprintf("r%d", rng.IntN(9))}, Capacity: res.Vec{8}})
+		}
+		if trial%2 == 1 {
+			specs = WithRoom(specs, 1+rng.IntN(3))
+		}
+		top, names, err := NewNamed([]string{"block", "rack"}, 1, 0, 2, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range specs {
+			want, wok := top.NodeIndex(specs[i].Name)
+			got, ok := names.Find(specs[i].Name)
+			if specs[i].Name == "" {
+				continue // a vacant slot
+			}
+			if !wok || !ok || got != want || top.NodeName(got) != specs[i].Name {
+				t.Fatalf("trial %d: Find(%q) = %d, %t; NodeIndex gives %d, %t", trial, specs[i].Name, got, ok, want, wok)
+			}
+		}
+		for _, name := range []string{"", "node", "node-1000000000", "Node-0"} {
+			if n, ok := names.Find(name); ok {
+				t.Fatalf("trial %d: Find(%q) found node %d", trial, name, n)
+			}
+		}
+	}
+}
