@@ -190,6 +190,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 		}
 	}
 	s.spares = nil
+	s.state.CountAll()
 	// The admitted workloads go into their set at once, sorted, each node
 	// of its tree written once.
 	order := sortByID(b.Running)
@@ -501,6 +502,9 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) (topology.Names, 
 	s.nodeRes = nodeResOf(t, len(s.flavors))
 	s.capacity = topology.NewCapacity(t)
 	s.state = s.capacity.Copy(s.now) // NewState(t, s.now), its counters not worked out twice
+	// The conditions and the admitted pods are booked on the nodes'
+	// states alone, the counters above them worked out once all are in.
+	s.state.DeferCounts()
 	for _, i := range conditioned {
 		n := &nodes[i]
 		cordoned, down, until, _ := nodeCondition(n, s.now)

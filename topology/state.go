@@ -56,6 +56,9 @@ type State struct {
 	idx cow.Slice[uint64]
 	// indexed says idx is built and kept: not until the first Flush.
 	indexed bool
+	// deferred says changes write the nodes' states alone, the counters
+	// left for CountAll (DeferCounts).
+	deferred bool
 	// free[f] is the free amount of every resource over flavor f's usable
 	// nodes, a wide sum (res.AddWide): its low words here, as uint64 bits,
 	// its high words in freeHi. Many nodes hold more than MaxInt64 in all,
@@ -336,20 +339,18 @@ func (s *State) Rebuild() {
 	s.freeHi = nil
 	for n := 0; n < t.NumNodes(); {
 		span := s.nodes.Span(n, t.NumNodes()-n)
+		nodes := t.nodes.Span(n, len(span))
 		for i := range span {
-			ns, node := &span[i], t.Node(int32(n+i))
+			ns, node := &span[i], &nodes[i]
 			if ns.CooldownUntil > s.now {
 				cooling = append(cooling, int32(n+i))
 			}
-			c := s.contribFor(node, ns)
-			if c.usable {
-				s.moveFree(node.Flavor, res.Vec{}, c.free)
+			if !ns.Usable(s.now) {
+				continue
 			}
-			if node.GPUs > 0 && c.usable {
-				leaf := fits[int(t.NodeDomains(int32(n + i))[L])*G:][:G]
-				for g := range leaf {
-					leaf[g] += c.fits[g]
-				}
+			s.moveFree(node.Flavor, res.Vec{}, ns.Free)
+			if node.GPUs > 0 && ns.FreeGPUs != 0 {
+				node.addFits(ns.FreeGPUs, fits[int(t.NodeDomains(int32(n + i))[L])*G:][:node.GPUs])
 			}
 		}
 		n += len(span)
@@ -385,6 +386,22 @@ func (s *State) Rebuild() {
 	}
 }
 
+// DeferCounts makes the state's changes (Allocate, AllocateShare,
+// SetCondition …) write the nodes' states alone, not the counters above
+// them, until CountAll works every counter out at once: for a state
+// written all over before it is read, as Build books a snapshot's running
+// pods, where a pass over every node costs less than keeping the counters
+// pod by pod. Nothing may read the counters (Fits, Agg, FlavorFree, the
+// fit index) in between; the nodes' states read as ever.
+func (s *State) DeferCounts() { s.deferred = true }
+
+// CountAll ends DeferCounts: every counter worked out from the nodes'
+// states, as Rebuild works them out.
+func (s *State) CountAll() {
+	s.deferred = false
+	s.Rebuild()
+}
+
 // contrib is what one node adds to its domains' counters.
 type contrib struct {
 	usable bool
@@ -409,12 +426,26 @@ func (s *State) contribFor(node *Node, ns *NodeState) contrib {
 	if mask == 0 {
 		return c
 	}
-	// Not monotone in g: with islands, a pod larger than every island may
-	// fit where a smaller one does not.
-	for g := 1; g <= int(node.GPUs); g++ {
-		c.fits[g-1] = int32(node.GPUFits(mask, g))
-	}
+	node.addFits(mask, c.fits[:node.GPUs])
 	return c
+}
+
+// addFits adds to fits[g-1], for g from 1 to the node's GPUs, how many
+// pods of g GPUs the node holds when mask holds its free GPUs (GPUFits).
+// Not monotone in g: with islands, a pod larger than every island may fit
+// where a smaller one does not.
+func (n *Node) addFits(mask uint64, fits []int32) {
+	fits = fits[:n.GPUs]
+	if n.Islands == 1 {
+		free := int32(bits.OnesCount64(mask))
+		for g := range fits {
+			fits[g] += free / int32(g+1)
+		}
+		return
+	}
+	for g := range fits {
+		fits[g] += int32(n.GPUFits(mask, g+1))
+	}
 }
 
 // addFits adds (sign 1) or removes (sign -1) node n's contribution to the
@@ -549,6 +580,10 @@ func podsLeft(node *Node, ns *NodeState) int32 {
 
 // change runs fn on node n's state, keeping the counters right.
 func (s *State) change(n int32, fn func(ns *NodeState)) {
+	if s.deferred {
+		fn(s.nodes.Mut(int(n)))
+		return
+	}
 	before := s.contribOf(n)
 	fn(s.nodes.Mut(int(n)))
 	after := s.contribOf(n)
