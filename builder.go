@@ -5,7 +5,6 @@ package allot
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/sortkey"
 	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
@@ -232,11 +232,9 @@ func firstDuplicateID(ws []Workload, paths indexPaths) error {
 	return nil
 }
 
-// sortByID is the order of ws by ID: ws[order[0]] has the least. Each
-// ID's first eight bytes, read big-endian into a word, order it unless
-// another's are the same (a word compares as its bytes do, a shorter ID
-// padded with zeros), so that most comparisons are of two words, not of
-// two strings.
+// sortByID is the order of ws by ID: ws[order[0]] has the least. The
+// IDs' words (sortkey.Prefix) order them where they differ, so that most
+// comparisons are of two words, not of two strings.
 func sortByID(ws []Workload) []int32 {
 	type keyed struct {
 		key uint64
@@ -244,9 +242,7 @@ func sortByID(ws []Workload) []int32 {
 	}
 	keys := make([]keyed, len(ws))
 	for i := range ws {
-		var b [8]byte
-		copy(b[:], ws[i].ID)
-		keys[i] = keyed{binary.BigEndian.Uint64(b[:]), int32(i)}
+		keys[i] = keyed{sortkey.Prefix(ws[i].ID), int32(i)}
 	}
 	slices.SortFunc(keys, func(a, b keyed) int {
 		if c := cmp.Compare(a.key, b.key); c != 0 {

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/sortkey"
 )
 
 // Errors returned by New.
@@ -182,16 +184,7 @@ func NewNamed(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*
 			return nil, Names{}, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, specs[i].Name, len(specs[i].Labels), len(levels))
 		}
 	}
-	order := make([]int, len(specs))
-	for i := range order {
-		order[i] = i
-	}
-	// The labels are compared by rank, the strings compared once for each
-	// distinct value rather than at every comparison of the sort.
-	L, ranks := len(levels), labelRanks(specs, len(levels))
-	slices.SortStableFunc(order, func(a, b int) int {
-		return specOrder(&specs[a], &specs[b], func() int { return slices.Compare(ranks[a*L:(a+1)*L], ranks[b*L:(b+1)*L]) })
-	})
+	order := specsOrder(specs, len(levels))
 	if slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }) {
 		sorted := make([]NodeSpec, len(order))
 		for i, o := range order {
@@ -231,6 +224,76 @@ func specOrder(x, y *NodeSpec, labels func() int) int {
 		return -1
 	}
 	return strings.Compare(x.Name, y.Name)
+}
+
+// specsOrder is the order of specs, each with L labels, by compareSpecs,
+// specs that compare equal in their order: specs[order[0]] is the least.
+// The labels are compared by rank, the strings compared once for each
+// distinct value rather than at every comparison of the sort. Where a
+// spec's flavor, label ranks and vacancy fit in one word, the sort
+// compares those words, and then the words of the names' first eight
+// bytes, so that it seldom reads a spec or a name.
+func specsOrder(specs []NodeSpec, L int) []int {
+	ranks := labelRanks(specs, L)
+	order := make([]int, len(specs))
+	for i := range order {
+		order[i] = i
+	}
+	width := make([]int, L)
+	flavors := int32(0)
+	for i := range specs {
+		if specs[i].Flavor < 0 {
+			flavors = -1
+			break
+		}
+		flavors = max(flavors, specs[i].Flavor)
+		for l := range L {
+			width[l] = max(width[l], bits.Len32(uint32(ranks[i*L+l])))
+		}
+	}
+	total := 1 + bits.Len32(uint32(flavors))
+	for _, w := range width {
+		total += w
+	}
+	if flavors < 0 || total > 64 {
+		slices.SortStableFunc(order, func(a, b int) int {
+			return specOrder(&specs[a], &specs[b], func() int { return slices.Compare(ranks[a*L:(a+1)*L], ranks[b*L:(b+1)*L]) })
+		})
+		return order
+	}
+	type keyed struct {
+		key, name uint64
+		i         int32
+	}
+	keys := make([]keyed, len(specs))
+	for i := range specs {
+		sp := &specs[i]
+		k := uint64(sp.Flavor)
+		for l, w := range width {
+			k = k<<w | uint64(ranks[i*L+l])
+		}
+		k <<= 1
+		if sp.vacant {
+			k |= 1
+		}
+		keys[i] = keyed{key: k, name: sortkey.Prefix(sp.Name), i: int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b keyed) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		if a.name != b.name {
+			return cmp.Compare(a.name, b.name)
+		}
+		if c := strings.Compare(specs[a.i].Name, specs[b.i].Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for k := range keys {
+		order[k] = int(keys[k].i)
+	}
+	return order
 }
 
 // labelRanks is, for spec i and level l, ranks[i*L+l]: the rank of its

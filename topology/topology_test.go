@@ -3,6 +3,7 @@ package topology
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/allot-sched/allot/internal/res"
@@ -79,6 +80,44 @@ func TestNamesFindAsNodeIndex(t *testing.T) {
 			if n, ok := names.Find(name); ok {
 				t.Fatalf("trial %d: Find(%q) found node %d", trial, name, n)
 			}
+		}
+	}
+}
+
+// TestSpecsOrderEqualsCompareSpecs checks New's sort of the nodes against
+// a stable sort by compareSpecs on random specs: vacant slots, names that
+// share long prefixes and names given twice, with labels that fit the
+// sort's one-word keys and with levels too many to fit.
+func TestSpecsOrderEqualsCompareSpecs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 60 {
+		L, values := 2, 1+rng.IntN(12)
+		if trial%3 == 2 {
+			L, values = 9, 300 // 9 levels of 9 bits: past one word
+		}
+		var specs []NodeSpec
+		for range rng.IntN(400) {
+			labels := make([]string, L)
+			for l := range labels {
+				labels[l] = fmt.Sprintf("v%d", rng.IntN(values))
+			}
+			name := fmt.Sprintf("gpu-node-%d", rng.IntN(500))
+			if rng.IntN(4) == 0 {
+				name = name[:len(name)-1]
+			}
+			sp := NodeSpec{Name: name, Flavor: int32(rng.IntN(3)), Labels: labels}
+			if rng.IntN(8) == 0 {
+				sp = Vacancy(sp.Flavor, labels)
+			}
+			specs = append(specs, sp)
+		}
+		want := make([]int, len(specs))
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortStableFunc(want, func(a, b int) int { return compareSpecs(&specs[a], &specs[b]) })
+		if got := specsOrder(specs, L); !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%d levels): order %v, want %v", trial, L, got, want)
 		}
 	}
 }
