@@ -70,31 +70,25 @@ func (t *Topology) buildIndex() {
 		return
 	}
 	// The most pods of g GPUs each domain holds at full capacity.
+	// Each node's added to its narrowest domain's, then each level's sums
+	// into their parents', narrowest first (as State.Rebuild adds them).
 	capFits := make([]int32, len(t.Domains)*G)
-	for n := range t.NumNodes() {
-		node := t.Node(int32(n))
-		gpus := int(node.GPUs)
-		if node.vacant {
-			gpus = G // room for the largest node Fill puts in: one island
-		}
-		if gpus == 0 {
-			continue
-		}
-		all := node.AllGPUs()
-		doms := t.NodeDomains(int32(n))
-		for g := 1; g <= gpus; g++ {
-			c := int32(node.GPUFits(all, g))
+	for n := 0; n < t.NumNodes(); {
+		nodes := t.nodes.Span(n, t.NumNodes()-n)
+		for i := range nodes {
+			node := &nodes[i]
+			leaf := capFits[int(t.NodeDomains(int32(n + i))[L])*G:][:G]
 			if node.vacant {
-				c = int32(G / g)
-			}
-			if c == 0 {
+				for g := range leaf {
+					leaf[g] += int32(G / (g + 1)) // room for the largest node Fill puts in: one island
+				}
 				continue
 			}
-			for l := 1; l <= L; l++ {
-				capFits[int(doms[l])*G+g-1] += c
-			}
+			node.addFits(node.AllGPUs(), leaf[:node.GPUs])
 		}
+		n += len(nodes)
 	}
+	t.addUp(capFits, 1)
 	words := int32(0)
 	for f, ft := range t.Flavors {
 		// Index (level-1)*G + g-1; an index with n == 0 is absent.

@@ -355,19 +355,7 @@ func (s *State) Rebuild() {
 		}
 		n += len(span)
 	}
-	if G > 0 {
-		for l := L; l >= 1; l-- {
-			for f := range t.Flavors {
-				rng := t.Flavors[f].Levels[l]
-				for d := rng[0]; d < rng[1]; d++ {
-					from, to := fits[int(d)*G:][:G], fits[int(t.Domains[d].Parent)*G:][:G]
-					for g := range to {
-						to[g] += from[g]
-					}
-				}
-			}
-		}
-	}
+	t.addUp(fits, 0)
 	for i := 0; i < len(fits); {
 		i += copy(s.fits.MutSpan(i, len(s.fits.Span(i, len(fits)-i))), fits[i:])
 	}
@@ -400,6 +388,28 @@ func (s *State) DeferCounts() { s.deferred = true }
 func (s *State) CountAll() {
 	s.deferred = false
 	s.Rebuild()
+}
+
+// addUp adds the counts of each domain below level top (fits[d*G+g-1]
+// for domain d) into its parent's, level by level from the narrowest up,
+// so that a domain's counts, given those of the narrowest domains alone,
+// come to the sums of its nodes'.
+func (t *Topology) addUp(fits []int32, top int) {
+	G := t.G
+	if G == 0 {
+		return
+	}
+	for l := len(t.Levels); l > top; l-- {
+		for f := range t.Flavors {
+			rng := t.Flavors[f].Levels[l]
+			for d := rng[0]; d < rng[1]; d++ {
+				from, to := fits[int(d)*G:][:G], fits[int(t.Domains[d].Parent)*G:][:G]
+				for g := range to {
+					to[g] += from[g]
+				}
+			}
+		}
+	}
 }
 
 // contrib is what one node adds to its domains' counters.
@@ -547,11 +557,12 @@ func (s *State) recomputeAgg(d int32) bool {
 		// A page of node states at a time; without GPUs no node counts.
 		for n := dom.First; n < dom.End && s.T.GPU >= 0; {
 			span := s.nodes.Span(int(n), int(dom.End-n))
+			nodes := s.T.nodes.Span(int(n), len(span))
 			for i := range span {
 				ns := &span[i]
 				if ns.Free[s.T.GPU] > 0 && ns.Usable(s.now) {
 					agg.MinFree = agg.MinFree.Min(ns.Free)
-					agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(s.T.Node(n+int32(i)), ns))
+					agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(&nodes[i], ns))
 				}
 			}
 			n += int32(len(span))

@@ -278,10 +278,34 @@ func specsOrder(specs []NodeSpec, L int) []int {
 		}
 		keys[i] = keyed{key: k, name: sortkey.Prefix(sp.Name), i: int32(i)}
 	}
-	slices.SortFunc(keys, func(a, b keyed) int {
-		if a.key != b.key {
-			return cmp.Compare(a.key, b.key)
+	// Nodes come rack by rack as a rule: the runs of one key are sorted
+	// by their keys, and only the specs of one key by their names.
+	type run struct {
+		key        uint64
+		start, end int32
+	}
+	count := 0
+	for i := range keys {
+		if i == 0 || keys[i].key != keys[i-1].key {
+			count++
 		}
+	}
+	runs := make([]run, 0, count)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j].key == keys[i].key {
+			j++
+		}
+		runs = append(runs, run{keys[i].key, int32(i), int32(j)})
+		i = j
+	}
+	slices.SortFunc(runs, func(a, b run) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.start, b.start)
+	})
+	byName := func(a, b keyed) int {
 		if a.name != b.name {
 			return cmp.Compare(a.name, b.name)
 		}
@@ -289,9 +313,21 @@ func specsOrder(specs []NodeSpec, L int) []int {
 			return c
 		}
 		return cmp.Compare(a.i, b.i)
-	})
-	for k := range keys {
-		order[k] = int(keys[k].i)
+	}
+	sorted := make([]keyed, 0, len(keys))
+	for r := 0; r < len(runs); {
+		from := len(sorted)
+		q := r
+		for ; q < len(runs) && runs[q].key == runs[r].key; q++ {
+			sorted = append(sorted, keys[runs[q].start:runs[q].end]...)
+		}
+		if group := sorted[from:]; !slices.IsSortedFunc(group, byName) {
+			slices.SortFunc(group, byName)
+		}
+		r = q
+	}
+	for k := range sorted {
+		order[k] = int(sorted[k].i)
 	}
 	return order
 }
