@@ -179,21 +179,19 @@ func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topol
 // memory (Names), for a caller that looks many of them up as soon as it
 // is built.
 func NewNamed(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, Names, error) {
-	for i := range specs {
-		if len(specs[i].Labels) != len(levels) {
-			return nil, Names{}, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, specs[i].Name, len(specs[i].Labels), len(levels))
-		}
+	order, sum, err := specsOrder(specs, len(levels))
+	if err != nil {
+		return nil, Names{}, err
 	}
-	order := specsOrder(specs, len(levels))
-	if slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }) {
+	if sum.vacant {
 		sorted := make([]NodeSpec, len(order))
 		for i, o := range order {
 			sorted[i] = specs[o]
 		}
 		specs, _ = keepRoom(sorted, -1)
-		order = nil
+		return build(levels, resources, gpu, flavors, specs, nil, -1)
 	}
-	return build(levels, resources, gpu, flavors, specs, order)
+	return build(levels, resources, gpu, flavors, specs, order, sum.nameBytes)
 }
 
 // compareSpecs is the nodes' order: by flavor, then label by label from
@@ -226,57 +224,103 @@ func specOrder(x, y *NodeSpec, labels func() int) int {
 	return strings.Compare(x.Name, y.Name)
 }
 
-// specsOrder is the order of specs, each with L labels, by compareSpecs,
-// specs that compare equal in their order: specs[order[0]] is the least.
-// The labels are compared by rank, the strings compared once for each
-// distinct value rather than at every comparison of the sort. Where a
-// spec's flavor, label ranks and vacancy fit in one word, the sort
-// compares those words, and then the words of the names' first eight
-// bytes, so that it seldom reads a spec or a name.
-func specsOrder(specs []NodeSpec, L int) []int {
-	ranks := labelRanks(specs, L)
-	order := make([]int, len(specs))
-	for i := range order {
-		order[i] = i
-	}
-	width := make([]int, L)
-	flavors := int32(0)
-	for i := range specs {
-		if specs[i].Flavor < 0 {
-			flavors = -1
-			break
-		}
-		flavors = max(flavors, specs[i].Flavor)
-		for l := range L {
-			width[l] = max(width[l], bits.Len32(uint32(ranks[i*L+l])))
-		}
-	}
-	total := 1 + bits.Len32(uint32(flavors))
-	for _, w := range width {
-		total += w
-	}
-	if flavors < 0 || total > 64 {
-		slices.SortStableFunc(order, func(a, b int) int {
-			return specOrder(&specs[a], &specs[b], func() int { return slices.Compare(ranks[a*L:(a+1)*L], ranks[b*L:(b+1)*L]) })
-		})
-		return order
+// specsSum is what specsOrder learns of the specs besides their order:
+// whether any is a vacant slot, and how many bytes their names take.
+type specsSum struct {
+	vacant    bool
+	nameBytes int
+}
+
+// specsOrder is the order of specs by compareSpecs, specs that compare
+// equal in their order: specs[order[0]] is the least. It refuses a spec
+// without L labels (ErrMissingLabel), the first in their order. The
+// labels are compared by rank, the strings compared once for each
+// distinct value rather than at every comparison of the sort, and a label
+// looked up only where it differs from the spec's before, as it seldom
+// does in a list of nodes rack by rack. Where a spec's flavor, label
+// ranks and vacancy fit in one word, the sort compares those words, and
+// then the words of the names' first bytes (sortkey.Prefix), so that it
+// seldom reads a spec or a name; and it sorts the runs of specs of one
+// word, then the specs of one word by name. The specs are read once.
+func specsOrder(specs []NodeSpec, L int) ([]int, specsSum, error) {
+	var sum specsSum
+	// ranks[i*L+l] is spec i's label at level l: its value's id, in the
+	// order values are first seen, until it is made the value's rank.
+	ranks := make([]int32, len(specs)*L)
+	ids := make([]map[string]int32, L)
+	values := make([][]string, L)
+	prev := make([]int32, L)
+	for l := range L {
+		ids[l], prev[l] = make(map[string]int32), -1
 	}
 	type keyed struct {
 		key, name uint64
 		i         int32
 	}
+	// keys[i].key holds spec i's flavor and vacancy until its ranks are
+	// known.
 	keys := make([]keyed, len(specs))
+	flavors, negative := int32(0), false
 	for i := range specs {
 		sp := &specs[i]
-		k := uint64(sp.Flavor)
+		if len(sp.Labels) != L {
+			return nil, sum, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, sp.Name, len(sp.Labels), L)
+		}
+		for l, v := range sp.Labels {
+			if p := prev[l]; p < 0 || values[l][p] != v {
+				id, ok := ids[l][v]
+				if !ok {
+					id = int32(len(values[l]))
+					ids[l][v] = id
+					values[l] = append(values[l], v)
+				}
+				prev[l] = id
+			}
+			ranks[i*L+l] = prev[l]
+		}
+		flavors, negative = max(flavors, sp.Flavor), negative || sp.Flavor < 0
+		sum.vacant = sum.vacant || sp.vacant
+		sum.nameBytes += len(sp.Name)
+		keys[i] = keyed{key: uint64(uint32(sp.Flavor))<<1 | b2u(sp.vacant), name: sortkey.Prefix(sp.Name), i: int32(i)}
+	}
+	width := make([]int, L)
+	total := 1 + bits.Len32(uint32(flavors))
+	for l, vs := range values {
+		byValue := make([]int32, len(vs))
+		for k := range byValue {
+			byValue[k] = int32(k)
+		}
+		slices.SortFunc(byValue, func(a, b int32) int { return strings.Compare(vs[a], vs[b]) })
+		rank := make([]int32, len(vs))
+		for r, id := range byValue {
+			rank[id] = int32(r)
+		}
+		for k := l; k < len(ranks); k += L {
+			ranks[k] = rank[ranks[k]]
+		}
+		width[l] = bits.Len32(uint32(max(len(vs)-1, 0)))
+		total += width[l]
+	}
+	order := make([]int, len(specs))
+	if negative || total > 64 {
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return specOrder(&specs[a], &specs[b], func() int { return slices.Compare(ranks[a*L:(a+1)*L], ranks[b*L:(b+1)*L]) })
+		})
+		return order, sum, nil
+	}
+	runs := 0
+	for i := range keys {
+		k := keys[i].key >> 1
 		for l, w := range width {
 			k = k<<w | uint64(ranks[i*L+l])
 		}
-		k <<= 1
-		if sp.vacant {
-			k |= 1
+		keys[i].key = k<<1 | keys[i].key&1
+		if i == 0 || keys[i].key != keys[i-1].key {
+			runs++
 		}
-		keys[i] = keyed{key: k, name: sortkey.Prefix(sp.Name), i: int32(i)}
 	}
 	// Nodes come rack by rack as a rule: the runs of one key are sorted
 	// by their keys, and only the specs of one key by their names.
@@ -284,22 +328,16 @@ func specsOrder(specs []NodeSpec, L int) []int {
 		key        uint64
 		start, end int32
 	}
-	count := 0
-	for i := range keys {
-		if i == 0 || keys[i].key != keys[i-1].key {
-			count++
-		}
-	}
-	runs := make([]run, 0, count)
+	byKey := make([]run, 0, runs)
 	for i := 0; i < len(keys); {
 		j := i + 1
 		for j < len(keys) && keys[j].key == keys[i].key {
 			j++
 		}
-		runs = append(runs, run{keys[i].key, int32(i), int32(j)})
+		byKey = append(byKey, run{keys[i].key, int32(i), int32(j)})
 		i = j
 	}
-	slices.SortFunc(runs, func(a, b run) int {
+	slices.SortFunc(byKey, func(a, b run) int {
 		if c := cmp.Compare(a.key, b.key); c != 0 {
 			return c
 		}
@@ -314,72 +352,48 @@ func specsOrder(specs []NodeSpec, L int) []int {
 		}
 		return cmp.Compare(a.i, b.i)
 	}
-	sorted := make([]keyed, 0, len(keys))
-	for r := 0; r < len(runs); {
-		from := len(sorted)
-		q := r
-		for ; q < len(runs) && runs[q].key == runs[r].key; q++ {
-			sorted = append(sorted, keys[runs[q].start:runs[q].end]...)
+	// A key of one run is sorted where it lies; the runs of a key given
+	// apart are gathered in scratch first.
+	var scratch []keyed
+	at := 0
+	for r := 0; r < len(byKey); {
+		q := r + 1
+		for q < len(byKey) && byKey[q].key == byKey[r].key {
+			q++
 		}
-		if group := sorted[from:]; !slices.IsSortedFunc(group, byName) {
+		group := keys[byKey[r].start:byKey[r].end]
+		if q > r+1 {
+			scratch = scratch[:0]
+			for _, x := range byKey[r:q] {
+				scratch = append(scratch, keys[x.start:x.end]...)
+			}
+			group = scratch
+		}
+		if !slices.IsSortedFunc(group, byName) {
 			slices.SortFunc(group, byName)
+		}
+		for _, x := range group {
+			order[at] = int(x.i)
+			at++
 		}
 		r = q
 	}
-	for k := range sorted {
-		order[k] = int(sorted[k].i)
-	}
-	return order
+	return order, sum, nil
 }
 
-// labelRanks is, for spec i and level l, ranks[i*L+l]: the rank of its
-// label value among the level's distinct values in string order. A map
-// look-up is made only where a spec's label differs from the spec's
-// before it, as it seldom does in a list of nodes rack by rack.
-func labelRanks(specs []NodeSpec, L int) []int32 {
-	ranks := make([]int32, len(specs)*L)
-	ids := make([]map[string]int32, L)
-	values := make([][]string, L)
-	prev := make([]int32, L)
-	for l := range L {
-		ids[l], prev[l] = make(map[string]int32), -1
+// b2u is 1 for true, 0 for false.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
 	}
-	for i := range specs {
-		for l, v := range specs[i].Labels {
-			if p := prev[l]; p < 0 || values[l][p] != v {
-				id, ok := ids[l][v]
-				if !ok {
-					id = int32(len(values[l]))
-					ids[l][v] = id
-					values[l] = append(values[l], v)
-				}
-				prev[l] = id
-			}
-			ranks[i*L+l] = prev[l]
-		}
-	}
-	rank := make([][]int32, L)
-	for l, vs := range values {
-		byValue := make([]int32, len(vs))
-		for k := range byValue {
-			byValue[k] = int32(k)
-		}
-		slices.SortFunc(byValue, func(a, b int32) int { return strings.Compare(vs[a], vs[b]) })
-		rank[l] = make([]int32, len(vs))
-		for r, id := range byValue {
-			rank[l][id] = int32(r)
-		}
-	}
-	for i := range ranks {
-		ranks[i] = rank[i%L][ranks[i]]
-	}
-	return ranks
+	return 0
 }
 
 // build builds the topology of nodes given in their order (compareSpecs),
 // each with a label per level: specs[order[i]] is node i (nil order: the
-// specs in their order).
-func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int) (*Topology, Names, error) {
+// specs in their order). Their names take nameBytes bytes (-1: not
+// counted yet).
+func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int, nameBytes int) (*Topology, Names, error) {
 	spec := func(i int) *NodeSpec {
 		if order == nil {
 			return &specs[i]
@@ -392,16 +406,17 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	// rather than in small objects of their own, and each distinct label
 	// value is kept once: a large cluster is a few objects for the
 	// collector, none of them a long array of pointers.
+	// The names are written in the one pass over the nodes below, into
+	// room made for all of them: each string taken of the builder so far
+	// shares its memory.
 	var all strings.Builder
-	size := 0
-	for i := range specs {
-		size += len(specs[i].Name)
+	if nameBytes < 0 {
+		nameBytes = 0
+		for i := range specs {
+			nameBytes += len(specs[i].Name)
+		}
 	}
-	all.Grow(size)
-	for i := range specs {
-		all.WriteString(spec(i).Name)
-	}
-	t.names = all.String()
+	all.Grow(nameBytes)
 	t.labels = make([]int32, 0, len(specs)*len(levels))
 	labelIDs := make(map[string]int32)
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
@@ -409,7 +424,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	// names just laid out (Names), and made copy on write once full.
 	slotCount := nameSlots(len(specs))
 	byName := nameIndex{mask: uint32(slotCount - 1)}
-	names := Names{slots: make([]int32, slotCount), mask: byName.mask, names: t.names, ends: make([]int32, len(specs))}
+	names := Names{slots: make([]int32, slotCount), mask: byName.mask, ends: make([]int32, len(specs))}
 	for i := range names.slots {
 		names.slots[i] = slotFree
 	}
@@ -439,6 +454,8 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		node.shareBase = t.ShareSlots
 		node.mig = [2]int32{migAt, int32(len(t.mig))}
 		node.name = [2]int32{at, at + int32(len(sp.Name))}
+		all.WriteString(sp.Name)
+		names.names = all.String()
 		t.nodes.Set(i, node)
 		if node.Islands > 1 {
 			t.islands[i+1]++
@@ -456,6 +473,8 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	}
 	byName.slots = cow.From(names.slots)
 	t.byName = byName
+	t.names = all.String()
+	names.names = t.names
 	t.TotalGPUs = total
 	t.buildDomains(flavors)
 	t.buildIndex()

@@ -116,8 +116,16 @@ func TestSpecsOrderEqualsCompareSpecs(t *testing.T) {
 			want[i] = i
 		}
 		slices.SortStableFunc(want, func(a, b int) int { return compareSpecs(&specs[a], &specs[b]) })
-		if got := specsOrder(specs, L); !slices.Equal(got, want) {
-			t.Fatalf("trial %d (%d levels): order %v, want %v", trial, L, got, want)
+		got, sum, err := specsOrder(specs, L)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%d levels): order %v, %v; want %v", trial, L, got, err, want)
+		}
+		bytes := 0
+		for i := range specs {
+			bytes += len(specs[i].Name)
+		}
+		if vacant := slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }); sum != (specsSum{vacant, bytes}) {
+			t.Fatalf("trial %d: %+v, want %+v", trial, sum, specsSum{vacant, bytes})
 		}
 	}
 }
