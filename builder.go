@@ -451,6 +451,11 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) (topology.Names, 
 	// by node would give it.
 	specs := make([]topology.NodeSpec, len(nodes))
 	labels := make([]string, len(nodes)*len(levels))
+	// The same pass notes the nodes that may have marks (taints, or labels
+	// a flavor may select by), and those in a condition, set once the
+	// topology and the state are made.
+	selecting := slices.ContainsFunc(s.flavors, func(f Flavor) bool { return len(f.NodeLabels) > 0 })
+	var marked, conditioned []int
 	for i := range nodes {
 		n := &nodes[i]
 		if n.Name == "" {
@@ -472,6 +477,12 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) (topology.Names, 
 			return topology.Names{}, err
 		}
 		specs[i] = spec
+		if len(n.Taints) > 0 || (selecting && len(n.Labels) > 0) {
+			marked = append(marked, i)
+		}
+		if _, _, _, ok := nodeCondition(n, s.now); ok {
+			conditioned = append(conditioned, i)
+		}
 	}
 	t, names, err := topology.NewNamed(levels, len(s.resources), s.gpu, len(s.flavors), topology.WithRoom(specs, s.options.NodeRoom))
 	if err != nil {
@@ -482,16 +493,10 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) (topology.Names, 
 	}
 	s.topo = t
 	keys := s.flavorKeys()
-	// One more pass over the description: the nodes' marks, and which
-	// nodes are in a condition, set once the state is made.
-	var conditioned []int
-	for i := range nodes {
+	for _, i := range marked {
 		if len(nodes[i].Taints) > 0 || (len(keys) > 0 && len(nodes[i].Labels) > 0) {
 			n, _ := names.Find(nodes[i].Name)
 			s.marks.mark(n, &nodes[i], keys, t.NumNodes())
-		}
-		if _, _, _, ok := nodeCondition(&nodes[i], s.now); ok {
-			conditioned = append(conditioned, i)
 		}
 	}
 	s.marks.settle()

@@ -334,6 +334,12 @@ func (s *State) Rebuild() {
 	G, L := t.G, len(t.Levels)
 	s.indexed = false
 	fits := make([]int32, len(t.Domains)*G)
+	// The narrowest domains' aggregates are folded in the same pass over
+	// the nodes, and the broader ones' from them.
+	aggs := make([]DomainAgg, len(t.Domains))
+	for d := range aggs {
+		aggs[d] = noAgg
+	}
 	var cooling []int32
 	s.setFree(make([]res.Vec, len(t.Flavors)))
 	s.freeHi = nil
@@ -349,8 +355,10 @@ func (s *State) Rebuild() {
 				continue
 			}
 			s.moveFree(node.Flavor, res.Vec{}, ns.Free)
+			leaf := t.NodeDomains(int32(n + i))[L]
+			aggs[leaf].addNode(t, node, ns)
 			if node.GPUs > 0 && ns.FreeGPUs != 0 {
-				node.addFits(ns.FreeGPUs, fits[int(t.NodeDomains(int32(n + i))[L])*G:][:node.GPUs])
+				node.addFits(ns.FreeGPUs, fits[int(leaf)*G:][:node.GPUs])
 			}
 		}
 		n += len(span)
@@ -360,18 +368,38 @@ func (s *State) Rebuild() {
 		i += copy(s.fits.MutSpan(i, len(s.fits.Span(i, len(fits)-i))), fits[i:])
 	}
 	s.setCooling(cooling)
-	// Aggregates bottom-up: narrowest level first.
-	for l := L; l >= 0; l-- {
+	for l := L; l >= 1; l-- {
 		for f := range t.Flavors {
 			rng := t.Flavors[f].Levels[l]
 			for d := rng[0]; d < rng[1]; d++ {
-				s.recomputeAgg(d)
+				aggs[t.Domains[d].Parent].addChild(&aggs[d])
 			}
 		}
+	}
+	for i := 0; i < len(aggs); {
+		i += copy(s.aggs.MutSpan(i, len(s.aggs.Span(i, len(aggs)-i))), aggs[i:])
 	}
 	if s.dirty != nil {
 		*s.dirty = (*s.dirty)[:0]
 	}
+}
+
+// noAgg is the aggregates of a domain with no node that counts.
+var noAgg = DomainAgg{MinFree: res.Fill(math.MaxInt64), MinPodsLeft: math.MaxInt32}
+
+// addNode folds into a narrowest domain's aggregates a usable node of t,
+// described by node and in state ns: it counts when it has a free GPU.
+func (a *DomainAgg) addNode(t *Topology, node *Node, ns *NodeState) {
+	if t.GPU >= 0 && ns.Free[t.GPU] > 0 {
+		a.MinFree = a.MinFree.Min(ns.Free)
+		a.MinPodsLeft = min(a.MinPodsLeft, podsLeft(node, ns))
+	}
+}
+
+// addChild folds a child domain's aggregates into its parent's.
+func (a *DomainAgg) addChild(c *DomainAgg) {
+	a.MinFree = a.MinFree.Min(c.MinFree)
+	a.MinPodsLeft = min(a.MinPodsLeft, c.MinPodsLeft)
 }
 
 // DeferCounts makes the state's changes (Allocate, AllocateShare,
@@ -552,26 +580,22 @@ func (s *State) carryFree(f int32, carry res.Vec) {
 // and reports whether they changed.
 func (s *State) recomputeAgg(d int32) bool {
 	dom := &s.T.Domains[d]
-	agg := DomainAgg{MinFree: res.Fill(math.MaxInt64), MinPodsLeft: math.MaxInt32}
+	agg := noAgg
 	if int(dom.Level) == len(s.T.Levels) {
 		// A page of node states at a time; without GPUs no node counts.
 		for n := dom.First; n < dom.End && s.T.GPU >= 0; {
 			span := s.nodes.Span(int(n), int(dom.End-n))
 			nodes := s.T.nodes.Span(int(n), len(span))
 			for i := range span {
-				ns := &span[i]
-				if ns.Free[s.T.GPU] > 0 && ns.Usable(s.now) {
-					agg.MinFree = agg.MinFree.Min(ns.Free)
-					agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(&nodes[i], ns))
+				if span[i].Usable(s.now) {
+					agg.addNode(s.T, &nodes[i], &span[i])
 				}
 			}
 			n += int32(len(span))
 		}
 	} else {
 		for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
-			ca := s.aggs.Ptr(int(c))
-			agg.MinFree = agg.MinFree.Min(ca.MinFree)
-			agg.MinPodsLeft = min(agg.MinPodsLeft, ca.MinPodsLeft)
+			agg.addChild(s.aggs.Ptr(int(c)))
 		}
 	}
 	if *s.aggs.Ptr(int(d)) == agg {
