@@ -233,19 +233,19 @@ func firstDuplicateID(ws []Workload, paths indexPaths) error {
 }
 
 // sortByID is the order of ws by ID: ws[order[0]] has the least. The
-// IDs' words (sortkey.Prefix) order them where they differ, so that most
-// comparisons are of two words, not of two strings.
+// IDs' first two words (sortkey.Word) order them where they differ, so
+// that most comparisons are of words, not of strings.
 func sortByID(ws []Workload) []int32 {
 	type keyed struct {
-		key uint64
-		i   int32
+		hi, lo uint64
+		i      int32
 	}
 	keys := make([]keyed, len(ws))
 	for i := range ws {
-		keys[i] = keyed{sortkey.Prefix(ws[i].ID), int32(i)}
+		keys[i] = keyed{sortkey.Word(ws[i].ID, 0), sortkey.Word(ws[i].ID, 1), int32(i)}
 	}
 	slices.SortFunc(keys, func(a, b keyed) int {
-		if c := cmp.Compare(a.key, b.key); c != 0 {
+		if c := cmp.Or(cmp.Compare(a.hi, b.hi), cmp.Compare(a.lo, b.lo)); c != 0 {
 			return c
 		}
 		if c := strings.Compare(ws[a.i].ID, ws[b.i].ID); c != 0 {

@@ -85,8 +85,10 @@ type State struct {
 
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
-	return Restate(t, now, func(n int32) NodeState {
-		return t.Node(n).Empty()
+	return restate(t, now, func(_ int, span []NodeState, nodes []Node) {
+		for k := range span {
+			span[k] = nodes[k].Empty()
+		}
 	})
 }
 

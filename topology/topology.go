@@ -431,9 +431,21 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	at := int32(0)
 	total := 0
 	t.islands = make([]int32, len(specs)+1)
+	// ranges[f] bounds the nodes of flavor f, which the order keeps
+	// together; [n, n) for a flavor without nodes.
+	ranges := make([][2]int32, flavors)
+	for f := range ranges {
+		ranges[f] = [2]int32{int32(len(specs)), int32(len(specs))}
+	}
 	for i := range specs {
 		t.islands[i+1] = t.islands[i]
 		sp := spec(i)
+		if f := sp.Flavor; f >= 0 && int(f) < flavors {
+			if ranges[f][0] == int32(len(specs)) {
+				ranges[f][0] = int32(i)
+			}
+			ranges[f][1] = int32(i + 1)
+		}
 		if sp.vacant {
 			t.appendLabels(labelIDs, sp.Labels)
 			v := vacancy(sp.Flavor)
@@ -476,7 +488,7 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	t.names = all.String()
 	names.names = t.names
 	t.TotalGPUs = total
-	t.buildDomains(flavors)
+	t.buildDomains(ranges)
 	t.buildIndex()
 	return t, names, nil
 }
@@ -623,7 +635,10 @@ func maskOf(from, n int) uint64 {
 	return ((uint64(1) << n) - 1) << from
 }
 
-func (t *Topology) buildDomains(flavors int) {
+// buildDomains builds the flavors' domain trees, ranges[f] bounding the
+// nodes of flavor f (empty ranges at 0 for a flavor without nodes).
+func (t *Topology) buildDomains(ranges [][2]int32) {
+	flavors := len(ranges)
 	L := len(t.Levels)
 	t.Flavors = make([]FlavorTree, flavors)
 	// The domains' paths are written into one string, each domain's path
@@ -634,14 +649,7 @@ func (t *Topology) buildDomains(flavors int) {
 	var pathEnd []int
 	for f := range t.Flavors {
 		ft := &t.Flavors[f]
-		first := int32(0)
-		for first < int32(t.NumNodes()) && t.Node(first).Flavor != int32(f) {
-			first++
-		}
-		end := first
-		for end < int32(t.NumNodes()) && t.Node(end).Flavor == int32(f) {
-			end++
-		}
+		first, end := ranges[f][0], ranges[f][1]
 		ft.First, ft.End = first, end
 		ft.Levels = make([][2]int32, L+1)
 		// Level 0: the flavor's root.
