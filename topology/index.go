@@ -151,11 +151,11 @@ func (t *Topology) index(f int32, l, g int) *levelIndex {
 	return x
 }
 
-// rebuildIndex fills the fit index from the fits.
+// rebuildIndex fills the fit index from the fits, its words set in plain
+// memory and copied in once.
 func (s *State) rebuildIndex() {
 	t := s.T
-	s.idx = cow.Make[uint64](t.idxWords)
-	s.indexed = true
+	words := make([]uint64, t.idxWords)
 	for f := range t.fitIdx {
 		for l := 1; l <= len(t.Levels); l++ {
 			for g := 1; g <= t.G; g++ {
@@ -164,11 +164,33 @@ func (s *State) rebuildIndex() {
 					continue
 				}
 				for i := range x.n {
-					s.idxSet(x, s.Fits(x.first+i, g), i)
+					if v := s.Fits(x.first+i, g); v > 0 {
+						for _, m := range x.marks(v, i) {
+							words[m.word] |= m.bit
+						}
+					}
 				}
 			}
 		}
 	}
+	s.idx = cow.Make[uint64](t.idxWords)
+	s.indexed = true
+	for i := 0; i < len(words); {
+		i += copy(s.idx.MutSpan(i, len(s.idx.Span(i, len(words)-i))), words[i:])
+	}
+}
+
+// mark is a bit of the index: word's bit.
+type mark struct {
+	word int
+	bit  uint64
+}
+
+// marks are the bits that say domain i of the level (0 for its first)
+// holds value v > 0: its bit in v's row, its row word's in v's summary,
+// and v's among the values.
+func (x *levelIndex) marks(v, i int32) [3]mark {
+	return [3]mark{{x.word(v, i), 1 << (i & 63)}, {x.sum(v, i>>12), 1 << ((i >> 6) & 63)}, {int(x.vals + (v-1)>>6), 1 << ((v - 1) & 63)}}
 }
 
 // moveIndex moves domain d (of flavor f and tree level l) from value from
@@ -183,19 +205,15 @@ func (s *State) moveIndex(f int32, d int32, l, g int, from, to int32) {
 	s.idxSet(x, to, i)
 }
 
-func (s *State) setBit(w int, b uint) {
-	if s.idx.At(w)&(1<<b) == 0 {
-		*s.idx.Mut(w) |= 1 << b
-	}
-}
-
 func (s *State) idxSet(x *levelIndex, v, i int32) {
 	if v <= 0 {
 		return
 	}
-	s.setBit(x.word(v, i), uint(i&63))
-	s.setBit(x.sum(v, i>>12), uint((i>>6)&63))
-	s.setBit(int(x.vals+(v-1)>>6), uint((v-1)&63))
+	for _, m := range x.marks(v, i) {
+		if s.idx.At(m.word)&m.bit == 0 {
+			*s.idx.Mut(m.word) |= m.bit
+		}
+	}
 }
 
 func (s *State) idxClear(x *levelIndex, v, i int32) {
