@@ -76,7 +76,7 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec, room int) (*Topology, []
 			moved[n] = at[m]
 		}
 	}
-	nt, _, err := build(t.Levels, t.Resource, t.GPU, len(t.Flavors), out, nil, -1)
+	nt, _, err := build(t.Levels, t.Resource, t.GPU, len(t.Flavors), out, nil, -1, nil)
 	if err != nil {
 		return nil, nil, err
 	}

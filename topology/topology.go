@@ -189,9 +189,9 @@ func NewNamed(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*
 			sorted[i] = specs[o]
 		}
 		specs, _ = keepRoom(sorted, -1)
-		return build(levels, resources, gpu, flavors, specs, nil, -1)
+		return build(levels, resources, gpu, flavors, specs, nil, -1, nil)
 	}
-	return build(levels, resources, gpu, flavors, specs, order, sum.nameBytes)
+	return build(levels, resources, gpu, flavors, specs, order, sum.nameBytes, sum.labels)
 }
 
 // compareSpecs is the nodes' order: by flavor, then label by label from
@@ -229,6 +229,68 @@ func specOrder(x, y *NodeSpec, labels func() int) int {
 type specsSum struct {
 	vacant    bool
 	nameBytes int
+	// labels are the specs' labels by rank.
+	labels *labelRanks
+}
+
+// labelRanks numbers the label values of specs at each level by their
+// rank among the level's distinct values in string order: ranks[i*L+l]
+// for spec i and level l, values[l] the level's values in that order. A
+// label is looked up only where it differs from the spec's before, as it
+// seldom does in a list of nodes rack by rack.
+type labelRanks struct {
+	L      int
+	ranks  []int32
+	values [][]string
+	// ids and prev number the values as first seen, until rank.
+	ids  []map[string]int32
+	prev []int32
+}
+
+func newLabelRanks(specs, L int) *labelRanks {
+	lr := &labelRanks{L: L, ranks: make([]int32, specs*L), values: make([][]string, L), ids: make([]map[string]int32, L), prev: make([]int32, L)}
+	for l := range L {
+		lr.ids[l], lr.prev[l] = make(map[string]int32), -1
+	}
+	return lr
+}
+
+// add numbers spec i's labels, one a level.
+func (lr *labelRanks) add(i int, labels []string) {
+	for l, v := range labels {
+		if p := lr.prev[l]; p < 0 || lr.values[l][p] != v {
+			id, ok := lr.ids[l][v]
+			if !ok {
+				id = int32(len(lr.values[l]))
+				lr.ids[l][v] = id
+				lr.values[l] = append(lr.values[l], v)
+			}
+			lr.prev[l] = id
+		}
+		lr.ranks[i*lr.L+l] = lr.prev[l]
+	}
+}
+
+// rank turns the numbers add gave into ranks, once every spec is added.
+func (lr *labelRanks) rank() {
+	L := lr.L
+	for l, vs := range lr.values {
+		byValue := make([]int32, len(vs))
+		for k := range byValue {
+			byValue[k] = int32(k)
+		}
+		slices.SortFunc(byValue, func(a, b int32) int { return strings.Compare(vs[a], vs[b]) })
+		rank := make([]int32, len(vs))
+		sorted := make([]string, len(vs))
+		for r, id := range byValue {
+			rank[id], sorted[r] = int32(r), vs[id]
+		}
+		for k := l; k < len(lr.ranks); k += L {
+			lr.ranks[k] = rank[lr.ranks[k]]
+		}
+		lr.values[l] = sorted
+	}
+	lr.ids, lr.prev = nil, nil
 }
 
 // specsOrder is the order of specs by compareSpecs, specs that compare
@@ -244,15 +306,7 @@ type specsSum struct {
 // word, then the specs of one word by name. The specs are read once.
 func specsOrder(specs []NodeSpec, L int) ([]int, specsSum, error) {
 	var sum specsSum
-	// ranks[i*L+l] is spec i's label at level l: its value's id, in the
-	// order values are first seen, until it is made the value's rank.
-	ranks := make([]int32, len(specs)*L)
-	ids := make([]map[string]int32, L)
-	values := make([][]string, L)
-	prev := make([]int32, L)
-	for l := range L {
-		ids[l], prev[l] = make(map[string]int32), -1
-	}
+	lr := newLabelRanks(len(specs), L)
 	type keyed struct {
 		key, name uint64
 		i         int32
@@ -266,38 +320,18 @@ func specsOrder(specs []NodeSpec, L int) ([]int, specsSum, error) {
 		if len(sp.Labels) != L {
 			return nil, sum, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, sp.Name, len(sp.Labels), L)
 		}
-		for l, v := range sp.Labels {
-			if p := prev[l]; p < 0 || values[l][p] != v {
-				id, ok := ids[l][v]
-				if !ok {
-					id = int32(len(values[l]))
-					ids[l][v] = id
-					values[l] = append(values[l], v)
-				}
-				prev[l] = id
-			}
-			ranks[i*L+l] = prev[l]
-		}
+		lr.add(i, sp.Labels)
 		flavors, negative = max(flavors, sp.Flavor), negative || sp.Flavor < 0
 		sum.vacant = sum.vacant || sp.vacant
 		sum.nameBytes += len(sp.Name)
 		keys[i] = keyed{key: uint64(uint32(sp.Flavor))<<1 | b2u(sp.vacant), name: sortkey.Prefix(sp.Name), i: int32(i)}
 	}
+	lr.rank()
+	sum.labels = lr
+	ranks := lr.ranks
 	width := make([]int, L)
 	total := 1 + bits.Len32(uint32(flavors))
-	for l, vs := range values {
-		byValue := make([]int32, len(vs))
-		for k := range byValue {
-			byValue[k] = int32(k)
-		}
-		slices.SortFunc(byValue, func(a, b int32) int { return strings.Compare(vs[a], vs[b]) })
-		rank := make([]int32, len(vs))
-		for r, id := range byValue {
-			rank[id] = int32(r)
-		}
-		for k := l; k < len(ranks); k += L {
-			ranks[k] = rank[ranks[k]]
-		}
+	for l, vs := range lr.values {
 		width[l] = bits.Len32(uint32(max(len(vs)-1, 0)))
 		total += width[l]
 	}
@@ -392,8 +426,11 @@ func b2u(b bool) uint64 {
 // build builds the topology of nodes given in their order (compareSpecs),
 // each with a label per level: specs[order[i]] is node i (nil order: the
 // specs in their order). Their names take nameBytes bytes (-1: not
-// counted yet).
-func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int, nameBytes int) (*Topology, Names, error) {
+// counted yet), and lr gives their labels by rank (nil: not ranked yet).
+// A node's label at a level is its value's rank among the level's values,
+// past the values of the levels above: labelValues holds each level's
+// distinct values in string order.
+func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int, nameBytes int, lr *labelRanks) (*Topology, Names, error) {
 	spec := func(i int) *NodeSpec {
 		if order == nil {
 			return &specs[i]
@@ -417,8 +454,20 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		}
 	}
 	all.Grow(nameBytes)
-	t.labels = make([]int32, 0, len(specs)*len(levels))
-	labelIDs := make(map[string]int32)
+	L := len(levels)
+	if lr == nil {
+		lr = newLabelRanks(len(specs), L)
+		for i := range specs {
+			lr.add(i, specs[i].Labels)
+		}
+		lr.rank()
+	}
+	base := make([]int32, L)
+	for l, vs := range lr.values {
+		base[l] = int32(len(t.labelValues))
+		t.labelValues = append(t.labelValues, vs...)
+	}
+	t.labels = make([]int32, len(specs)*L)
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
 	// The name index is filled in plain memory, each name read from the
 	// names just laid out (Names), and made copy on write once full.
@@ -440,6 +489,13 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	for i := range specs {
 		t.islands[i+1] = t.islands[i]
 		sp := spec(i)
+		src := i
+		if order != nil {
+			src = order[i]
+		}
+		for l := range L {
+			t.labels[i*L+l] = base[l] + lr.ranks[src*L+l]
+		}
 		if f := sp.Flavor; f >= 0 && int(f) < flavors {
 			if ranges[f][0] == int32(len(specs)) {
 				ranges[f][0] = int32(i)
@@ -447,7 +503,6 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 			ranges[f][1] = int32(i + 1)
 		}
 		if sp.vacant {
-			t.appendLabels(labelIDs, sp.Labels)
 			v := vacancy(sp.Flavor)
 			v.name = [2]int32{at, at}
 			names.ends[i] = at
@@ -462,7 +517,6 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 		gpus := node.GPUs
 		migAt := int32(len(t.mig))
 		t.mig = append(t.mig, sp.MIG...)
-		t.appendLabels(labelIDs, sp.Labels)
 		node.shareBase = t.ShareSlots
 		node.mig = [2]int32{migAt, int32(len(t.mig))}
 		node.name = [2]int32{at, at + int32(len(sp.Name))}
@@ -491,29 +545,6 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	t.buildDomains(ranges)
 	t.buildIndex()
 	return t, names, nil
-}
-
-// appendLabels appends to the topology's labels the indexes of labels'
-// values among its distinct values (ids), each added there if new.
-func (t *Topology) appendLabels(ids map[string]int32, labels []string) {
-	// Most nodes share their labels with the node before them (their
-	// rack's): those need no look-up.
-	prev := len(t.labels) - len(labels)
-	for l, v := range labels {
-		if prev >= 0 {
-			if id := t.labels[prev+l]; t.labelValues[id] == v {
-				t.labels = append(t.labels, id)
-				continue
-			}
-		}
-		id, ok := ids[v]
-		if !ok {
-			id = int32(len(t.labelValues))
-			ids[v] = id
-			t.labelValues = append(t.labelValues, v)
-		}
-		t.labels = append(t.labels, id)
-	}
 }
 
 // Node is node n, read-only.

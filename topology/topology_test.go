@@ -124,8 +124,20 @@ func TestSpecsOrderEqualsCompareSpecs(t *testing.T) {
 		for i := range specs {
 			bytes += len(specs[i].Name)
 		}
-		if vacant := slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }); sum != (specsSum{vacant, bytes}) {
-			t.Fatalf("trial %d: %+v, want %+v", trial, sum, specsSum{vacant, bytes})
+		if vacant := slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }); sum.vacant != vacant || sum.nameBytes != bytes {
+			t.Fatalf("trial %d: vacant %t, %d name bytes; want %t, %d", trial, sum.vacant, sum.nameBytes, vacant, bytes)
+		}
+		for i := range specs {
+			for l := range L {
+				if got := sum.labels.values[l][sum.labels.ranks[i*L+l]]; got != specs[i].Labels[l] {
+					t.Fatalf("trial %d: spec %d's label %d ranked as %q, is %q", trial, i, l, got, specs[i].Labels[l])
+				}
+			}
+		}
+		for l := range L {
+			if !slices.IsSorted(sum.labels.values[l]) || len(slices.Compact(slices.Clone(sum.labels.values[l]))) != len(sum.labels.values[l]) {
+				t.Fatalf("trial %d: level %d's values %q are not distinct and sorted", trial, l, sum.labels.values[l])
+			}
 		}
 	}
 }
