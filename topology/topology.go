@@ -68,29 +68,31 @@ type MIGSlice struct {
 // Node is a node of the built topology. It holds no pointer: its name,
 // labels and domains sit in the topology's shared arrays (NodeName,
 // NodeLabel, NodeDomains), so that the collector need not walk tens of
-// thousands of nodes on every cycle.
+// thousands of nodes on every cycle. The words come first and the
+// 32-bit fields together, so that no field is padded out (136 bytes).
 type Node struct {
-	Flavor   int32
 	Capacity res.Vec
-	GPUs     int32
-	// Islands counts the node's GPU islands (NVLink/NUMA groups): always
-	// at least one. Islands are contiguous GPU ranges; bit i of
-	// islandStarts is set where one starts.
-	Islands      int32
+	// islandStarts has bit i set where a GPU island starts (see
+	// Islands).
 	islandStarts uint64
-	// MaxGroup is the size of the largest island.
-	MaxGroup int32
-	MaxPods  int32
 	// Shareable are the GPUs fractional pods may share (a node-local
 	// mask); shareBase is where the node's first one sits among a
 	// state's per-GPU shares (see State.ShareRoom).
 	Shareable uint64
-	shareBase int32
 	// Partitioned are the GPUs MIG splits into instances (a node-local
 	// mask); mig bounds the node's MIGSlices in Topology.mig.
 	Partitioned uint64
-	mig         [2]int32
-	name        [2]int32 // the name's bounds in Topology.names, or its narrowest domain's added names (addedName)
+	Flavor      int32
+	GPUs        int32
+	// Islands counts the node's GPU islands (NVLink/NUMA groups): always
+	// at least one. Islands are contiguous GPU ranges (islandStarts).
+	Islands int32
+	// MaxGroup is the size of the largest island.
+	MaxGroup  int32
+	MaxPods   int32
+	shareBase int32
+	mig       [2]int32
+	name      [2]int32 // the name's bounds in Topology.names, or its narrowest domain's added names (addedName)
 	// vacant marks a slot that holds no node (Vacate, Fill).
 	vacant bool
 }
