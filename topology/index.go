@@ -151,11 +151,16 @@ func (t *Topology) index(f int32, l, g int) *levelIndex {
 	return x
 }
 
-// rebuildIndex fills the fit index from the fits, its words set in plain
-// memory and copied in once.
+// rebuildIndex fills the fit index from the fits. Its words are written a
+// page at a time, the page of each of a domain's three marks (marks) kept
+// while the next domain's falls in it too, as it does for domains side by
+// side: not a look-up through the copy-on-write words a bit.
 func (s *State) rebuildIndex() {
 	t := s.T
-	words := make([]uint64, t.idxWords)
+	s.idx = cow.Make[uint64](t.idxWords)
+	s.indexed = true
+	var spans [3][]uint64
+	var at [3]int
 	for f := range t.fitIdx {
 		for l := 1; l <= len(t.Levels); l++ {
 			for g := 1; g <= t.G; g++ {
@@ -164,19 +169,20 @@ func (s *State) rebuildIndex() {
 					continue
 				}
 				for i := range x.n {
-					if v := s.Fits(x.first+i, g); v > 0 {
-						for _, m := range x.marks(v, i) {
-							words[m.word] |= m.bit
+					v := s.Fits(x.first+i, g)
+					if v <= 0 {
+						continue
+					}
+					for k, m := range x.marks(v, i) {
+						if m.word < at[k] || m.word >= at[k]+len(spans[k]) {
+							spans[k] = s.idx.MutSpan(m.word, len(s.idx.Span(m.word, t.idxWords-m.word)))
+							at[k] = m.word
 						}
+						spans[k][m.word-at[k]] |= m.bit
 					}
 				}
 			}
 		}
-	}
-	s.idx = cow.Make[uint64](t.idxWords)
-	s.indexed = true
-	for i := 0; i < len(words); {
-		i += copy(s.idx.MutSpan(i, len(s.idx.Span(i, len(words)-i))), words[i:])
 	}
 }
 
