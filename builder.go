@@ -4,7 +4,6 @@
 package allot
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -232,32 +231,10 @@ func firstDuplicateID(ws []Workload, paths indexPaths) error {
 	return nil
 }
 
-// sortByID is the order of ws by ID: ws[order[0]] has the least. The
-// IDs' first two words (sortkey.Word) order them where they differ, so
-// that most comparisons are of words, not of strings.
+// sortByID is the order of ws by ID (sortkey.Order): ws[order[0]] has
+// the least.
 func sortByID(ws []Workload) []int32 {
-	type keyed struct {
-		hi, lo uint64
-		i      int32
-	}
-	keys := make([]keyed, len(ws))
-	for i := range ws {
-		keys[i] = keyed{sortkey.Word(ws[i].ID, 0), sortkey.Word(ws[i].ID, 1), int32(i)}
-	}
-	slices.SortFunc(keys, func(a, b keyed) int {
-		if c := cmp.Or(cmp.Compare(a.hi, b.hi), cmp.Compare(a.lo, b.lo)); c != 0 {
-			return c
-		}
-		if c := strings.Compare(ws[a.i].ID, ws[b.i].ID); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	order := make([]int32, len(ws))
-	for k := range keys {
-		order[k] = keys[k].i
-	}
-	return order
+	return sortkey.Order(len(ws), func(i int) string { return ws[i].ID })
 }
 
 // indexPaths are the paths list[0], list[1] … of the entries of a list

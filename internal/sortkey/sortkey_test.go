@@ -2,6 +2,9 @@ package sortkey
 
 import (
 	"cmp"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,4 +38,33 @@ func FuzzPrefix(f *testing.F) {
 			t.Errorf("%q and %q, short and different, share a word", a, b)
 		}
 	})
+}
+
+// TestOrderEqualsStableSort checks Order against a stable sort of the
+// indices by string on random lists: strings sharing long prefixes, with
+// zero bytes, given twice, of every length around the two words.
+func TestOrderEqualsStableSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	alphabet := []string{"", "\x00", "a", "b", "run-", "default/train-job-", "1", "12", "\xff"}
+	for trial := range 300 {
+		ss := make([]string, rng.IntN(200))
+		for i := range ss {
+			var b strings.Builder
+			for range rng.IntN(6) {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			if trial%3 == 0 {
+				b.WriteString(strconv.Itoa(rng.IntN(100000)))
+			}
+			ss[i] = b.String()
+		}
+		want := make([]int32, len(ss))
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int { return strings.Compare(ss[a], ss[b]) })
+		if got := Order(len(ss), func(i int) string { return ss[i] }); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: Order(%q) = %v, want %v", trial, ss, got, want)
+		}
+	}
 }
