@@ -69,9 +69,9 @@ func (t *Topology) buildIndex() {
 	if G == 0 || L == 0 {
 		return
 	}
-	// The most pods of g GPUs each domain holds at full capacity.
-	// Each node's added to its narrowest domain's, then each level's sums
-	// into their parents', narrowest first (as State.Rebuild adds them).
+	// The most pods of g GPUs each domain holds at full capacity: each
+	// node's count added to its narrowest domain's, then each level's into
+	// their parents', narrowest first (as State.Rebuild adds them).
 	capFits := make([]int32, len(t.Domains)*G)
 	for n := 0; n < t.NumNodes(); {
 		nodes := t.nodes.Span(n, t.NumNodes()-n)
@@ -84,7 +84,7 @@ func (t *Topology) buildIndex() {
 				}
 				continue
 			}
-			node.addFits(node.AllGPUs(), leaf[:node.GPUs])
+			node.countFits(node.AllGPUs(), leaf[:node.GPUs])
 		}
 		n += len(nodes)
 	}

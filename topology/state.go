@@ -360,7 +360,7 @@ func (s *State) Rebuild() {
 			leaf := t.NodeDomains(int32(n + i))[L]
 			aggs[leaf].addNode(t, node, ns)
 			if node.GPUs > 0 && ns.FreeGPUs != 0 {
-				node.addFits(ns.FreeGPUs, fits[int(leaf)*G:][:node.GPUs])
+				node.countFits(ns.FreeGPUs, fits[int(leaf)*G:][:node.GPUs])
 			}
 		}
 		n += len(span)
@@ -466,15 +466,15 @@ func (s *State) contribFor(node *Node, ns *NodeState) contrib {
 	if mask == 0 {
 		return c
 	}
-	node.addFits(mask, c.fits[:node.GPUs])
+	node.countFits(mask, c.fits[:node.GPUs])
 	return c
 }
 
-// addFits adds to fits[g-1], for g from 1 to the node's GPUs, how many
+// countFits adds to fits[g-1], for g from 1 to the node's GPUs, how many
 // pods of g GPUs the node holds when mask holds its free GPUs (GPUFits).
 // Not monotone in g: with islands, a pod larger than every island may fit
 // where a smaller one does not.
-func (n *Node) addFits(mask uint64, fits []int32) {
+func (n *Node) countFits(mask uint64, fits []int32) {
 	fits = fits[:n.GPUs]
 	if n.Islands == 1 {
 		free := int32(bits.OnesCount64(mask))
