@@ -27,23 +27,25 @@ var (
 // mask).
 const MaxNodeGPUs = 64
 
-// NodeSpec describes one node to New.
+// NodeSpec describes one node to New. (The 32-bit fields sit together,
+// after the words, so that none is padded out: a hundred thousand specs
+// are 17.6 MB, not 18.4.)
 type NodeSpec struct {
 	Name     string
-	Flavor   int32
 	Labels   []string // one value per level, broad to narrow
 	Capacity res.Vec
 	// Groups are the sizes of the node's GPU islands; empty means one.
-	Groups  []int
-	MaxPods int32
-	// Shareable are the GPUs (a node-local mask) that fractional pods may
-	// share: several pods, each holding thousandths of one GPU.
-	Shareable uint64
+	Groups []int
 	// MIG lists the MIG instances the node's GPUs are partitioned into,
 	// GPU by GPU; a partitioned GPU is never booked whole nor shared, and
 	// Capacity counts its instances under each profile's resource, not
 	// among the GPUs.
 	MIG []MIGSlice
+	// Shareable are the GPUs (a node-local mask) that fractional pods may
+	// share: several pods, each holding thousandths of one GPU.
+	Shareable uint64
+	Flavor    int32
+	MaxPods   int32
 	// vacant makes the spec a vacant slot of the narrowest domain its
 	// flavor and labels name (Vacancy): it has no name and nothing else.
 	vacant bool
