@@ -470,6 +470,19 @@ func (s *State) contribFor(node *Node, ns *NodeState) contrib {
 	return c
 }
 
+// podsOf[c][g] is c/g for c and g up to MaxNodeGPUs: how many pods of g
+// GPUs c free GPUs of one island hold, read where every node's counts are
+// worked out for every pod size, in place of a division each. Never
+// written after it is made.
+var podsOf = func() (t [MaxNodeGPUs + 1][MaxNodeGPUs + 1]uint8) {
+	for c := range t {
+		for g := 1; g < len(t[c]); g++ {
+			t[c][g] = uint8(c / g)
+		}
+	}
+	return t
+}()
+
 // countFits adds to fits[g-1], for g from 1 to the node's GPUs, how many
 // pods of g GPUs the node holds when mask holds its free GPUs (GPUFits).
 // Not monotone in g: with islands, a pod larger than every island may fit
@@ -477,9 +490,9 @@ func (s *State) contribFor(node *Node, ns *NodeState) contrib {
 func (n *Node) countFits(mask uint64, fits []int32) {
 	fits = fits[:n.GPUs]
 	if n.Islands == 1 {
-		free := int32(bits.OnesCount64(mask))
+		pods := &podsOf[bits.OnesCount64(mask)]
 		for g := range fits {
-			fits[g] += free / int32(g+1)
+			fits[g] += int32(pods[g+1])
 		}
 		return
 	}
