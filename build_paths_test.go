@@ -2,6 +2,7 @@ package allot_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/allot-sched/allot"
@@ -104,6 +105,69 @@ func TestBuildNamesTheEntryDeepInTheDescription(t *testing.T) {
 			var be *allot.BuildError
 			if !errors.Is(err, c.want) || !errors.As(err, &be) || be.Path != c.path {
 				t.Fatalf("Build() = %v, want %v at %s", err, c.want, c.path)
+			}
+		})
+	}
+}
+
+// TestBuildDuplicateIDsInOrder checks that a workload ID given twice is
+// the error given where a check workload by workload would find it first:
+// before a later workload's error, after an earlier one's, and with the
+// path of the workload it repeats.
+func TestBuildDuplicateIDsInOrder(t *testing.T) {
+	pending := func(id string) allot.Workload {
+		return allot.Workload{ID: id, Queue: "q", PodSets: []allot.PodSet{{Name: "m", Count: 1, PerPod: allot.Resources{"gpu": 1}}}}
+	}
+	cases := []struct {
+		name    string
+		running []allot.Workload
+		pending []allot.Workload
+		want    error
+		path    string
+		also    string // the path the message names, for a duplicate
+	}{
+		{"a duplicate before a workload past its node",
+			[]allot.Workload{running("a", "n1", 6), running("a", "n0", 1), running("b", "n1", 4)}, nil,
+			allot.ErrDuplicateID, "running[1].id", "running[0]"},
+		{"a duplicate that takes its node past capacity",
+			[]allot.Workload{running("a", "n1", 6), running("a", "n1", 4)}, nil,
+			allot.ErrDuplicateID, "running[1].id", "running[0]"},
+		{"a workload past its node before a duplicate",
+			[]allot.Workload{running("a", "n1", 6), running("b", "n1", 4), running("a", "n0", 1)}, nil,
+			allot.ErrOverCapacity, "running[1].podSets[0].nodes[0]", ""},
+		{"the first of two duplicates",
+			[]allot.Workload{running("z", "n0", 1), running("b", "n0", 1), running("c", "n0", 1), running("c", "n1", 1), running("z", "n1", 1)}, nil,
+			allot.ErrDuplicateID, "running[3].id", "running[2]"},
+		{"one ID three times",
+			[]allot.Workload{running("a", "n0", 1), running("x", "n0", 1), running("a", "n1", 1), running("a", "n1", 1)}, nil,
+			allot.ErrDuplicateID, "running[2].id", "running[0]"},
+		{"an ID that is the prefix of another's",
+			[]allot.Workload{running("run-1234", "n0", 1), running("run-12345", "n0", 1), running("run-1234\x00", "n1", 1), running("run-12345", "n1", 1)}, nil,
+			allot.ErrDuplicateID, "running[3].id", "running[1]"},
+		{"an empty ID after a duplicate",
+			[]allot.Workload{running("a", "n0", 1), running("a", "n0", 1), running("", "n1", 1)}, nil,
+			allot.ErrDuplicateID, "running[1].id", "running[0]"},
+		{"an empty ID before a duplicate",
+			[]allot.Workload{running("a", "n0", 1), running("", "n0", 1), running("a", "n1", 1)}, nil,
+			allot.ErrInvalid, "running[1].id", ""},
+		{"a pending workload of an admitted one's ID",
+			[]allot.Workload{running("a", "n0", 1), running("b", "n0", 1)}, []allot.Workload{pending("c"), pending("b")},
+			allot.ErrDuplicateID, "pending[1].id", "running[1]"},
+		{"a pending workload of a pending one's ID",
+			[]allot.Workload{running("a", "n0", 1)}, []allot.Workload{pending("c"), pending("c")},
+			allot.ErrDuplicateID, "pending[1].id", "pending[0]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := baseBuilder()
+			b.Running, b.Pending = c.running, c.pending
+			_, err := b.Build()
+			var be *allot.BuildError
+			if !errors.Is(err, c.want) || !errors.As(err, &be) || be.Path != c.path {
+				t.Fatalf("Build() = %v, want %v at %s", err, c.want, c.path)
+			}
+			if c.also != "" && !strings.HasSuffix(err.Error(), "is also "+c.also) {
+				t.Errorf("Build() = %v, want the duplicate of %s", err, c.also)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/allot-sched/allot/fairness"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/sortkey"
 	"github.com/allot-sched/allot/internal/view"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
@@ -144,7 +145,8 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := buildFlavors(s, b.Flavors); err != nil {
 		return nil, err
 	}
-	if err := buildTopology(s, b.Levels, b.Nodes); err != nil {
+	names, err := buildTopology(s, b.Levels, b.Nodes)
+	if err != nil {
 		return nil, err
 	}
 	if err := buildTenancy(s, b.Namespaces, b.PriorityClasses); err != nil {
@@ -163,7 +165,6 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := buildHistory(s, b.History); err != nil {
 		return nil, err
 	}
-	seen := make(map[string]string, len(b.Running)+len(b.Pending))
 	// The admitted workloads come in one allocation: the collector then
 	// marks one object where it marked thousands, which more than halves
 	// the time a collection of a large snapshot takes. A workload admitted
@@ -175,22 +176,39 @@ func (b *Builder) Build() (*Snapshot, error) {
 	// are booked the new rows come from blocks, as a store's master takes
 	// them, not an allocation each. The snapshot built is no master.
 	s.spares = new(spares)
+	// Two workloads of one ID are found once all are booked, by the sort
+	// that orders them for their set, not by a map of every ID: where a
+	// workload is refused, the first duplicate before it is the error
+	// given instead, as a check workload by workload would give it.
 	for i := range b.Running {
-		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), seen); err != nil {
+		if err := bookAdmitted(s, &slab[i], b.Running[i], paths.at(i), nil, &names); err != nil {
+			if dup := firstDuplicateID(b.Running[:i+1], paths); dup != nil {
+				return nil, dup
+			}
 			return nil, err
 		}
 	}
 	s.spares = nil
+	s.state.CountAll()
 	// The admitted workloads go into their set at once, sorted, each node
-	// of its tree written once (their IDs are distinct: checkID).
+	// of its tree written once.
+	order := sortByID(b.Running)
 	byID := make([]*running, len(slab))
-	for i := range slab {
-		byID[i] = &slab[i]
+	for k, i := range order {
+		byID[k] = &slab[i]
+		if k > 0 && b.Running[order[k-1]].ID == b.Running[i].ID {
+			return nil, firstDuplicateID(b.Running, paths)
+		}
 	}
-	slices.SortFunc(byID, func(a, b *running) int { return strings.Compare(a.ID, b.ID) })
 	s.running.Load(byID)
+	runningPaths := paths
 	paths = newIndexPaths("pending", len(b.Pending))
+	seen := make(map[string]string, len(b.Pending))
 	for i := range b.Pending {
+		id := b.Pending[i].ID
+		if k, found := slices.BinarySearchFunc(order, id, func(j int32, id string) int { return strings.Compare(b.Running[j].ID, id) }); found {
+			return nil, buildErr(ErrDuplicateID, paths.at(i)+".id", "workload %q is also %s", id, runningPaths.at(int(order[k])))
+		}
 		if err := s.addPending(b.Pending[i], paths.at(i), seen); err != nil {
 			return nil, err
 		}
@@ -199,6 +217,24 @@ func (b *Builder) Build() (*Snapshot, error) {
 	s.running.Settle() // a built snapshot is read more than written
 	s.bf = new(backfillCache)
 	return s, nil
+}
+
+// firstDuplicateID is the error of the first workload of ws whose ID an
+// earlier one has (paths giving their paths), nil when there is none.
+func firstDuplicateID(ws []Workload, paths indexPaths) error {
+	seen := make(map[string]string, len(ws))
+	for i := range ws {
+		if err := checkID(ws[i].ID, paths.at(i), seen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortByID is the order of ws by ID (sortkey.Order): ws[order[0]] has
+// the least.
+func sortByID(ws []Workload) []int32 {
+	return sortkey.Order(len(ws), func(i int) string { return ws[i].ID })
 }
 
 // indexPaths are the paths list[0], list[1] … of the entries of a list
@@ -376,13 +412,16 @@ func buildFlavors(s *Snapshot, fs []Flavor) error {
 	return nil
 }
 
-func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
+// buildTopology validates the levels and nodes and makes the snapshot's
+// topology and its first states; it returns the nodes by name as built,
+// for the admitted workloads' pods to find theirs.
+func buildTopology(s *Snapshot, levels []string, nodes []Node) (topology.Names, error) {
 	for i, l := range levels {
 		if l == "" || l == "node" || l == "cluster" {
-			return buildErr(ErrInvalid, fmt.Sprintf("topology.levels[%d]", i), "level name %q is reserved or empty", l)
+			return topology.Names{}, buildErr(ErrInvalid, fmt.Sprintf("topology.levels[%d]", i), "level name %q is reserved or empty", l)
 		}
 		if slices.Index(levels[:i], l) >= 0 {
-			return buildErr(ErrDuplicateID, fmt.Sprintf("topology.levels[%d]", i), "level %q twice", l)
+			return topology.Names{}, buildErr(ErrDuplicateID, fmt.Sprintf("topology.levels[%d]", i), "level %q twice", l)
 		}
 	}
 	// Names are checked unique by the topology's own index, and a node's
@@ -391,13 +430,18 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 	// by node would give it.
 	specs := make([]topology.NodeSpec, len(nodes))
 	labels := make([]string, len(nodes)*len(levels))
+	// The same pass notes the nodes that may have marks (taints, or labels
+	// a flavor may select by), and those in a condition, set once the
+	// topology and the state are made.
+	selecting := slices.ContainsFunc(s.flavors, func(f Flavor) bool { return len(f.NodeLabels) > 0 })
+	var marked, conditioned []int
 	for i := range nodes {
 		n := &nodes[i]
 		if n.Name == "" {
 			if err := firstDuplicate(nodes[:i]); err != nil {
-				return err
+				return topology.Names{}, err
 			}
-			return checkNodeName(n.Name, nodePath(i), false)
+			return topology.Names{}, checkNodeName(n.Name, nodePath(i), false)
 		}
 		l := labels[i*len(levels) : (i+1)*len(levels) : (i+1)*len(levels)]
 		// nodeSpec checks without side effects, so the node's path is
@@ -406,45 +450,48 @@ func buildTopology(s *Snapshot, levels []string, nodes []Node) error {
 		spec, err := s.nodeSpec(n, "", levels, l)
 		if err != nil {
 			if dup := firstDuplicate(nodes[:i+1]); dup != nil {
-				return dup
+				return topology.Names{}, dup
 			}
 			_, err = s.nodeSpec(n, nodePath(i), levels, l)
-			return err
+			return topology.Names{}, err
 		}
 		specs[i] = spec
+		if len(n.Taints) > 0 || (selecting && len(n.Labels) > 0) {
+			marked = append(marked, i)
+		}
+		if _, _, _, ok := nodeCondition(n, s.now); ok {
+			conditioned = append(conditioned, i)
+		}
 	}
-	t, err := topology.New(levels, len(s.resources), s.gpu, len(s.flavors), topology.WithRoom(specs, s.options.NodeRoom))
+	t, names, err := topology.NewNamed(levels, len(s.resources), s.gpu, len(s.flavors), topology.WithRoom(specs, s.options.NodeRoom))
 	if err != nil {
 		if dup := firstDuplicate(nodes); dup != nil {
-			return dup
+			return topology.Names{}, dup
 		}
-		return buildErr(ErrInvalid, "nodes", "%v", err)
+		return topology.Names{}, buildErr(ErrInvalid, "nodes", "%v", err)
 	}
 	s.topo = t
 	keys := s.flavorKeys()
-	// One more pass over the description: the nodes' marks, and which
-	// nodes are in a condition, set once the state is made.
-	var conditioned []int
-	for i := range nodes {
+	for _, i := range marked {
 		if len(nodes[i].Taints) > 0 || (len(keys) > 0 && len(nodes[i].Labels) > 0) {
-			n, _ := t.NodeIndex(nodes[i].Name)
+			n, _ := names.Find(nodes[i].Name)
 			s.marks.mark(n, &nodes[i], keys, t.NumNodes())
-		}
-		if _, _, _, ok := nodeCondition(&nodes[i], s.now); ok {
-			conditioned = append(conditioned, i)
 		}
 	}
 	s.marks.settle()
 	s.nodeRes = nodeResOf(t, len(s.flavors))
 	s.capacity = topology.NewCapacity(t)
 	s.state = s.capacity.Copy(s.now) // NewState(t, s.now), its counters not worked out twice
+	// The conditions and the admitted pods are booked on the nodes'
+	// states alone, the counters above them worked out once all are in.
+	s.state.DeferCounts()
 	for _, i := range conditioned {
 		n := &nodes[i]
 		cordoned, down, until, _ := nodeCondition(n, s.now)
-		idx, _ := t.NodeIndex(n.Name)
+		idx, _ := names.Find(n.Name)
 		s.state.SetCondition(idx, cordoned, down, until)
 	}
-	return nil
+	return names, nil
 }
 
 // nodePath is the path of the description's i-th node.
@@ -542,7 +589,7 @@ func nodeCondition(n *Node, now int64) (cordoned, down bool, until int64, ok boo
 
 // addRunning validates an admitted workload and books it as r.
 func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
-	if err := bookAdmitted(s, r, w, p, seen); err != nil {
+	if err := bookAdmitted(s, r, w, p, seen, nil); err != nil {
 		return err
 	}
 	s.running.Insert(r)
@@ -550,8 +597,9 @@ func addRunning(s *Snapshot, r *running, w Workload, p string, seen map[string]s
 }
 
 // bookAdmitted is addRunning but for the set of admitted workloads, which
-// Build fills with all of them at once.
-func bookAdmitted(s *Snapshot, r *running, w Workload, p string, seen map[string]string) error {
+// Build fills with all of them at once; it finds the pods' nodes through
+// names, the topology's nodes as Build made it, when given.
+func bookAdmitted(s *Snapshot, r *running, w Workload, p string, seen map[string]string, names *topology.Names) error {
 	if err := checkID(w.ID, p, seen); err != nil {
 		return err
 	}
@@ -625,7 +673,12 @@ func bookAdmitted(s *Snapshot, r *running, w Workload, p string, seen map[string
 			return buildErr(ErrInvalid, pp()+".gpuIndices", "%d lists for %d pods", len(ps.GPUIndices), ps.Count)
 		}
 		for k, name := range ps.Nodes {
-			n, ok := s.topo.NodeIndex(name)
+			var n int32
+			if names != nil {
+				n, ok = names.Find(name)
+			} else {
+				n, ok = s.topo.NodeIndex(name)
+			}
 			if !ok {
 				return buildErr(ErrUnknownNode, podPath(pp(), ".nodes", k), "workload %q runs on unknown node %q", w.ID, name)
 			}

@@ -23,6 +23,8 @@ const module = "github.com/allot-sched/allot"
 var layers = map[string]int{
 	"@/internal/res": 0,
 	"@/internal/cow": 0,
+	// sortkey orders strings by a word of their first bytes, for sorts.
+	"@/internal/sortkey": 0,
 	// golden is test support: only the golden tests import it.
 	"@/internal/golden": 0,
 	// quantity reads and writes Kubernetes quantities for the API's edges.

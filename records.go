@@ -289,10 +289,13 @@ func (s *Snapshot) addPending(w Workload, p string, seen map[string]string) erro
 }
 
 // checkID refuses an empty ID and one seen already, at another path of the
-// description.
+// description; with seen nil, only an empty one.
 func checkID(id, p string, seen map[string]string) error {
 	if id == "" {
 		return buildErr(ErrInvalid, p+".id", "empty id")
+	}
+	if seen == nil {
+		return nil
 	}
 	if prev, dup := seen[id]; dup {
 		return buildErr(ErrDuplicateID, p+".id", "workload %q is also %s", id, prev)

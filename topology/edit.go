@@ -76,7 +76,7 @@ func (t *Topology) Edit(remove []int32, add []NodeSpec, room int) (*Topology, []
 			moved[n] = at[m]
 		}
 	}
-	nt, err := build(t.Levels, t.Resource, t.GPU, len(t.Flavors), out, nil)
+	nt, _, err := build(t.Levels, t.Resource, t.GPU, len(t.Flavors), out, nil, -1, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -144,12 +144,22 @@ func (n *Node) GroupSizes() []int {
 // state over and the others start as their description says. It costs
 // what NewState costs.
 func Restate(t *Topology, now int64, node func(n int32) NodeState) *State {
+	return restate(t, now, func(first int, span []NodeState, _ []Node) {
+		for k := range span {
+			span[k] = node(int32(first + k))
+		}
+	})
+}
+
+// restate is Restate with fill writing the states of a page of nodes at
+// a time: of nodes first, first+1 … into span, nodes describing them.
+func restate(t *Topology, now int64, fill func(first int, span []NodeState, nodes []Node)) *State {
 	s := &State{T: t, now: now}
 	s.nodes = cow.Make[NodeState](t.NumNodes())
 	for i := 0; i < t.NumNodes(); {
 		span := s.nodes.MutSpan(i, len(s.nodes.Span(i, t.NumNodes()-i)))
+		fill(i, span, t.nodes.Span(i, len(span)))
 		for k := range span {
-			span[k] = node(int32(i + k))
 			s.freeGPUs += int64(bits.OnesCount64(span[k].FreeGPUs))
 		}
 		i += len(span)

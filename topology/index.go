@@ -69,32 +69,26 @@ func (t *Topology) buildIndex() {
 	if G == 0 || L == 0 {
 		return
 	}
-	// The most pods of g GPUs each domain holds at full capacity.
+	// The most pods of g GPUs each domain holds at full capacity: each
+	// node's count added to its narrowest domain's, then each level's into
+	// their parents', narrowest first (as State.Rebuild adds them).
 	capFits := make([]int32, len(t.Domains)*G)
-	for n := range t.NumNodes() {
-		node := t.Node(int32(n))
-		gpus := int(node.GPUs)
-		if node.vacant {
-			gpus = G // room for the largest node Fill puts in: one island
-		}
-		if gpus == 0 {
-			continue
-		}
-		all := node.AllGPUs()
-		doms := t.NodeDomains(int32(n))
-		for g := 1; g <= gpus; g++ {
-			c := int32(node.GPUFits(all, g))
+	for n := 0; n < t.NumNodes(); {
+		nodes := t.nodes.Span(n, t.NumNodes()-n)
+		for i := range nodes {
+			node := &nodes[i]
+			leaf := capFits[int(t.NodeDomains(int32(n + i))[L])*G:][:G]
 			if node.vacant {
-				c = int32(G / g)
-			}
-			if c == 0 {
+				for g := range leaf {
+					leaf[g] += int32(G / (g + 1)) // room for the largest node Fill puts in: one island
+				}
 				continue
 			}
-			for l := 1; l <= L; l++ {
-				capFits[int(doms[l])*G+g-1] += c
-			}
+			node.countFits(node.AllGPUs(), leaf[:node.GPUs])
 		}
+		n += len(nodes)
 	}
+	t.addUp(capFits, 1)
 	words := int32(0)
 	for f, ft := range t.Flavors {
 		// Index (level-1)*G + g-1; an index with n == 0 is absent.
@@ -157,11 +151,16 @@ func (t *Topology) index(f int32, l, g int) *levelIndex {
 	return x
 }
 
-// rebuildIndex fills the fit index from the fits.
+// rebuildIndex fills the fit index from the fits. Its words are written a
+// page at a time, the page of each of a domain's three marks (marks) kept
+// while the next domain's falls in it too, as it does for domains side by
+// side: not a look-up through the copy-on-write words a bit.
 func (s *State) rebuildIndex() {
 	t := s.T
 	s.idx = cow.Make[uint64](t.idxWords)
 	s.indexed = true
+	var spans [3][]uint64
+	var at [3]int
 	for f := range t.fitIdx {
 		for l := 1; l <= len(t.Levels); l++ {
 			for g := 1; g <= t.G; g++ {
@@ -170,11 +169,34 @@ func (s *State) rebuildIndex() {
 					continue
 				}
 				for i := range x.n {
-					s.idxSet(x, s.Fits(x.first+i, g), i)
+					v := s.Fits(x.first+i, g)
+					if v <= 0 {
+						continue
+					}
+					for k, m := range x.marks(v, i) {
+						if m.word < at[k] || m.word >= at[k]+len(spans[k]) {
+							spans[k] = s.idx.MutSpan(m.word, len(s.idx.Span(m.word, t.idxWords-m.word)))
+							at[k] = m.word
+						}
+						spans[k][m.word-at[k]] |= m.bit
+					}
 				}
 			}
 		}
 	}
+}
+
+// mark is a bit of the index: word's bit.
+type mark struct {
+	word int
+	bit  uint64
+}
+
+// marks are the bits that say domain i of the level (0 for its first)
+// holds value v > 0: its bit in v's row, its row word's in v's summary,
+// and v's among the values.
+func (x *levelIndex) marks(v, i int32) [3]mark {
+	return [3]mark{{x.word(v, i), 1 << (i & 63)}, {x.sum(v, i>>12), 1 << ((i >> 6) & 63)}, {int(x.vals + (v-1)>>6), 1 << ((v - 1) & 63)}}
 }
 
 // moveIndex moves domain d (of flavor f and tree level l) from value from
@@ -189,19 +211,15 @@ func (s *State) moveIndex(f int32, d int32, l, g int, from, to int32) {
 	s.idxSet(x, to, i)
 }
 
-func (s *State) setBit(w int, b uint) {
-	if s.idx.At(w)&(1<<b) == 0 {
-		*s.idx.Mut(w) |= 1 << b
-	}
-}
-
 func (s *State) idxSet(x *levelIndex, v, i int32) {
 	if v <= 0 {
 		return
 	}
-	s.setBit(x.word(v, i), uint(i&63))
-	s.setBit(x.sum(v, i>>12), uint((i>>6)&63))
-	s.setBit(int(x.vals+(v-1)>>6), uint((v-1)&63))
+	for _, m := range x.marks(v, i) {
+		if s.idx.At(m.word)&m.bit == 0 {
+			*s.idx.Mut(m.word) |= m.bit
+		}
+	}
 }
 
 func (s *State) idxClear(x *levelIndex, v, i int32) {

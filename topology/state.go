@@ -56,6 +56,9 @@ type State struct {
 	idx cow.Slice[uint64]
 	// indexed says idx is built and kept: not until the first Flush.
 	indexed bool
+	// deferred says changes write the nodes' states alone, the counters
+	// left for CountAll (DeferCounts).
+	deferred bool
 	// free[f] is the free amount of every resource over flavor f's usable
 	// nodes, a wide sum (res.AddWide): its low words here, as uint64 bits,
 	// its high words in freeHi. Many nodes hold more than MaxInt64 in all,
@@ -82,8 +85,10 @@ type State struct {
 
 // NewState returns a state at time now with every node free and usable.
 func NewState(t *Topology, now int64) *State {
-	return Restate(t, now, func(n int32) NodeState {
-		return t.Node(n).Empty()
+	return restate(t, now, func(_ int, span []NodeState, nodes []Node) {
+		for k := range span {
+			span[k] = nodes[k].Empty()
+		}
 	})
 }
 
@@ -331,57 +336,109 @@ func (s *State) Rebuild() {
 	G, L := t.G, len(t.Levels)
 	s.indexed = false
 	fits := make([]int32, len(t.Domains)*G)
+	// The narrowest domains' aggregates are folded in the same pass over
+	// the nodes, and the broader ones' from them.
+	aggs := make([]DomainAgg, len(t.Domains))
+	for d := range aggs {
+		aggs[d] = noAgg
+	}
 	var cooling []int32
 	s.setFree(make([]res.Vec, len(t.Flavors)))
 	s.freeHi = nil
 	for n := 0; n < t.NumNodes(); {
 		span := s.nodes.Span(n, t.NumNodes()-n)
+		nodes := t.nodes.Span(n, len(span))
 		for i := range span {
-			ns, node := &span[i], t.Node(int32(n+i))
+			ns, node := &span[i], &nodes[i]
 			if ns.CooldownUntil > s.now {
 				cooling = append(cooling, int32(n+i))
 			}
-			c := s.contribFor(node, ns)
-			if c.usable {
-				s.moveFree(node.Flavor, res.Vec{}, c.free)
+			if !ns.Usable(s.now) {
+				continue
 			}
-			if node.GPUs > 0 && c.usable {
-				leaf := fits[int(t.NodeDomains(int32(n + i))[L])*G:][:G]
-				for g := range leaf {
-					leaf[g] += c.fits[g]
-				}
+			s.moveFree(node.Flavor, res.Vec{}, ns.Free)
+			leaf := t.NodeDomains(int32(n + i))[L]
+			aggs[leaf].addNode(t, node, ns)
+			if node.GPUs > 0 && ns.FreeGPUs != 0 {
+				node.countFits(ns.FreeGPUs, fits[int(leaf)*G:][:node.GPUs])
 			}
 		}
 		n += len(span)
 	}
-	if G > 0 {
-		for l := L; l >= 1; l-- {
-			for f := range t.Flavors {
-				rng := t.Flavors[f].Levels[l]
-				for d := rng[0]; d < rng[1]; d++ {
-					from, to := fits[int(d)*G:][:G], fits[int(t.Domains[d].Parent)*G:][:G]
-					for g := range to {
-						to[g] += from[g]
-					}
-				}
-			}
-		}
-	}
+	t.addUp(fits, 0)
 	for i := 0; i < len(fits); {
 		i += copy(s.fits.MutSpan(i, len(s.fits.Span(i, len(fits)-i))), fits[i:])
 	}
 	s.setCooling(cooling)
-	// Aggregates bottom-up: narrowest level first.
-	for l := L; l >= 0; l-- {
+	for l := L; l >= 1; l-- {
 		for f := range t.Flavors {
 			rng := t.Flavors[f].Levels[l]
 			for d := rng[0]; d < rng[1]; d++ {
-				s.recomputeAgg(d)
+				aggs[t.Domains[d].Parent].addChild(&aggs[d])
 			}
 		}
 	}
+	for i := 0; i < len(aggs); {
+		i += copy(s.aggs.MutSpan(i, len(s.aggs.Span(i, len(aggs)-i))), aggs[i:])
+	}
 	if s.dirty != nil {
 		*s.dirty = (*s.dirty)[:0]
+	}
+}
+
+// noAgg is the aggregates of a domain with no node that counts.
+var noAgg = DomainAgg{MinFree: res.Fill(math.MaxInt64), MinPodsLeft: math.MaxInt32}
+
+// addNode folds into a narrowest domain's aggregates a usable node of t,
+// described by node and in state ns: it counts when it has a free GPU.
+func (a *DomainAgg) addNode(t *Topology, node *Node, ns *NodeState) {
+	if t.GPU >= 0 && ns.Free[t.GPU] > 0 {
+		a.MinFree = a.MinFree.Min(ns.Free)
+		a.MinPodsLeft = min(a.MinPodsLeft, podsLeft(node, ns))
+	}
+}
+
+// addChild folds a child domain's aggregates into its parent's.
+func (a *DomainAgg) addChild(c *DomainAgg) {
+	a.MinFree = a.MinFree.Min(c.MinFree)
+	a.MinPodsLeft = min(a.MinPodsLeft, c.MinPodsLeft)
+}
+
+// DeferCounts makes the state's changes (Allocate, AllocateShare,
+// SetCondition …) write the nodes' states alone, not the counters above
+// them, until CountAll works every counter out at once: for a state
+// written all over before it is read, as Build books a snapshot's running
+// pods, where a pass over every node costs less than keeping the counters
+// pod by pod. Nothing may read the counters (Fits, Agg, FlavorFree, the
+// fit index) in between; the nodes' states read as ever.
+func (s *State) DeferCounts() { s.deferred = true }
+
+// CountAll ends DeferCounts: every counter worked out from the nodes'
+// states, as Rebuild works them out.
+func (s *State) CountAll() {
+	s.deferred = false
+	s.Rebuild()
+}
+
+// addUp adds the counts of each domain below level top (fits[d*G+g-1]
+// for domain d) into its parent's, level by level from the narrowest up,
+// so that a domain's counts, given those of the narrowest domains alone,
+// come to the sums of its nodes'.
+func (t *Topology) addUp(fits []int32, top int) {
+	G := t.G
+	if G == 0 {
+		return
+	}
+	for l := len(t.Levels); l > top; l-- {
+		for f := range t.Flavors {
+			rng := t.Flavors[f].Levels[l]
+			for d := rng[0]; d < rng[1]; d++ {
+				from, to := fits[int(d)*G:][:G], fits[int(t.Domains[d].Parent)*G:][:G]
+				for g := range to {
+					to[g] += from[g]
+				}
+			}
+		}
 	}
 }
 
@@ -409,12 +466,39 @@ func (s *State) contribFor(node *Node, ns *NodeState) contrib {
 	if mask == 0 {
 		return c
 	}
-	// Not monotone in g: with islands, a pod larger than every island may
-	// fit where a smaller one does not.
-	for g := 1; g <= int(node.GPUs); g++ {
-		c.fits[g-1] = int32(node.GPUFits(mask, g))
-	}
+	node.countFits(mask, c.fits[:node.GPUs])
 	return c
+}
+
+// podsOf[c][g] is c/g for c and g up to MaxNodeGPUs: how many pods of g
+// GPUs c free GPUs of one island hold, read where every node's counts are
+// worked out for every pod size, in place of a division each. Never
+// written after it is made.
+var podsOf = func() (t [MaxNodeGPUs + 1][MaxNodeGPUs + 1]uint8) {
+	for c := range t {
+		for g := 1; g < len(t[c]); g++ {
+			t[c][g] = uint8(c / g)
+		}
+	}
+	return t
+}()
+
+// countFits adds to fits[g-1], for g from 1 to the node's GPUs, how many
+// pods of g GPUs the node holds when mask holds its free GPUs (GPUFits).
+// Not monotone in g: with islands, a pod larger than every island may fit
+// where a smaller one does not.
+func (n *Node) countFits(mask uint64, fits []int32) {
+	fits = fits[:n.GPUs]
+	if n.Islands == 1 {
+		pods := &podsOf[bits.OnesCount64(mask)]
+		for g := range fits {
+			fits[g] += int32(pods[g+1])
+		}
+		return
+	}
+	for g := range fits {
+		fits[g] += int32(n.GPUFits(mask, g+1))
+	}
 }
 
 // addFits adds (sign 1) or removes (sign -1) node n's contribution to the
@@ -511,25 +595,22 @@ func (s *State) carryFree(f int32, carry res.Vec) {
 // and reports whether they changed.
 func (s *State) recomputeAgg(d int32) bool {
 	dom := &s.T.Domains[d]
-	agg := DomainAgg{MinFree: res.Fill(math.MaxInt64), MinPodsLeft: math.MaxInt32}
+	agg := noAgg
 	if int(dom.Level) == len(s.T.Levels) {
 		// A page of node states at a time; without GPUs no node counts.
 		for n := dom.First; n < dom.End && s.T.GPU >= 0; {
 			span := s.nodes.Span(int(n), int(dom.End-n))
+			nodes := s.T.nodes.Span(int(n), len(span))
 			for i := range span {
-				ns := &span[i]
-				if ns.Free[s.T.GPU] > 0 && ns.Usable(s.now) {
-					agg.MinFree = agg.MinFree.Min(ns.Free)
-					agg.MinPodsLeft = min(agg.MinPodsLeft, podsLeft(s.T.Node(n+int32(i)), ns))
+				if span[i].Usable(s.now) {
+					agg.addNode(s.T, &nodes[i], &span[i])
 				}
 			}
 			n += int32(len(span))
 		}
 	} else {
 		for c := dom.ChildFirst; c < dom.ChildEnd; c++ {
-			ca := s.aggs.Ptr(int(c))
-			agg.MinFree = agg.MinFree.Min(ca.MinFree)
-			agg.MinPodsLeft = min(agg.MinPodsLeft, ca.MinPodsLeft)
+			agg.addChild(s.aggs.Ptr(int(c)))
 		}
 	}
 	if *s.aggs.Ptr(int(d)) == agg {
@@ -549,6 +630,10 @@ func podsLeft(node *Node, ns *NodeState) int32 {
 
 // change runs fn on node n's state, keeping the counters right.
 func (s *State) change(n int32, fn func(ns *NodeState)) {
+	if s.deferred {
+		fn(s.nodes.Mut(int(n)))
+		return
+	}
 	before := s.contribOf(n)
 	fn(s.nodes.Mut(int(n)))
 	after := s.contribOf(n)

@@ -293,3 +293,56 @@ func TestLevelMaxOfNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredCountsEqualIncremental books the same random pods,
+// releases and conditions on two copies of a capacity state, one keeping
+// its counters change by change and one deferring them to CountAll, and
+// compares every node state, counter and fit index.
+func TestDeferredCountsEqualIncremental(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		top := testTopology(t, rng)
+		capacity := NewCapacity(top)
+		kept, deferred := capacity.Copy(5), capacity.Copy(5)
+		deferred.DeferCounts()
+		type booking struct {
+			n    int32
+			gpus uint64
+			r    res.Vec
+		}
+		var booked []booking
+		for range 300 {
+			switch x := rng.IntN(10); {
+			case x < 6:
+				n := int32(rng.IntN(top.NumNodes()))
+				node := top.Node(n)
+				g := rng.IntN(int(node.GPUs) + 1)
+				mask := node.TakeGPUs(kept.FreeMask(n), g)
+				r := res.Vec{int64(g), int64(1000 * rng.IntN(8))}
+				if g > 0 && mask == 0 || !r.LessEq(kept.Node(n).Free) {
+					continue
+				}
+				kept.Allocate(n, mask, r, 1)
+				deferred.Allocate(n, mask, r, 1)
+				booked = append(booked, booking{n, mask, r})
+			case x < 8 && len(booked) > 0:
+				i := rng.IntN(len(booked))
+				b := booked[i]
+				kept.Release(b.n, b.gpus, b.r, 1)
+				deferred.Release(b.n, b.gpus, b.r, 1)
+				booked = slices.Delete(booked, i, i+1)
+			default:
+				n := int32(rng.IntN(top.NumNodes()))
+				cordoned, down, until := rng.IntN(4) == 0, rng.IntN(5) == 0, int64(rng.IntN(3))*5
+				kept.SetCondition(n, cordoned, down, until)
+				deferred.SetCondition(n, cordoned, down, until)
+			}
+		}
+		deferred.CountAll()
+		kept.Flush()
+		deferred.Flush()
+		sameCounters(t, fmt.Sprintf("seed %d", seed), deferred, kept)
+		checkAgainstRebuild(t, deferred, -1)
+		checkIndex(t, deferred, rng, -1)
+	}
+}

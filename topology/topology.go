@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/allot-sched/allot/internal/cow"
 	"github.com/allot-sched/allot/internal/res"
+	"github.com/allot-sched/allot/internal/sortkey"
 )
 
 // Errors returned by New.
@@ -25,23 +27,25 @@ var (
 // mask).
 const MaxNodeGPUs = 64
 
-// NodeSpec describes one node to New.
+// NodeSpec describes one node to New. (The 32-bit fields sit together,
+// after the words, so that none is padded out: a hundred thousand specs
+// are 17.6 MB, not 18.4.)
 type NodeSpec struct {
 	Name     string
-	Flavor   int32
 	Labels   []string // one value per level, broad to narrow
 	Capacity res.Vec
 	// Groups are the sizes of the node's GPU islands; empty means one.
-	Groups  []int
-	MaxPods int32
-	// Shareable are the GPUs (a node-local mask) that fractional pods may
-	// share: several pods, each holding thousandths of one GPU.
-	Shareable uint64
+	Groups []int
 	// MIG lists the MIG instances the node's GPUs are partitioned into,
 	// GPU by GPU; a partitioned GPU is never booked whole nor shared, and
 	// Capacity counts its instances under each profile's resource, not
 	// among the GPUs.
 	MIG []MIGSlice
+	// Shareable are the GPUs (a node-local mask) that fractional pods may
+	// share: several pods, each holding thousandths of one GPU.
+	Shareable uint64
+	Flavor    int32
+	MaxPods   int32
 	// vacant makes the spec a vacant slot of the narrowest domain its
 	// flavor and labels name (Vacancy): it has no name and nothing else.
 	vacant bool
@@ -66,29 +70,31 @@ type MIGSlice struct {
 // Node is a node of the built topology. It holds no pointer: its name,
 // labels and domains sit in the topology's shared arrays (NodeName,
 // NodeLabel, NodeDomains), so that the collector need not walk tens of
-// thousands of nodes on every cycle.
+// thousands of nodes on every cycle. The words come first and the
+// 32-bit fields together, so that no field is padded out (136 bytes).
 type Node struct {
-	Flavor   int32
 	Capacity res.Vec
-	GPUs     int32
-	// Islands counts the node's GPU islands (NVLink/NUMA groups): always
-	// at least one. Islands are contiguous GPU ranges; bit i of
-	// islandStarts is set where one starts.
-	Islands      int32
+	// islandStarts has bit i set where a GPU island starts (see
+	// Islands).
 	islandStarts uint64
-	// MaxGroup is the size of the largest island.
-	MaxGroup int32
-	MaxPods  int32
 	// Shareable are the GPUs fractional pods may share (a node-local
 	// mask); shareBase is where the node's first one sits among a
 	// state's per-GPU shares (see State.ShareRoom).
 	Shareable uint64
-	shareBase int32
 	// Partitioned are the GPUs MIG splits into instances (a node-local
 	// mask); mig bounds the node's MIGSlices in Topology.mig.
 	Partitioned uint64
-	mig         [2]int32
-	name        [2]int32 // the name's bounds in Topology.names, or its narrowest domain's added names (addedName)
+	Flavor      int32
+	GPUs        int32
+	// Islands counts the node's GPU islands (NVLink/NUMA groups): always
+	// at least one. Islands are contiguous GPU ranges (islandStarts).
+	Islands int32
+	// MaxGroup is the size of the largest island.
+	MaxGroup  int32
+	MaxPods   int32
+	shareBase int32
+	mig       [2]int32
+	name      [2]int32 // the name's bounds in Topology.names, or its narrowest domain's added names (addedName)
 	// vacant marks a slot that holds no node (Vacate, Fill).
 	vacant bool
 }
@@ -169,30 +175,27 @@ func (t *Topology) Islands(d int32) bool {
 // New sorts the nodes by flavor and path and builds the domain trees.
 // flavors is the number of flavors; nodes name their flavor by index.
 func New(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, error) {
-	for i := range specs {
-		if len(specs[i].Labels) != len(levels) {
-			return nil, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, specs[i].Name, len(specs[i].Labels), len(levels))
-		}
+	t, _, err := NewNamed(levels, resources, gpu, flavors, specs)
+	return t, err
+}
+
+// NewNamed is New also giving the topology's nodes by name in plain
+// memory (Names), for a caller that looks many of them up as soon as it
+// is built.
+func NewNamed(levels []string, resources, gpu, flavors int, specs []NodeSpec) (*Topology, Names, error) {
+	order, sum, err := specsOrder(specs, len(levels))
+	if err != nil {
+		return nil, Names{}, err
 	}
-	order := make([]int, len(specs))
-	for i := range order {
-		order[i] = i
-	}
-	// The labels are compared by rank, the strings compared once for each
-	// distinct value rather than at every comparison of the sort.
-	L, ranks := len(levels), labelRanks(specs, len(levels))
-	slices.SortStableFunc(order, func(a, b int) int {
-		return specOrder(&specs[a], &specs[b], func() int { return slices.Compare(ranks[a*L:(a+1)*L], ranks[b*L:(b+1)*L]) })
-	})
-	if slices.ContainsFunc(specs, func(sp NodeSpec) bool { return sp.vacant }) {
+	if sum.vacant {
 		sorted := make([]NodeSpec, len(order))
 		for i, o := range order {
 			sorted[i] = specs[o]
 		}
 		specs, _ = keepRoom(sorted, -1)
-		order = nil
+		return build(levels, resources, gpu, flavors, specs, nil, -1, nil)
 	}
-	return build(levels, resources, gpu, flavors, specs, order)
+	return build(levels, resources, gpu, flavors, specs, order, sum.nameBytes, sum.labels)
 }
 
 // compareSpecs is the nodes' order: by flavor, then label by label from
@@ -225,54 +228,213 @@ func specOrder(x, y *NodeSpec, labels func() int) int {
 	return strings.Compare(x.Name, y.Name)
 }
 
-// labelRanks is, for spec i and level l, ranks[i*L+l]: the rank of its
-// label value among the level's distinct values in string order. A map
-// look-up is made only where a spec's label differs from the spec's
-// before it, as it seldom does in a list of nodes rack by rack.
-func labelRanks(specs []NodeSpec, L int) []int32 {
-	ranks := make([]int32, len(specs)*L)
-	ids := make([]map[string]int32, L)
-	values := make([][]string, L)
-	prev := make([]int32, L)
+// specsSum is what specsOrder learns of the specs besides their order:
+// whether any is a vacant slot, and how many bytes their names take.
+type specsSum struct {
+	vacant    bool
+	nameBytes int
+	// labels are the specs' labels by rank.
+	labels *labelRanks
+}
+
+// labelRanks numbers the label values of specs at each level by their
+// rank among the level's distinct values in string order: ranks[i*L+l]
+// for spec i and level l, values[l] the level's values in that order. A
+// label is looked up only where it differs from the spec's before, as it
+// seldom does in a list of nodes rack by rack.
+type labelRanks struct {
+	L      int
+	ranks  []int32
+	values [][]string
+	// ids and prev number the values as first seen, until rank.
+	ids  []map[string]int32
+	prev []int32
+}
+
+func newLabelRanks(specs, L int) *labelRanks {
+	lr := &labelRanks{L: L, ranks: make([]int32, specs*L), values: make([][]string, L), ids: make([]map[string]int32, L), prev: make([]int32, L)}
 	for l := range L {
-		ids[l], prev[l] = make(map[string]int32), -1
+		lr.ids[l], lr.prev[l] = make(map[string]int32), -1
 	}
-	for i := range specs {
-		for l, v := range specs[i].Labels {
-			if p := prev[l]; p < 0 || values[l][p] != v {
-				id, ok := ids[l][v]
-				if !ok {
-					id = int32(len(values[l]))
-					ids[l][v] = id
-					values[l] = append(values[l], v)
-				}
-				prev[l] = id
+	return lr
+}
+
+// add numbers spec i's labels, one a level.
+func (lr *labelRanks) add(i int, labels []string) {
+	for l, v := range labels {
+		if p := lr.prev[l]; p < 0 || lr.values[l][p] != v {
+			id, ok := lr.ids[l][v]
+			if !ok {
+				id = int32(len(lr.values[l]))
+				lr.ids[l][v] = id
+				lr.values[l] = append(lr.values[l], v)
 			}
-			ranks[i*L+l] = prev[l]
+			lr.prev[l] = id
 		}
+		lr.ranks[i*lr.L+l] = lr.prev[l]
 	}
-	rank := make([][]int32, L)
-	for l, vs := range values {
+}
+
+// rank turns the numbers add gave into ranks, once every spec is added.
+func (lr *labelRanks) rank() {
+	L := lr.L
+	for l, vs := range lr.values {
 		byValue := make([]int32, len(vs))
 		for k := range byValue {
 			byValue[k] = int32(k)
 		}
 		slices.SortFunc(byValue, func(a, b int32) int { return strings.Compare(vs[a], vs[b]) })
-		rank[l] = make([]int32, len(vs))
+		rank := make([]int32, len(vs))
+		sorted := make([]string, len(vs))
 		for r, id := range byValue {
-			rank[l][id] = int32(r)
+			rank[id], sorted[r] = int32(r), vs[id]
+		}
+		for k := l; k < len(lr.ranks); k += L {
+			lr.ranks[k] = rank[lr.ranks[k]]
+		}
+		lr.values[l] = sorted
+	}
+	lr.ids, lr.prev = nil, nil
+}
+
+// specsOrder is the order of specs by compareSpecs, specs that compare
+// equal in their order: specs[order[0]] is the least. It refuses a spec
+// without L labels (ErrMissingLabel), the first in their order. The
+// labels are compared by rank, the strings compared once for each
+// distinct value rather than at every comparison of the sort, and a label
+// looked up only where it differs from the spec's before, as it seldom
+// does in a list of nodes rack by rack. Where a spec's flavor, label
+// ranks and vacancy fit in one word, the sort compares those words, and
+// then the words of the names' first bytes (sortkey.Prefix), so that it
+// seldom reads a spec or a name; and it sorts the runs of specs of one
+// word, then the specs of one word by name. The specs are read once.
+func specsOrder(specs []NodeSpec, L int) ([]int, specsSum, error) {
+	var sum specsSum
+	lr := newLabelRanks(len(specs), L)
+	type keyed struct {
+		key, name uint64
+		i         int32
+	}
+	// keys[i].key holds spec i's flavor and vacancy until its ranks are
+	// known.
+	keys := make([]keyed, len(specs))
+	flavors, negative := int32(0), false
+	for i := range specs {
+		sp := &specs[i]
+		if len(sp.Labels) != L {
+			return nil, sum, fmt.Errorf("%w: node %q has %d of %d levels", ErrMissingLabel, sp.Name, len(sp.Labels), L)
+		}
+		lr.add(i, sp.Labels)
+		flavors, negative = max(flavors, sp.Flavor), negative || sp.Flavor < 0
+		sum.vacant = sum.vacant || sp.vacant
+		sum.nameBytes += len(sp.Name)
+		keys[i] = keyed{key: uint64(uint32(sp.Flavor))<<1 | b2u(sp.vacant), name: sortkey.Prefix(sp.Name), i: int32(i)}
+	}
+	lr.rank()
+	sum.labels = lr
+	ranks := lr.ranks
+	width := make([]int, L)
+	total := 1 + bits.Len32(uint32(flavors))
+	for l, vs := range lr.values {
+		width[l] = bits.Len32(uint32(max(len(vs)-1, 0)))
+		total += width[l]
+	}
+	order := make([]int, len(specs))
+	if negative || total > 64 {
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			return specOrder(&specs[a], &specs[b], func() int { return slices.Compare(ranks[a*L:(a+1)*L], ranks[b*L:(b+1)*L]) })
+		})
+		return order, sum, nil
+	}
+	runs := 0
+	for i := range keys {
+		k := keys[i].key >> 1
+		for l, w := range width {
+			k = k<<w | uint64(ranks[i*L+l])
+		}
+		keys[i].key = k<<1 | keys[i].key&1
+		if i == 0 || keys[i].key != keys[i-1].key {
+			runs++
 		}
 	}
-	for i := range ranks {
-		ranks[i] = rank[i%L][ranks[i]]
+	// Nodes come rack by rack as a rule: the runs of one key are sorted
+	// by their keys, and only the specs of one key by their names.
+	type run struct {
+		key        uint64
+		start, end int32
 	}
-	return ranks
+	byKey := make([]run, 0, runs)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j].key == keys[i].key {
+			j++
+		}
+		byKey = append(byKey, run{keys[i].key, int32(i), int32(j)})
+		i = j
+	}
+	slices.SortFunc(byKey, func(a, b run) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.start, b.start)
+	})
+	byName := func(a, b keyed) int {
+		if a.name != b.name {
+			return cmp.Compare(a.name, b.name)
+		}
+		if c := strings.Compare(specs[a.i].Name, specs[b.i].Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	}
+	// A key of one run is sorted where it lies; the runs of a key given
+	// apart are gathered in scratch first.
+	var scratch []keyed
+	at := 0
+	for r := 0; r < len(byKey); {
+		q := r + 1
+		for q < len(byKey) && byKey[q].key == byKey[r].key {
+			q++
+		}
+		group := keys[byKey[r].start:byKey[r].end]
+		if q > r+1 {
+			scratch = scratch[:0]
+			for _, x := range byKey[r:q] {
+				scratch = append(scratch, keys[x.start:x.end]...)
+			}
+			group = scratch
+		}
+		if !slices.IsSortedFunc(group, byName) {
+			slices.SortFunc(group, byName)
+		}
+		for _, x := range group {
+			order[at] = int(x.i)
+			at++
+		}
+		r = q
+	}
+	return order, sum, nil
+}
+
+// b2u is 1 for true, 0 for false.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // build builds the topology of nodes given in their order (compareSpecs),
 // each with a label per level: specs[order[i]] is node i (nil order: the
-// specs in their order).
-func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int) (*Topology, error) {
+// specs in their order). Their names take nameBytes bytes (-1: not
+// counted yet), and lr gives their labels by rank (nil: not ranked yet).
+// A node's label at a level is its value's rank among the level's values,
+// past the values of the levels above: labelValues holds each level's
+// distinct values in string order.
+func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order []int, nameBytes int, lr *labelRanks) (*Topology, Names, error) {
 	spec := func(i int) *NodeSpec {
 		if order == nil {
 			return &specs[i]
@@ -285,104 +447,108 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 	// rather than in small objects of their own, and each distinct label
 	// value is kept once: a large cluster is a few objects for the
 	// collector, none of them a long array of pointers.
-	var names strings.Builder
-	size := 0
-	for i := range specs {
-		size += len(specs[i].Name)
+	// The names are written in the one pass over the nodes below, into
+	// room made for all of them: each string taken of the builder so far
+	// shares its memory.
+	var all strings.Builder
+	if nameBytes < 0 {
+		nameBytes = 0
+		for i := range specs {
+			nameBytes += len(specs[i].Name)
+		}
 	}
-	names.Grow(size)
-	for i := range specs {
-		names.WriteString(spec(i).Name)
+	all.Grow(nameBytes)
+	L := len(levels)
+	if lr == nil {
+		lr = newLabelRanks(len(specs), L)
+		for i := range specs {
+			lr.add(i, specs[i].Labels)
+		}
+		lr.rank()
 	}
-	t.names = names.String()
-	t.labels = make([]int32, 0, len(specs)*len(levels))
-	labelIDs := make(map[string]int32)
+	base := make([]int32, L)
+	for l, vs := range lr.values {
+		base[l] = int32(len(t.labelValues))
+		t.labelValues = append(t.labelValues, vs...)
+	}
+	t.labels = make([]int32, len(specs)*L)
 	t.domains = make([]int32, len(specs)*(len(levels)+1))
 	// The name index is filled in plain memory, each name read from the
-	// names just laid out (nameEnd[i] is where node i's ends), and made
-	// copy on write once full.
+	// names just laid out (Names), and made copy on write once full.
 	slotCount := nameSlots(len(specs))
-	byName, slots := nameIndex{mask: uint32(slotCount - 1)}, make(plainSlots, slotCount)
-	for i := range slots {
-		slots[i] = slotFree
-	}
-	nameEnd := make([]int32, len(specs))
-	nameOf := func(i int32) string {
-		if i == 0 {
-			return t.names[:nameEnd[0]]
-		}
-		return t.names[nameEnd[i-1]:nameEnd[i]]
+	byName := nameIndex{mask: uint32(slotCount - 1)}
+	names := Names{slots: make([]int32, slotCount), mask: byName.mask, ends: make([]int32, len(specs))}
+	for i := range names.slots {
+		names.slots[i] = slotFree
 	}
 	at := int32(0)
 	total := 0
 	t.islands = make([]int32, len(specs)+1)
+	// ranges[f] bounds the nodes of flavor f, which the order keeps
+	// together; [n, n) for a flavor without nodes.
+	ranges := make([][2]int32, flavors)
+	for f := range ranges {
+		ranges[f] = [2]int32{int32(len(specs)), int32(len(specs))}
+	}
 	for i := range specs {
 		t.islands[i+1] = t.islands[i]
 		sp := spec(i)
+		src := i
+		if order != nil {
+			src = order[i]
+		}
+		for l := range L {
+			t.labels[i*L+l] = base[l] + lr.ranks[src*L+l]
+		}
+		if f := sp.Flavor; f >= 0 && int(f) < flavors {
+			if ranges[f][0] == int32(len(specs)) {
+				ranges[f][0] = int32(i)
+			}
+			ranges[f][1] = int32(i + 1)
+		}
 		if sp.vacant {
-			t.appendLabels(labelIDs, sp.Labels)
 			v := vacancy(sp.Flavor)
 			v.name = [2]int32{at, at}
-			nameEnd[i] = at
+			names.ends[i] = at
 			t.nodes.Set(i, v)
 			t.vacant++
 			continue
 		}
 		node, err := newNode(sp, resources, gpu)
 		if err != nil {
-			return nil, err
+			return nil, Names{}, err
 		}
 		gpus := node.GPUs
 		migAt := int32(len(t.mig))
 		t.mig = append(t.mig, sp.MIG...)
-		t.appendLabels(labelIDs, sp.Labels)
 		node.shareBase = t.ShareSlots
 		node.mig = [2]int32{migAt, int32(len(t.mig))}
 		node.name = [2]int32{at, at + int32(len(sp.Name))}
+		all.WriteString(sp.Name)
+		names.names = all.String()
 		t.nodes.Set(i, node)
 		if node.Islands > 1 {
 			t.islands[i+1]++
 		}
 		t.ShareSlots += int32(bits.OnesCount64(sp.Shareable))
 		at += int32(len(sp.Name))
-		nameEnd[i] = at
+		names.ends[i] = at
 		total += int(gpus)
-		if !insertName(&byName, slots, sp.Name, int32(i), nameOf) {
-			return nil, fmt.Errorf("%w: %q", ErrDuplicateName, sp.Name)
+		if !insertName(&byName, plainSlots(names.slots), sp.Name, int32(i), names.name) {
+			return nil, Names{}, fmt.Errorf("%w: %q", ErrDuplicateName, sp.Name)
 		}
 		if int(gpus) > t.G {
 			t.G = int(gpus)
 		}
 	}
-	byName.slots = cow.From(slots)
+	byName.slots = cow.From(names.slots)
 	t.byName = byName
+	t.names = all.String()
+	names.names = t.names
 	t.TotalGPUs = total
-	t.buildDomains(flavors)
+	t.buildDomains(ranges)
 	t.buildIndex()
-	return t, nil
-}
-
-// appendLabels appends to the topology's labels the indexes of labels'
-// values among its distinct values (ids), each added there if new.
-func (t *Topology) appendLabels(ids map[string]int32, labels []string) {
-	// Most nodes share their labels with the node before them (their
-	// rack's): those need no look-up.
-	prev := len(t.labels) - len(labels)
-	for l, v := range labels {
-		if prev >= 0 {
-			if id := t.labels[prev+l]; t.labelValues[id] == v {
-				t.labels = append(t.labels, id)
-				continue
-			}
-		}
-		id, ok := ids[v]
-		if !ok {
-			id = int32(len(t.labelValues))
-			ids[v] = id
-			t.labelValues = append(t.labelValues, v)
-		}
-		t.labels = append(t.labels, id)
-	}
+	return t, names, nil
 }
 
 // Node is node n, read-only.
@@ -504,7 +670,10 @@ func maskOf(from, n int) uint64 {
 	return ((uint64(1) << n) - 1) << from
 }
 
-func (t *Topology) buildDomains(flavors int) {
+// buildDomains builds the flavors' domain trees, ranges[f] bounding the
+// nodes of flavor f (empty ranges at 0 for a flavor without nodes).
+func (t *Topology) buildDomains(ranges [][2]int32) {
+	flavors := len(ranges)
 	L := len(t.Levels)
 	t.Flavors = make([]FlavorTree, flavors)
 	// The domains' paths are written into one string, each domain's path
@@ -515,14 +684,7 @@ func (t *Topology) buildDomains(flavors int) {
 	var pathEnd []int
 	for f := range t.Flavors {
 		ft := &t.Flavors[f]
-		first := int32(0)
-		for first < int32(t.NumNodes()) && t.Node(first).Flavor != int32(f) {
-			first++
-		}
-		end := first
-		for end < int32(t.NumNodes()) && t.Node(end).Flavor == int32(f) {
-			end++
-		}
+		first, end := ranges[f][0], ranges[f][1]
 		ft.First, ft.End = first, end
 		ft.Levels = make([][2]int32, L+1)
 		// Level 0: the flavor's root.
@@ -739,6 +901,40 @@ func (x *nameIndex) find(t *Topology, name string) (int32, bool) {
 			return 0, false
 		}
 		if i >= 0 && t.NodeName(i) == name {
+			return i, true
+		}
+	}
+}
+
+// Names finds the nodes of a topology as NewNamed built it by name: its
+// name index's slots and the ends of its nodes' names in plain memory, so
+// that a look-up reads neither the copy-on-write slots nor the nodes. It
+// knows nothing of the nodes an edit takes out or puts in later.
+type Names struct {
+	slots []int32
+	mask  uint32
+	names string
+	// ends[i] is where node i's name ends in names.
+	ends []int32
+}
+
+// name is node i's name.
+func (x *Names) name(i int32) string {
+	start := int32(0)
+	if i > 0 {
+		start = x.ends[i-1]
+	}
+	return x.names[start:x.ends[i]]
+}
+
+// Find is Topology.NodeIndex for the topology as built.
+func (x *Names) Find(name string) (int32, bool) {
+	for h := hashName(name) & x.mask; ; h = (h + 1) & x.mask {
+		i := x.slots[h]
+		if i == slotFree {
+			return 0, false
+		}
+		if x.name(i) == name {
 			return i, true
 		}
 	}
