@@ -27,7 +27,8 @@ func Word(s string, k int) uint64 {
 // among equal strings, by index: at(order[0]) is the least. It sorts their
 // first two words by radix, least significant byte first, skipping a byte
 // all of them share, and compares the strings themselves only where those
-// words tie: O(n) passes of 256 buckets, not n log n comparisons.
+// words tie: at most sixteen passes over the n strings' words, not
+// n log n comparisons.
 func Order(n int, at func(i int) string) []int32 {
 	type rec struct {
 		hi, lo uint64
