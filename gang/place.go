@@ -582,11 +582,12 @@ func (p *Placer) findHolder(d int32, l int, need int64) bool {
 	}
 	dom := &p.t.Domains[d]
 	if l+1 == nl {
-		// Nodes: walk their states page by page.
+		// Nodes: walk their states and specs page by page.
 		for n := dom.ChildFirst; n < dom.ChildEnd; {
-			states := p.st.Nodes(n, dom.ChildEnd)
+			states, specs := p.st.Nodes(n, dom.ChildEnd), p.t.NodeRun(n, dom.ChildEnd)
+			states = states[:min(len(states), len(specs))]
 			for i := range states {
-				if p.considerHolder(n+int32(i), p.nodeCountOf(n+int32(i), &states[i]), need) {
+				if p.considerHolder(n+int32(i), p.nodeCountOf(n+int32(i), &specs[i], &states[i]), need) {
 					return true
 				}
 			}
@@ -911,11 +912,12 @@ func (p *Placer) children(d int32, l int, out []cand) []cand {
 	dom := &p.t.Domains[d]
 	out = slices.Grow(out, int(dom.ChildEnd-dom.ChildFirst))
 	if l+1 == p.t.NodeLevel() && p.unit(l+1) == 1 {
-		// Nodes: walk their states page by page.
+		// Nodes: walk their states and specs page by page.
 		for n := dom.ChildFirst; n < dom.ChildEnd; {
-			states := p.st.Nodes(n, dom.ChildEnd)
+			states, specs := p.st.Nodes(n, dom.ChildEnd), p.t.NodeRun(n, dom.ChildEnd)
+			states = states[:min(len(states), len(specs))]
 			for i := range states {
-				if c := p.nodeCountOf(n+int32(i), &states[i]); c > 0 {
+				if c := p.nodeCountOf(n+int32(i), &specs[i], &states[i]); c > 0 {
 					out = append(out, cand{id: n + int32(i), count: c, raw: c})
 				}
 			}
@@ -1110,15 +1112,14 @@ func (p *Placer) otherFits(node *topology.Node, free *res.Vec, pods int32) int64
 }
 
 // nodeCount is how many pods of the current pod set node n holds.
-func (p *Placer) nodeCount(n int32) int64 { return p.nodeCountOf(n, p.st.Node(n)) }
+func (p *Placer) nodeCount(n int32) int64 { return p.nodeCountOf(n, p.t.Node(n), p.st.Node(n)) }
 
-// nodeCountOf is nodeCount with the node's state already in hand.
-func (p *Placer) nodeCountOf(n int32, ns *topology.NodeState) int64 {
+// nodeCountOf is nodeCount with the node's spec and state already in hand.
+func (p *Placer) nodeCountOf(n int32, node *topology.Node, ns *topology.NodeState) int64 {
 	if ns.Cordoned || ns.Down || (!p.IgnoreCooldown && ns.CooldownUntil > p.st.Now()) || p.excluded(n) {
 		return 0
 	}
 	ps := p.ps
-	node := p.t.Node(n)
 	free, pods := ns.Free, ns.Pods
 	var mask uint64
 	if ps.GPUs > 0 {

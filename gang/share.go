@@ -153,7 +153,7 @@ func (p *Placer) shareKey(n int32, ns *topology.NodeState, beat int64) (int64, b
 		return 0, false
 	}
 	p.shareLater = true
-	c := p.nodeCountOf(n, ns)
+	c := p.nodeCountOf(n, p.t.Node(n), ns)
 	p.shareLater = false
 	if c < 1 {
 		return 0, false

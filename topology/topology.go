@@ -554,6 +554,11 @@ func build(levels []string, resources, gpu, flavors int, specs []NodeSpec, order
 // Node is node n, read-only.
 func (t *Topology) Node(n int32) *Node { return t.nodes.Ptr(int(n)) }
 
+// NodeRun is the nodes from n on in n's page of the topology's memory, up
+// to end: a walk over consecutive nodes reads a page once, not a node at a
+// time. Its length is that of State.Nodes(n, end), which pages the same way.
+func (t *Topology) NodeRun(n, end int32) []Node { return t.nodes.Span(int(n), int(end-n)) }
+
 // NumNodes is how many nodes the topology has.
 func (t *Topology) NumNodes() int { return t.numNodes }
 
