@@ -268,6 +268,9 @@ func fill(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Decisi
 				admitted, seen = true, next.version
 				carryPlan(s, next)
 				f.admitted(q)
+				if d.Verdict == VerdictAdmit {
+					lines.admitted(q, s.version, next.version)
+				}
 				if d.Verdict == VerdictPreempt {
 					lines.rewind()
 					f.forgetAll()
@@ -571,12 +574,25 @@ type queueLines struct {
 	kept    []*Workload
 	known   []bool
 	version uint64
+	// ahead[q][next[q]:] is what follows queue q's cursor on version
+	// aheadOn[q], when read[q]: its next pending workloads that are not
+	// skipped, in order, read with one seek; all of them when whole[q]. A
+	// head stepping aside is the first of them, so the next head is the
+	// one after it, found without another seek.
+	ahead       [][]*Workload
+	next        []int
+	aheadOn     []uint64
+	read, whole []bool
 }
+
+// aheadRead is how many workloads one seek reads ahead of a cursor.
+const aheadRead = 16
 
 func newLines(s *Snapshot) *queueLines {
 	n := len(s.queues)
 	l := &queueLines{start: make([]Workload, n), after: make([]*Workload, n), skipped: map[string]bool{},
-		kept: make([]*Workload, n), known: make([]bool, n), version: s.version}
+		kept: make([]*Workload, n), known: make([]bool, n), version: s.version,
+		ahead: make([][]*Workload, n), next: make([]int, n), aheadOn: make([]uint64, n), read: make([]bool, n), whole: make([]bool, n)}
 	for q := range s.queues {
 		l.start[q] = lineStart(s.queues[q].Name)
 	}
@@ -620,10 +636,26 @@ func (l *queueLines) forget(version uint64) {
 // pending again, or another writer's versions in between) may change any.
 func (l *queueLines) committed(q int32, d *Decision, next *Snapshot) {
 	if d.Verdict == VerdictAdmit && next.version == l.version+1 && int(q) < len(l.known) {
+		l.admitted(q, l.version, next.version)
 		l.known[q], l.version = false, next.version
 		return
 	}
 	l.forget(next.version)
+}
+
+// admitted hears that a head of queue q was admitted on version from,
+// making version to. Straight after it (to is from+1) only q's pending
+// workloads changed: what the other queues have ahead of their cursors
+// on from they have on to.
+func (l *queueLines) admitted(q int32, from, to uint64) {
+	if to != from+1 {
+		return
+	}
+	for k := range l.aheadOn {
+		if int32(k) != q && l.aheadOn[k] == from {
+			l.aheadOn[k] = to
+		}
+	}
 }
 
 // head is s's workload at queue q's cursor, nil when none is left.
@@ -631,11 +663,34 @@ func (l *queueLines) head(s *Snapshot, q int32) *Workload {
 	if int(q) >= len(l.after) || int(q) >= len(s.queues) {
 		return nil
 	}
+	if l.read[q] && l.aheadOn[q] == s.version && (l.next[q] < len(l.ahead[q]) || l.whole[q]) {
+		return l.first(q)
+	}
 	at := l.after[q]
 	if at == nil {
 		at = &l.start[q]
 	}
-	return s.queueHead(s.queues[q].Name, at, l.skip)
+	// Snapshot.queueHead's walk, on past the head.
+	name, a := s.queues[q].Name, l.ahead[q][:0]
+	s.byQueue.Ascend(at, func(w *Workload) bool {
+		if w.Queue != name {
+			return false
+		}
+		if !l.skip(w) {
+			a = append(a, w)
+		}
+		return len(a) < aheadRead
+	})
+	l.ahead[q], l.next[q], l.aheadOn[q], l.read[q], l.whole[q] = a, 0, s.version, true, len(a) < aheadRead
+	return l.first(q)
+}
+
+// first is the first workload ahead of queue q's cursor, nil for none.
+func (l *queueLines) first(q int32) *Workload {
+	if l.next[q] == len(l.ahead[q]) {
+		return nil
+	}
+	return l.ahead[q][l.next[q]]
 }
 
 // stepAside leaves w out for the rest of the loop and moves its queue's
@@ -644,6 +699,12 @@ func (l *queueLines) stepAside(q int32, w *Workload) {
 	l.skipped[w.ID] = true
 	if int(q) < len(l.after) {
 		l.after[q], l.known[q] = w, false
+		// w first ahead: the rest follow the new cursor, none skipped.
+		if l.read[q] && l.first(q) == w {
+			l.next[q]++
+		} else {
+			l.read[q] = false
+		}
 	}
 }
 
@@ -652,6 +713,7 @@ func (l *queueLines) stepAside(q int32, w *Workload) {
 func (l *queueLines) rewind() {
 	clear(l.after)
 	clear(l.known)
+	clear(l.read)
 }
 
 // Order lists the pending workloads in the order the scheduling loop
