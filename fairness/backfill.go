@@ -70,11 +70,23 @@ type Planner struct {
 func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assignment) (start int64, pods []gang.Assignment, ok bool) {
 	m := p.View
 	m.Usage, m.State, m.Reserved = m.Usage.Clone(), held.Fork(), reserved
+	// Only a placement reads the state, and it is tried only once the
+	// quota fits: the quota is counted on a view without a state, where an
+	// eviction gives back quota alone, and the leaving workloads' pods
+	// leave m's state, in the same order, just before the placement that
+	// first reads it. (A queue far over its quota lets hundreds leave
+	// before that.)
+	quo := p.View
+	quo.Usage, quo.State = p.View.Usage.Clone(), nil
+	gone := 0 // Leaving[:gone] are off m
 	for i := range p.Leaving {
 		l := &p.Leaving[i]
-		m.Evict(l.B)
-		if !fitsQuota(m.Tree, m.Usage, b) {
+		quo.Evict(l.B)
+		if !fitsQuota(quo.Tree, quo.Usage, b) {
 			continue
+		}
+		for ; gone <= i; gone++ {
+			m.Evict(p.Leaving[gone].B)
 		}
 		p.Placer.Reset(m.State)
 		p.Placer.Final = true
