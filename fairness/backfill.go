@@ -2,6 +2,8 @@ package fairness
 
 import (
 	"cmp"
+	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/allot-sched/allot/gang"
@@ -52,12 +54,17 @@ type Blocked struct {
 // books (its State and Reserved are set per plan), Leaving the workloads
 // expected to leave, in order (SortLeaving). Placer and Scratch are the
 // caller's placer and assignment buffer, reused by every placement.
+//
+// Base, when set, is the state every held state Reserve is given was made
+// from by taking reservations, which only take GPUs: none holds more free
+// GPUs than Base, which bounds what the leaving workloads can free.
 type Planner struct {
 	View    view.Sim
 	Now     int64
 	Leaving []Leaving
 	Placer  *gang.Placer
 	Scratch []gang.Assignment
+	Base    *topology.State
 }
 
 // Reserve finds the first moment blocked workload b fits, running
@@ -71,18 +78,28 @@ func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assi
 	m := p.View
 	m.Usage, m.State, m.Reserved = m.Usage.Clone(), held.Fork(), reserved
 	// Only a placement reads the state, and it is tried only once the
-	// quota fits: the quota is counted on a view without a state, where an
-	// eviction gives back quota alone, and the leaving workloads' pods
-	// leave m's state, in the same order, just before the placement that
-	// first reads it. (A queue far over its quota lets hundreds leave
-	// before that.)
+	// quota fits and the free GPUs may hold the pods: the quota is counted
+	// on a view without a state, where an eviction gives back quota alone,
+	// and the leaving workloads' pods leave m's state, in the same order,
+	// just before the placement that first reads it. (A queue far over its
+	// quota, or a gang larger than what is free, lets hundreds leave
+	// before that.) Without Base the free GPUs bound nothing.
 	quo := p.View
 	quo.Usage, quo.State = p.View.Usage.Clone(), nil
 	gone := 0 // Leaving[:gone] are off m
+	// free bounds the free GPUs once Leaving[:i+1] are gone: Base's and
+	// what their pods hold.
+	free, need := int64(math.MaxInt64), wholeGPUs(b.Sets)
+	if p.Base != nil {
+		free = p.Base.FreeGPUs()
+	}
 	for i := range p.Leaving {
 		l := &p.Leaving[i]
 		quo.Evict(l.B)
-		if !fitsQuota(quo.Tree, quo.Usage, b) {
+		if free < math.MaxInt64 {
+			free += heldGPUs(l.B)
+		}
+		if free < need || !fitsQuota(quo.Tree, quo.Usage, b) {
 			continue
 		}
 		for ; gone <= i; gone++ {
@@ -98,6 +115,31 @@ func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assi
 		return max(l.End, p.Now), slices.Clone(asg), true
 	}
 	return 0, nil, false
+}
+
+// wholeGPUs counts the whole GPUs the pod sets' pods take: no placement
+// finds them on a state with fewer free (State.FreeGPUs). A pod of a GPU
+// share takes none whole.
+func wholeGPUs(sets []gang.PodSet) int64 {
+	n := int64(0)
+	for i := range sets {
+		if sets[i].Share == 0 {
+			n += sets[i].Count * int64(sets[i].GPUs)
+		}
+	}
+	return n
+}
+
+// heldGPUs counts the GPUs b's pods hold on nodes: the most its leaving
+// frees.
+func heldGPUs(b *view.Booking) int64 {
+	n := 0
+	for _, pod := range b.Pods {
+		if pod.Node >= 0 {
+			n += bits.OnesCount64(pod.GPUs)
+		}
+	}
+	return int64(n)
 }
 
 // fitsQuota checks b's charges against what is available to its queue in
