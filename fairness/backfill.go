@@ -2,7 +2,6 @@ package fairness
 
 import (
 	"cmp"
-	"math"
 	"math/bits"
 	"slices"
 
@@ -56,8 +55,9 @@ type Blocked struct {
 // caller's placer and assignment buffer, reused by every placement.
 //
 // Base, when set, is the state every held state Reserve is given was made
-// from by taking reservations, which only take GPUs: none holds more free
-// GPUs than Base, which bounds what the leaving workloads can free.
+// from by taking reservations, which only take GPUs: no node of a held
+// state has more free GPUs than on Base, which bounds what the leaving
+// workloads can free.
 type Planner struct {
 	View    view.Sim
 	Now     int64
@@ -65,6 +65,68 @@ type Planner struct {
 	Placer  *gang.Placer
 	Scratch []gang.Assignment
 	Base    *topology.State
+	// baseFree is each node's free GPUs on Base, counted at the first
+	// Reserve; room is Reserve's bound.
+	baseFree []int32
+	room     room
+}
+
+// room bounds, node by node, the free GPUs of a state as workloads leave
+// it: free[n] is at least node n's. A pod of g whole GPUs sits on one
+// node, so a pod set of count such pods fits only where the nodes hold
+// count pods of g in all: Σ ⌊free[n]/g⌋ ≥ count. Pods of a GPU share take
+// no whole GPU and are not bounded.
+type room struct {
+	free []int32
+	sets []roomSet
+}
+
+// roomSet is a pod set's pods of gpus GPUs, count of them, and how many
+// fit the bound now.
+type roomSet struct {
+	gpus        int32
+	count, fits int64
+}
+
+// reset starts the bound at free, for the whole-GPU pod sets of sets.
+func (r *room) reset(free []int32, sets []gang.PodSet) {
+	r.free = append(r.free[:0], free...)
+	r.sets = r.sets[:0]
+	for i := range sets {
+		if ps := &sets[i]; ps.Share == 0 && ps.GPUs > 0 {
+			rs := roomSet{gpus: int32(ps.GPUs), count: ps.Count}
+			for _, f := range r.free {
+				rs.fits += int64(f / rs.gpus)
+			}
+			r.sets = append(r.sets, rs)
+		}
+	}
+}
+
+// leave frees b's pods in the bound: at most the GPUs they hold.
+func (r *room) leave(b *view.Booking) {
+	for _, pod := range b.Pods {
+		if pod.Node < 0 || int(pod.Node) >= len(r.free) || pod.GPUs == 0 {
+			continue
+		}
+		was := r.free[pod.Node]
+		now := was + int32(bits.OnesCount64(pod.GPUs))
+		r.free[pod.Node] = now
+		for k := range r.sets {
+			rs := &r.sets[k]
+			rs.fits += int64(now/rs.gpus - was/rs.gpus)
+		}
+	}
+}
+
+// holds reports whether every whole-GPU pod set fits the bound.
+func (r *room) holds() bool {
+	for k := range r.sets {
+		if r.sets[k].fits < r.sets[k].count {
+			return false
+		}
+	}
+	return true
 }
 
 // Reserve finds the first moment blocked workload b fits, running
@@ -75,36 +137,45 @@ type Planner struct {
 // now; pods are its reserved GPUs, one per pod. false: no moment the plan
 // foresees.
 func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assignment) (start int64, pods []gang.Assignment, ok bool) {
+	// m frees pods only (FreePods): its usage, the caller's, stays unwritten.
 	m := p.View
-	m.Usage, m.State, m.Reserved = m.Usage.Clone(), held.Fork(), reserved
+	m.State, m.Reserved = held.Fork(), reserved
 	// Only a placement reads the state, and it is tried only once the
-	// quota fits and the free GPUs may hold the pods: the quota is counted
-	// on a view without a state, where an eviction gives back quota alone,
-	// and the leaving workloads' pods leave m's state, in the same order,
-	// just before the placement that first reads it. (A queue far over its
-	// quota, or a gang larger than what is free, lets hundreds leave
-	// before that.) Without Base the free GPUs bound nothing.
+	// quota fits and the nodes may hold the pods (room, from Base): the
+	// quota is counted on a view without a state, where an eviction gives
+	// back quota alone, and the leaving workloads' pods leave m's state, in
+	// the same order, just before the placement that first reads it, with
+	// one flush. (A queue far over its quota, or a gang larger than what
+	// is free, lets hundreds leave before that.)
 	quo := p.View
 	quo.Usage, quo.State = p.View.Usage.Clone(), nil
 	gone := 0 // Leaving[:gone] are off m
-	// free bounds the free GPUs once Leaving[:i+1] are gone: Base's and
-	// what their pods hold.
-	free, need := int64(math.MaxInt64), wholeGPUs(b.Sets)
-	if p.Base != nil {
-		free = p.Base.FreeGPUs()
+	bounded := p.Base != nil
+	if bounded {
+		if p.baseFree == nil {
+			p.baseFree = make([]int32, p.Base.T.NumNodes())
+			for n := range p.baseFree {
+				p.baseFree[n] = int32(bits.OnesCount64(p.Base.FreeMask(int32(n))))
+			}
+		}
+		p.room.reset(p.baseFree, b.Sets)
 	}
 	for i := range p.Leaving {
 		l := &p.Leaving[i]
 		quo.Evict(l.B)
-		if free < math.MaxInt64 {
-			free += heldGPUs(l.B)
+		if bounded {
+			p.room.leave(l.B)
+			if !p.room.holds() {
+				continue
+			}
 		}
-		if free < need || !fitsQuota(quo.Tree, quo.Usage, b) {
+		if !fitsQuota(quo.Tree, quo.Usage, b) {
 			continue
 		}
 		for ; gone <= i; gone++ {
-			m.Evict(p.Leaving[gone].B)
+			m.FreePods(p.Leaving[gone].B)
 		}
+		m.State.Flush()
 		p.Placer.Reset(m.State)
 		p.Placer.Final = true
 		asg, _, placed := p.Placer.Place(b.Sets, p.Scratch[:0])
@@ -115,31 +186,6 @@ func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assi
 		return max(l.End, p.Now), slices.Clone(asg), true
 	}
 	return 0, nil, false
-}
-
-// wholeGPUs counts the whole GPUs the pod sets' pods take: no placement
-// finds them on a state with fewer free (State.FreeGPUs). A pod of a GPU
-// share takes none whole.
-func wholeGPUs(sets []gang.PodSet) int64 {
-	n := int64(0)
-	for i := range sets {
-		if sets[i].Share == 0 {
-			n += sets[i].Count * int64(sets[i].GPUs)
-		}
-	}
-	return n
-}
-
-// heldGPUs counts the GPUs b's pods hold on nodes: the most its leaving
-// frees.
-func heldGPUs(b *view.Booking) int64 {
-	n := 0
-	for _, pod := range b.Pods {
-		if pod.Node >= 0 {
-			n += bits.OnesCount64(pod.GPUs)
-		}
-	}
-	return int64(n)
 }
 
 // fitsQuota checks b's charges against what is available to its queue in

@@ -37,6 +37,18 @@ func (m *Sim) move(b *Booking, sign int) {
 	if m.State == nil {
 		return
 	}
+	m.movePods(b, sign)
+	m.State.Flush()
+}
+
+// FreePods takes b's pods off the view's state as Evict does, leaving its
+// quota usage and the state unflushed: a caller freeing many bookings
+// flushes the state once after the last, before reading it.
+func (m *Sim) FreePods(b *Booking) { m.movePods(b, 1) }
+
+// movePods takes b's pods off the state (sign 1) or puts them back (-1),
+// without flushing it.
+func (m *Sim) movePods(b *Booking, sign int) {
 	k := 0
 	for i := range b.Sets {
 		for range b.Sets[i].Count {
@@ -51,7 +63,6 @@ func (m *Sim) move(b *Booking, sign int) {
 			k++
 		}
 	}
-	m.State.Flush()
 }
 
 // MoveUsage takes a workload's quota usage out of the view (sign 1) or

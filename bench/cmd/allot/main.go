@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/allot-sched/allot/bench/internal/cli"
 	"github.com/allot-sched/allot/bench/simcmd"
@@ -67,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "demo":
 		return demo(rest, stdout, stderr)
 	case "simulate":
+		paceReplay()
 		return simcmd.Run(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
@@ -74,6 +76,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "allot: unknown command %q\n%s", cmd, usageText)
 		return 2
+	}
+}
+
+// replayGC is the garbage collector's pace for simulate (GOGC). A replay
+// is a batch job that keeps little alive (the cluster, the queues, the
+// jobs) and allocates with every decision: at Go's default of 100 the
+// collector took about a fifth of the CPU of the full Philly replay, and
+// at 400 the replay ran about a quarter faster with its heap peaking
+// higher (the README has the figures).
+const replayGC = 400
+
+// paceReplay sets the collector's pace for a replay, unless GOGC in the
+// environment sets it.
+func paceReplay() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(replayGC)
 	}
 }
 
