@@ -124,8 +124,8 @@ func cycles(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Deci
 		// commit.
 		exact := s.kueueExact()
 		c.reset(s)
-		for _, w := range heads {
-			c.add(s, w, s.usage, true)
+		for i, w := range heads {
+			c.add(s, lines.outQueue[i], w, s.usage, true)
 		}
 		nested := s.fairSharing.Enabled && fairness.Nested(s.rtree, c.heads)
 		var order []int
@@ -147,8 +147,7 @@ func cycles(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Deci
 			} else {
 				i = order[k]
 			}
-			w := heads[i]
-			q := s.queueIdx[w.Queue]
+			w, q := heads[i], lines.outQueue[i]
 			on := s
 			if !exact {
 				on = st.Load()
@@ -324,26 +323,26 @@ func (c *cycle) reset(s *Snapshot) {
 	c.heads, c.charges = c.heads[:0], c.charges[:0]
 }
 
-// add appends head w with its keys: with fair sharing its queue's dominant
-// share after admission on usage u and what the admission charges, without
-// it the borrowing level (when levels is set); the history keys when they
-// are on.
-func (c *cycle) add(s *Snapshot, w *Workload, u quota.Usage, levels bool) {
+// add appends head w of queue q with its keys: with fair sharing its
+// queue's dominant share after admission on usage u and what the admission
+// charges, without it the borrowing level (when levels is set); the
+// history keys when they are on.
+func (c *cycle) add(s *Snapshot, q int32, w *Workload, u quota.Usage, levels bool) {
 	from := len(c.charges)
 	c.heads = append(c.heads, fairness.Head{})
 	h := &c.heads[len(c.heads)-1]
-	c.charges = s.headKey(&h.Key, w, u, levels, &c.nominee, c.charges)
+	c.charges = s.headKey(&h.Key, q, w, u, levels, &c.nominee, c.charges)
 	// Later heads append past this head's charges: a growth leaves them
 	// in the old array, unchanged.
 	h.Charges = slices.Clip(c.charges[from:])
 }
 
-// headKey sets k to head w's keys and appends what its admission charges
-// to charges: with fair sharing its queue's dominant share after admission
-// on usage u, without it the borrowing level (when levels is set); the
-// history keys when they are on. nom is the nomination's scratch.
-func (s *Snapshot) headKey(k *fairness.Key, w *Workload, u quota.Usage, levels bool, nom *assigner, charges []fairness.Charge) []fairness.Charge {
-	q := s.queueIdx[w.Queue]
+// headKey sets k to the keys of head w of queue q and appends what its
+// admission charges to charges: with fair sharing its queue's dominant
+// share after admission on usage u, without it the borrowing level (when
+// levels is set); the history keys when they are on. nom is the
+// nomination's scratch.
+func (s *Snapshot) headKey(k *fairness.Key, q int32, w *Workload, u quota.Usage, levels bool, nom *assigner, charges []fairness.Charge) []fairness.Charge {
 	*k = fairness.Key{Queue: q, QueueName: w.Queue, Turn: turnOf(w)}
 	h := s.history.HalfLife
 	if s.options.OrderByDebt {
@@ -535,7 +534,7 @@ func (f *filling) pick(s *Snapshot, u quota.Usage, headOf func(q int32) *Workloa
 		if w := f.head[q]; w == nil {
 			f.standings.Set(int(q), nil)
 		} else {
-			f.charges[q] = s.headKey(&f.key[q].Key, w, u, false, &f.nominee, f.charges[q][:0])
+			f.charges[q] = s.headKey(&f.key[q].Key, q, w, u, false, &f.nominee, f.charges[q][:0])
 			f.key[q].Charges = f.charges[q]
 			f.standings.Set(int(q), &f.key[q].Key)
 		}
@@ -569,7 +568,9 @@ type queueLines struct {
 	after   []*Workload
 	skipped map[string]bool
 	skip    func(*Workload) bool
-	out     []*Workload
+	// out are the heads heads found, outQueue their queues.
+	out      []*Workload
+	outQueue []int32
 	// kept[q] is queue q's head on version, when known[q].
 	kept    []*Workload
 	known   []bool
@@ -606,7 +607,7 @@ func (l *queueLines) heads(s *Snapshot, blocked map[int32]bool) []*Workload {
 	if s.version != l.version {
 		l.forget(s.version)
 	}
-	l.out = l.out[:0]
+	l.out, l.outQueue = l.out[:0], l.outQueue[:0]
 	for q := range s.queues {
 		if blocked[int32(q)] {
 			continue
@@ -618,7 +619,7 @@ func (l *queueLines) heads(s *Snapshot, blocked map[int32]bool) []*Workload {
 			l.kept[q], l.known[q] = l.head(s, int32(q)), true
 		}
 		if w := l.kept[q]; w != nil {
-			l.out = append(l.out, w)
+			l.out, l.outQueue = append(l.out, w), append(l.outQueue, int32(q))
 		}
 	}
 	return l.out
@@ -768,7 +769,7 @@ func Order(s *Snapshot) []string {
 		c.reset(s)
 		for q := range byQueue {
 			if len(byQueue[q]) > 0 {
-				c.add(s, byQueue[q][0], u, false)
+				c.add(s, int32(q), byQueue[q][0], u, false)
 				byQueue[q] = byQueue[q][1:]
 			}
 		}
