@@ -47,7 +47,7 @@ func appendQuote(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
-func (dc *decider) wres(r int)  { dc.w(dc.s.resources[r]) }
+func (dc *decider) wres(r int) { dc.w(dc.s.resources[r]) }
 
 // wnote names the quota windows and tier in force, if any.
 func (dc *decider) wnote() {
