@@ -33,8 +33,7 @@ func (dc *decider) since(m int32) span {
 func (dc *decider) w(s string)  { dc.d.buf = append(dc.d.buf, s...) }
 func (dc *decider) wi(i int64)  { dc.d.buf = strconv.AppendInt(dc.d.buf, i, 10) }
 func (dc *decider) wq(s string) { dc.d.buf = appendQuote(dc.d.buf, s) }
-
-func (dc *decider) wres(r int) { dc.w(dc.s.resources[r]) }
+func (dc *decider) wres(r int)  { dc.w(dc.s.resources[r]) }
 
 // appendQuote is strconv.AppendQuote, which leaves printable ASCII but
 // quotes and backslashes as it is: a name of only those, most names, is
