@@ -69,6 +69,8 @@ type Planner struct {
 	// Reserve; room is Reserve's bound.
 	baseFree []int32
 	room     room
+	// gone is Reserve's scratch: the bookings it frees at once.
+	gone []*view.Booking
 }
 
 // room bounds, node by node, the free GPUs of a state as workloads leave
@@ -137,7 +139,7 @@ func (r *room) holds() bool {
 // now; pods are its reserved GPUs, one per pod. false: no moment the plan
 // foresees.
 func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assignment) (start int64, pods []gang.Assignment, ok bool) {
-	// m frees pods only (FreePods): its usage, the caller's, stays unwritten.
+	// m frees pods only (FreeAll): its usage, the caller's, stays unwritten.
 	m := p.View
 	m.State, m.Reserved = held.Fork(), reserved
 	// Only a placement reads the state, and it is tried only once the
@@ -172,9 +174,11 @@ func (p *Planner) Reserve(b *Blocked, held *topology.State, reserved []gang.Assi
 		if !fitsQuota(quo.Tree, quo.Usage, b) {
 			continue
 		}
+		p.gone = p.gone[:0]
 		for ; gone <= i; gone++ {
-			m.FreePods(p.Leaving[gone].B)
+			p.gone = append(p.gone, p.Leaving[gone].B)
 		}
+		m.FreeAll(p.gone)
 		m.State.Flush()
 		p.Placer.Reset(m.State)
 		p.Placer.Final = true

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
@@ -41,10 +42,55 @@ func (m *Sim) move(b *Booking, sign int) {
 	m.State.Flush()
 }
 
-// FreePods takes b's pods off the view's state as Evict does, leaving its
-// quota usage and the state unflushed: a caller freeing many bookings
-// flushes the state once after the last, before reading it.
-func (m *Sim) FreePods(b *Booking) { m.movePods(b, 1) }
+// FreeAll takes the pods of bs off the view's state as Evict does, one
+// booking after the other, leaving their quota usage and the state
+// unflushed: the caller flushes it once, before reading it. The whole-GPU
+// pods on one node are released together (their GPUs are distinct and
+// what they book adds up), one change of the node rather than one a pod.
+func (m *Sim) FreeAll(bs []*Booking) {
+	var nodes []freed
+	for _, b := range bs {
+		k := 0
+		for i := range b.Sets {
+			for range b.Sets[i].Count {
+				pa := b.Pods[k]
+				k++
+				if pa.Node < 0 {
+					continue
+				}
+				gpus := pa.GPUs &^ m.reservedOn(pa.Node)
+				if pa.Share > 0 {
+					if gpus != 0 {
+						m.State.BookPod(pa.Node, gpus, pa.Share, b.Book(i, m.Nodes), 1, -1)
+					} else {
+						m.State.BookPod(pa.Node, 0, 0, b.Book(i, m.Nodes), 1, -1) // a reserved GPU stays taken
+					}
+					continue
+				}
+				j := slices.IndexFunc(nodes, func(f freed) bool { return f.node == pa.Node })
+				if j < 0 {
+					j = len(nodes)
+					nodes = append(nodes, freed{node: pa.Node})
+				}
+				f := &nodes[j]
+				f.gpus |= gpus
+				f.r = f.r.Add(b.Book(i, m.Nodes))
+				f.pods++
+			}
+		}
+	}
+	for _, f := range nodes {
+		m.State.BookPod(f.node, f.gpus, 0, f.r, f.pods, -1)
+	}
+}
+
+// freed is what FreeAll releases on one node at once.
+type freed struct {
+	node int32
+	gpus uint64
+	r    res.Vec
+	pods int32
+}
 
 // movePods takes b's pods off the state (sign 1) or puts them back (-1),
 // without flushing it.
