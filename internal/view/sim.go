@@ -58,13 +58,9 @@ func (m *Sim) FreeAll(bs []*Booking) {
 				if pa.Node < 0 {
 					continue
 				}
-				gpus := pa.GPUs &^ m.reservedOn(pa.Node)
+				gpus, share := m.podGPUs(pa)
 				if pa.Share > 0 {
-					if gpus != 0 {
-						m.State.BookPod(pa.Node, gpus, pa.Share, b.Book(i, m.Nodes), 1, -1)
-					} else {
-						m.State.BookPod(pa.Node, 0, 0, b.Book(i, m.Nodes), 1, -1) // a reserved GPU stays taken
-					}
+					m.State.BookPod(pa.Node, gpus, share, b.Book(i, m.Nodes), 1, -1)
 					continue
 				}
 				j := slices.IndexFunc(nodes, func(f freed) bool { return f.node == pa.Node })
@@ -99,11 +95,7 @@ func (m *Sim) movePods(b *Booking, sign int) {
 	for i := range b.Sets {
 		for range b.Sets[i].Count {
 			if pa := b.Pods[k]; pa.Node >= 0 {
-				gpus := pa.GPUs &^ m.reservedOn(pa.Node)
-				share := pa.Share
-				if share > 0 && gpus == 0 {
-					share = 0 // a reserved GPU stays taken
-				}
+				gpus, share := m.podGPUs(pa)
 				m.State.BookPod(pa.Node, gpus, share, b.Book(i, m.Nodes), 1, -sign)
 			}
 			k++
@@ -117,6 +109,17 @@ func (m *Sim) MoveUsage(b *Booking, sign int) {
 	for i := range b.Sets {
 		m.Tree.AddVec(m.Usage, b.Queue, int(b.Sets[i].Flavor), b.Need(i, m.Tokens), -sign)
 	}
+}
+
+// podGPUs are the GPUs pod pa books and gives back, and its share of one:
+// its own but those reserved, which stay taken (a share on a reserved GPU
+// gives back none).
+func (m *Sim) podGPUs(pa Pod) (gpus uint64, share int32) {
+	gpus, share = pa.GPUs&^m.reservedOn(pa.Node), pa.Share
+	if share > 0 && gpus == 0 {
+		share = 0
+	}
+	return gpus, share
 }
 
 // reservedOn is the mask of node n's reserved GPUs.
