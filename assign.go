@@ -359,10 +359,9 @@ func (dc *decider) preemptionMode(u uint16, fq *quota.FlavorQuota, alone bool) m
 		}
 	}
 	val := earlier.Add(need)
-	w := dc.preemptWorld()
-	p := preempt.Preemptor{Queue: dc.q, Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
-		Policies: s.limits[dc.q].policies(), Quota: make([]*quota.FlavorQuota, len(s.flavors))}
-	p.Quota[f] = fq
+	// The search's world and preemptor, made for the first search.
+	var w preempt.World
+	var p preempt.Preemptor
 	used := dc.usage[dc.q][f*len(s.resources):]
 	// The search runs only where its answer can change the choice: a queue
 	// that preempts nothing has no candidates, and with one flavor to try
@@ -385,6 +384,12 @@ func (dc *decider) preemptionMode(u uint16, fq *quota.FlavorQuota, alone bool) m
 			m.kind = noCandidates
 			m.level, _ = t.BorrowingLevel(dc.usage, dc.q, fr, val[r])
 		default:
+			if p.Quota == nil {
+				w = dc.preemptWorld()
+				p = preempt.Preemptor{Queue: dc.q, Priority: dc.r.Priority, SubmittedAt: dc.r.SubmittedAt,
+					Policies: s.limits[dc.q].policies(), Quota: make([]*quota.FlavorQuota, len(s.flavors))}
+				p.Quota[f] = fq
+			}
 			poss, level := preempt.Simulate(&w, &p, fr, val[r], &dc.d.work.search, s.running.admitted(s, dc.q))
 			if m = (mode{kind: modeOf[poss], level: level}); m.kind == noFit {
 				return m

@@ -255,7 +255,8 @@ func (s *Snapshot) extendPlan(p *backfillPlan, w *Workload, depth int, work *wor
 		}
 	}
 	ownReserved := false
-	planner := fairness.Planner{View: view.Sim{Tree: s.rtree, Usage: s.usage, Tokens: s.tokens, Nodes: s.nodeRes}, Now: s.now, Leaving: q.ends, Placer: &work.search, Scratch: work.planned}
+	planner := fairness.Planner{View: view.Sim{Tree: s.rtree, Usage: s.usage, Tokens: s.tokens, Nodes: s.nodeRes}, Now: s.now, Leaving: q.ends, Placer: &work.search, Scratch: work.planned,
+		Base: q.base}
 	for !q.covers(w, depth) {
 		b := q.answers[q.next].w
 		// Both lists are in the pending order: what the prior plan knew

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/allot-sched/allot/internal/view"
+	"github.com/allot-sched/allot/preempt"
 )
 
 // VictimIndex reports whether s keeps the preemption index and, when it
@@ -51,4 +52,16 @@ func DecideReading(s *Snapshot, r Request, scan bool, readBound int) Decision {
 	}
 	rs.readBound = readBound
 	return Decide(c, r)
+}
+
+// Takeable is how many admitted workloads of s the running set counts as
+// takeable by a preemption search, and how many a recount finds.
+func Takeable(s *Snapshot) (counted, recounted int) {
+	s.running.Scan(func(r *running) bool {
+		if preempt.Takeable(&r.Booking) {
+			recounted++
+		}
+		return true
+	})
+	return s.running.takeable, recounted
 }

@@ -124,8 +124,8 @@ func cycles(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Deci
 		// commit.
 		exact := s.kueueExact()
 		c.reset(s)
-		for _, w := range heads {
-			c.add(s, w, s.usage, true)
+		for i, w := range heads {
+			c.add(s, lines.outQueue[i], w, s.usage, true)
 		}
 		nested := s.fairSharing.Enabled && fairness.Nested(s.rtree, c.heads)
 		var order []int
@@ -147,8 +147,7 @@ func cycles(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Deci
 			} else {
 				i = order[k]
 			}
-			w := heads[i]
-			q := s.queueIdx[w.Queue]
+			w, q := heads[i], lines.outQueue[i]
 			on := s
 			if !exact {
 				on = st.Load()
@@ -268,6 +267,9 @@ func fill(st *Store, decide func(*Snapshot, Request) *Decision, see func(*Decisi
 				admitted, seen = true, next.version
 				carryPlan(s, next)
 				f.admitted(q)
+				if d.Verdict == VerdictAdmit {
+					lines.admitted(q, s.version, next.version)
+				}
 				if d.Verdict == VerdictPreempt {
 					lines.rewind()
 					f.forgetAll()
@@ -321,26 +323,26 @@ func (c *cycle) reset(s *Snapshot) {
 	c.heads, c.charges = c.heads[:0], c.charges[:0]
 }
 
-// add appends head w with its keys: with fair sharing its queue's dominant
-// share after admission on usage u and what the admission charges, without
-// it the borrowing level (when levels is set); the history keys when they
-// are on.
-func (c *cycle) add(s *Snapshot, w *Workload, u quota.Usage, levels bool) {
+// add appends head w of queue q with its keys: with fair sharing its
+// queue's dominant share after admission on usage u and what the admission
+// charges, without it the borrowing level (when levels is set); the
+// history keys when they are on.
+func (c *cycle) add(s *Snapshot, q int32, w *Workload, u quota.Usage, levels bool) {
 	from := len(c.charges)
 	c.heads = append(c.heads, fairness.Head{})
 	h := &c.heads[len(c.heads)-1]
-	c.charges = s.headKey(&h.Key, w, u, levels, &c.nominee, c.charges)
+	c.charges = s.headKey(&h.Key, q, w, u, levels, &c.nominee, c.charges)
 	// Later heads append past this head's charges: a growth leaves them
 	// in the old array, unchanged.
 	h.Charges = slices.Clip(c.charges[from:])
 }
 
-// headKey sets k to head w's keys and appends what its admission charges
-// to charges: with fair sharing its queue's dominant share after admission
-// on usage u, without it the borrowing level (when levels is set); the
-// history keys when they are on. nom is the nomination's scratch.
-func (s *Snapshot) headKey(k *fairness.Key, w *Workload, u quota.Usage, levels bool, nom *assigner, charges []fairness.Charge) []fairness.Charge {
-	q := s.queueIdx[w.Queue]
+// headKey sets k to the keys of head w of queue q and appends what its
+// admission charges to charges: with fair sharing its queue's dominant
+// share after admission on usage u, without it the borrowing level (when
+// levels is set); the history keys when they are on. nom is the
+// nomination's scratch.
+func (s *Snapshot) headKey(k *fairness.Key, q int32, w *Workload, u quota.Usage, levels bool, nom *assigner, charges []fairness.Charge) []fairness.Charge {
 	*k = fairness.Key{Queue: q, QueueName: w.Queue, Turn: turnOf(w)}
 	h := s.history.HalfLife
 	if s.options.OrderByDebt {
@@ -532,7 +534,7 @@ func (f *filling) pick(s *Snapshot, u quota.Usage, headOf func(q int32) *Workloa
 		if w := f.head[q]; w == nil {
 			f.standings.Set(int(q), nil)
 		} else {
-			f.charges[q] = s.headKey(&f.key[q].Key, w, u, false, &f.nominee, f.charges[q][:0])
+			f.charges[q] = s.headKey(&f.key[q].Key, q, w, u, false, &f.nominee, f.charges[q][:0])
 			f.key[q].Charges = f.charges[q]
 			f.standings.Set(int(q), &f.key[q].Key)
 		}
@@ -566,17 +568,32 @@ type queueLines struct {
 	after   []*Workload
 	skipped map[string]bool
 	skip    func(*Workload) bool
-	out     []*Workload
+	// out are the heads heads found, outQueue their queues.
+	out      []*Workload
+	outQueue []int32
 	// kept[q] is queue q's head on version, when known[q].
 	kept    []*Workload
 	known   []bool
 	version uint64
+	// ahead[q][next[q]:] is what follows queue q's cursor on version
+	// aheadOn[q], when read[q]: its next pending workloads that are not
+	// skipped, in order, read with one seek; all of them when whole[q]. A
+	// head stepping aside is the first of them, so the next head is the
+	// one after it, found without another seek.
+	ahead       [][]*Workload
+	next        []int
+	aheadOn     []uint64
+	read, whole []bool
 }
+
+// aheadRead is how many workloads one seek reads ahead of a cursor.
+const aheadRead = 16
 
 func newLines(s *Snapshot) *queueLines {
 	n := len(s.queues)
 	l := &queueLines{start: make([]Workload, n), after: make([]*Workload, n), skipped: map[string]bool{},
-		kept: make([]*Workload, n), known: make([]bool, n), version: s.version}
+		kept: make([]*Workload, n), known: make([]bool, n), version: s.version,
+		ahead: make([][]*Workload, n), next: make([]int, n), aheadOn: make([]uint64, n), read: make([]bool, n), whole: make([]bool, n)}
 	for q := range s.queues {
 		l.start[q] = lineStart(s.queues[q].Name)
 	}
@@ -590,7 +607,7 @@ func (l *queueLines) heads(s *Snapshot, blocked map[int32]bool) []*Workload {
 	if s.version != l.version {
 		l.forget(s.version)
 	}
-	l.out = l.out[:0]
+	l.out, l.outQueue = l.out[:0], l.outQueue[:0]
 	for q := range s.queues {
 		if blocked[int32(q)] {
 			continue
@@ -602,7 +619,7 @@ func (l *queueLines) heads(s *Snapshot, blocked map[int32]bool) []*Workload {
 			l.kept[q], l.known[q] = l.head(s, int32(q)), true
 		}
 		if w := l.kept[q]; w != nil {
-			l.out = append(l.out, w)
+			l.out, l.outQueue = append(l.out, w), append(l.outQueue, int32(q))
 		}
 	}
 	return l.out
@@ -620,10 +637,26 @@ func (l *queueLines) forget(version uint64) {
 // pending again, or another writer's versions in between) may change any.
 func (l *queueLines) committed(q int32, d *Decision, next *Snapshot) {
 	if d.Verdict == VerdictAdmit && next.version == l.version+1 && int(q) < len(l.known) {
+		l.admitted(q, l.version, next.version)
 		l.known[q], l.version = false, next.version
 		return
 	}
 	l.forget(next.version)
+}
+
+// admitted hears that a head of queue q was admitted on version from,
+// making version to. Straight after it (to is from+1) only q's pending
+// workloads changed: what the other queues have ahead of their cursors
+// on from they have on to.
+func (l *queueLines) admitted(q int32, from, to uint64) {
+	if to != from+1 {
+		return
+	}
+	for k := range l.aheadOn {
+		if int32(k) != q && l.aheadOn[k] == from {
+			l.aheadOn[k] = to
+		}
+	}
 }
 
 // head is s's workload at queue q's cursor, nil when none is left.
@@ -631,11 +664,34 @@ func (l *queueLines) head(s *Snapshot, q int32) *Workload {
 	if int(q) >= len(l.after) || int(q) >= len(s.queues) {
 		return nil
 	}
+	if l.read[q] && l.aheadOn[q] == s.version && (l.next[q] < len(l.ahead[q]) || l.whole[q]) {
+		return l.first(q)
+	}
 	at := l.after[q]
 	if at == nil {
 		at = &l.start[q]
 	}
-	return s.queueHead(s.queues[q].Name, at, l.skip)
+	// Snapshot.queueHead's walk, on past the head.
+	name, a := s.queues[q].Name, l.ahead[q][:0]
+	s.byQueue.Ascend(at, func(w *Workload) bool {
+		if w.Queue != name {
+			return false
+		}
+		if !l.skip(w) {
+			a = append(a, w)
+		}
+		return len(a) < aheadRead
+	})
+	l.ahead[q], l.next[q], l.aheadOn[q], l.read[q], l.whole[q] = a, 0, s.version, true, len(a) < aheadRead
+	return l.first(q)
+}
+
+// first is the first workload ahead of queue q's cursor, nil for none.
+func (l *queueLines) first(q int32) *Workload {
+	if l.next[q] == len(l.ahead[q]) {
+		return nil
+	}
+	return l.ahead[q][l.next[q]]
 }
 
 // stepAside leaves w out for the rest of the loop and moves its queue's
@@ -644,6 +700,12 @@ func (l *queueLines) stepAside(q int32, w *Workload) {
 	l.skipped[w.ID] = true
 	if int(q) < len(l.after) {
 		l.after[q], l.known[q] = w, false
+		// w first ahead: the rest follow the new cursor, none skipped.
+		if l.read[q] && l.first(q) == w {
+			l.next[q]++
+		} else {
+			l.read[q] = false
+		}
 	}
 }
 
@@ -652,6 +714,7 @@ func (l *queueLines) stepAside(q int32, w *Workload) {
 func (l *queueLines) rewind() {
 	clear(l.after)
 	clear(l.known)
+	clear(l.read)
 }
 
 // Order lists the pending workloads in the order the scheduling loop
@@ -706,7 +769,7 @@ func Order(s *Snapshot) []string {
 		c.reset(s)
 		for q := range byQueue {
 			if len(byQueue[q]) > 0 {
-				c.add(s, byQueue[q][0], u, false)
+				c.add(s, int32(q), byQueue[q][0], u, false)
 				byQueue[q] = byQueue[q][1:]
 			}
 		}

@@ -67,7 +67,9 @@ func (dc *decider) preemptWorld() preempt.World {
 // the request borrowing give way to a later flavor's that do not;
 // otherwise the first flavor with victims wins.
 func (dc *decider) tryPreemption(only int32) bool {
-	if !dc.s.limits[dc.q].preempts() {
+	// With every admitted workload pinned each search finds no victim
+	// (preempt.Admitted.NoneTakeable): the preemptors are not even built.
+	if !dc.s.limits[dc.q].preempts() || dc.s.running.noneTakeable() {
 		return false
 	}
 	if only >= 0 {

@@ -35,6 +35,9 @@ type runningSet struct {
 	// index (preempt.IndexFrom), readBound the search's (0: preempt's
 	// default); tests lower both to reach the index on small worlds.
 	indexFrom, readBound int
+	// takeable counts the workloads a preemption search may take
+	// (preempt.Takeable): with none, every search finds no victim.
+	takeable int
 }
 
 // lazyIndex is what the versions of a set that keeps no index share: want,
@@ -64,11 +67,39 @@ func (r *running) booking() *view.Booking { return &r.Booking }
 // index when rs keeps one or holds enough workloads to want one, else the
 // set alone, which the search scans.
 func (rs *runningSet) admitted(s *Snapshot, q int32) preempt.Admitted[*running] {
-	a := preempt.Admitted[*running]{Set: &rs.Buffered, Booking: (*running).booking, Room: int(s.runCount[q]), ReadBound: rs.readBound}
+	a := preempt.Admitted[*running]{Set: &rs.Buffered, Booking: (*running).booking, Room: int(s.runCount[q]), ReadBound: rs.readBound,
+		NoneTakeable: rs.noneTakeable()}
+	if a.NoneTakeable {
+		return a // the search reads nothing
+	}
 	if rs.kept || rs.Len() >= rs.indexFrom {
 		a.Index = rs.index(s)
 	}
 	return a
+}
+
+// noneTakeable reports whether no admitted workload may be a victim
+// (preempt.Takeable): every one is pinned, or there are none.
+func (rs *runningSet) noneTakeable() bool { return rs.takeable == 0 }
+
+// count adds (sign 1) or removes (-1) r from the takeable count.
+func (rs *runningSet) count(r *running, sign int) {
+	if preempt.Takeable(&r.Booking) {
+		rs.takeable += sign
+	}
+}
+
+// Load fills the empty set with records sorted by ID and distinct
+// (cow.Buffered's Load), counting them.
+func (rs *runningSet) Load(records []*running) {
+	rs.catchUp()
+	rs.Buffered.Load(records)
+	for _, r := range records {
+		rs.count(r, 1)
+		if rs.kept {
+			rs.victims.Insert(&r.Booking)
+		}
+	}
 }
 
 // unkeep drops the index until a search on one of the versions to come
@@ -117,6 +148,7 @@ func (rs *runningSet) catchUp() {
 func (rs *runningSet) Insert(r *running) {
 	rs.catchUp()
 	rs.Buffered.Insert(r)
+	rs.count(r, 1)
 	if rs.kept {
 		rs.victims.Insert(&r.Booking)
 	}
@@ -126,6 +158,10 @@ func (rs *runningSet) Insert(r *running) {
 func (rs *runningSet) Set(r *running) (*running, bool) {
 	rs.catchUp()
 	old, replaced := rs.Buffered.Set(r)
+	if replaced {
+		rs.count(old, -1)
+	}
+	rs.count(r, 1)
 	if rs.kept {
 		if replaced {
 			rs.victims.Delete(&old.Booking)
@@ -139,6 +175,9 @@ func (rs *runningSet) Set(r *running) (*running, bool) {
 func (rs *runningSet) Delete(r *running) (*running, bool) {
 	rs.catchUp()
 	old, ok := rs.Buffered.Delete(r)
+	if ok {
+		rs.count(old, -1)
+	}
 	if ok && rs.kept {
 		rs.victims.Delete(&old.Booking)
 	}
@@ -151,6 +190,10 @@ func (rs *runningSet) Update(fn func(*running) (*running, bool)) {
 	rs.catchUp()
 	rs.Buffered.Update(func(r *running) (*running, bool) {
 		c, changed := fn(r)
+		if changed {
+			rs.count(r, -1)
+			rs.count(c, 1)
+		}
 		if changed && rs.kept {
 			rs.victims.Delete(&r.Booking)
 			rs.victims.Insert(&c.Booking)

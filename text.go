@@ -32,8 +32,22 @@ func (dc *decider) since(m int32) span {
 }
 func (dc *decider) w(s string)  { dc.d.buf = append(dc.d.buf, s...) }
 func (dc *decider) wi(i int64)  { dc.d.buf = strconv.AppendInt(dc.d.buf, i, 10) }
-func (dc *decider) wq(s string) { dc.d.buf = strconv.AppendQuote(dc.d.buf, s) }
+func (dc *decider) wq(s string) { dc.d.buf = appendQuote(dc.d.buf, s) }
 func (dc *decider) wres(r int)  { dc.w(dc.s.resources[r]) }
+
+// appendQuote is strconv.AppendQuote, which leaves printable ASCII but
+// quotes and backslashes as it is: a name of only those, most names, is
+// copied between quotes without the rune-by-rune escaping.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
 
 // wnote names the quota windows and tier in force, if any.
 func (dc *decider) wnote() {

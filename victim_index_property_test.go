@@ -16,14 +16,15 @@ import (
 // built afresh), after every event of random sequences: admissions and
 // preemptions committed, one- and two-phase, finishes, evictions,
 // checkpoints, workloads set running, queues changed and removed, nodes
-// changed, removed and added, time passing.
+// changed, removed and added, time passing. The count of takeable
+// workloads the set keeps is a recount's all along.
 func TestVictimIndexFollowsEvents(t *testing.T) {
 	n := 200
 	if testing.Short() {
 		n = 40
 	}
 	rng := rand.New(rand.NewPCG(2026, 19))
-	kept, checked := 0, 0
+	kept, checked, pinned := 0, 0, 0
 	for i := range n {
 		pw := &pworld{fair: rng.IntN(3) == 0}
 		if err := genPreemptWorld(rng, pw); err != nil {
@@ -41,6 +42,12 @@ func TestVictimIndexFollowsEvents(t *testing.T) {
 			k, diff := allot.VictimIndex(s)
 			if diff != "" {
 				t.Fatalf("case %d %s: %s", i, where, diff)
+			}
+			if counted, recounted := allot.Takeable(s); counted != recounted {
+				t.Fatalf("case %d %s: the running set counts %d takeable workloads, a recount %d", i, where, counted, recounted)
+			}
+			if _, recounted := allot.Takeable(s); recounted < len(s.RunningIDs()) {
+				pinned++
 			}
 			if k {
 				checked++
@@ -106,7 +113,7 @@ func TestVictimIndexFollowsEvents(t *testing.T) {
 			kept++
 		}
 	}
-	t.Logf("%d worlds, %d whose store came to keep the index; %d versions checked", n, kept, checked)
+	t.Logf("%d worlds, %d whose store came to keep the index; %d versions checked, %d with pinned workloads", n, kept, checked, pinned)
 	if kept < n/4 {
 		t.Errorf("only %d of %d stores came to keep the index: the test reaches too little", kept, n)
 	}

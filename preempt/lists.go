@@ -232,7 +232,7 @@ func (s *search) pull(l *list) {
 // accept is the candidate b makes, with the variant it is collected
 // under; false when the policies do not let the preemptor take it.
 func (s *search) accept(b *view.Booking) (Victim, bool) {
-	if b.Pinned || !s.usesNeeded(b) {
+	if !Takeable(b) || !s.usesNeeded(b) {
 		return Victim{}, false
 	}
 	l := &s.Policies

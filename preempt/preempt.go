@@ -88,6 +88,12 @@ func (v Variant) Reason() string {
 	return "InCohortReclamation"
 }
 
+// Takeable reports whether any search may take b as a victim: a pinned
+// booking never is, whatever the preemptor and its policies. A caller that
+// knows no admitted workload is takeable says so (Admitted.NoneTakeable)
+// and is answered without a search.
+func Takeable(b *view.Booking) bool { return !b.Pinned }
+
 // Candidate is a running workload that may be evicted, with the keys that
 // order it. It holds no pointers, so ten thousand of them cost the garbage
 // collector nothing to scan.

@@ -33,6 +33,11 @@ type Admitted[R any] struct {
 	// ReadBound is how many entries (and runs opened) a search reads from
 	// the index's lists before it scans; 0 is DefaultReadBound.
 	ReadBound int
+	// NoneTakeable, when set, says that no workload of Set is Takeable
+	// (every one is pinned): no search can find a victim, so Find answers
+	// at once that it found none, reading nothing. Unset, the search
+	// reads the workloads as usual.
+	NoneTakeable bool
 }
 
 // DefaultReadBound is where a search stops reading the lazy lists and

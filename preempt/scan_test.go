@@ -60,55 +60,10 @@ func TestReadWaysFindTheSame(t *testing.T) {
 		n = 300
 	}
 	rng := rand.New(rand.NewPCG(2026, 21))
-	policies := []Policy{Never, LowerPriority, LowerOrNewerEqualPriority, Any}
 	switched, found := 0, 0
 	for c := range n {
-		nominal := []int64{int64(rng.IntN(60)), int64(rng.IntN(60)), int64(rng.IntN(60))}
-		tree, err := quota.NewResourceTree(1, 2, []quota.NodeSpec{
-			{Name: "a", Parent: 3, Queue: true, Quotas: gc(nominal[0], 0)},
-			{Name: "b", Parent: 4, Queue: true, Quotas: gc(nominal[1], 0)},
-			{Name: "c", Parent: 4, Queue: true, Quotas: gc(nominal[2], 0)},
-			{Name: "top-a", Parent: 5, Quotas: gc(0, 0)},
-			{Name: "top-bc", Parent: 5, Quotas: gc(int64(rng.IntN(20)), 3)},
-			{Name: "root", Parent: -1, Quotas: gc(int64(rng.IntN(40)), 3)},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := &World{Tree: tree, Usage: tree.NewUsage(), Nodes: view.NodeRes{1<<gpu | 1<<cpu},
-			Cost:       Cost{Now: 1000, GPU: gpu, Tokens: -1, Resources: 2},
-			Debt:       []fairness.Debt{{Value: float64(rng.IntN(2)), At: 900}, {Value: float64(rng.IntN(2)), At: 950}, {}},
-			HalfLife:   100,
-			KueueOrder: rng.IntN(2) == 0,
-		}
-		if rng.IntN(2) == 0 {
-			w.Fair = Sharing{Enabled: true, Strategies: [2]Strategy{LessThanOrEqualToFinalShare, LessThanInitialShare}, Weights: []float64{1, 1, 2, 1, 1, 1}}
-			if rng.IntN(2) == 0 {
-				w.Fair.Strategies = [2]Strategy{LessThanInitialShare}
-			}
-		}
-		m := view.Sim{Tree: tree, Usage: w.Usage, Tokens: -1, Nodes: w.Nodes}
-		idx := NewIndex(w.Cost)
-		seen := map[string]bool{}
-		for i := range rng.IntN(40) {
-			b := randomBooking(rng, i)
-			b.Queue = int32(rng.IntN(3))
-			if seen[b.ID] {
-				continue
-			}
-			seen[b.ID] = true
-			m.Restore(b)
-			idx.Insert(b)
-		}
-		w.Usage = m.Usage
-		pol := Policies{WithinQueue: policies[rng.IntN(3)], Reclaim: policies[rng.IntN(4)], Borrow: policies[rng.IntN(2)]}
-		if rng.IntN(3) == 0 {
-			pol.Threshold, pol.HasThreshold = int32(rng.IntN(6)), true
-		}
-		q := int32(rng.IntN(3))
-		need := res.Vec{gpu: int64(1 + rng.IntN(16)), cpu: int64(rng.IntN(2))}
-		p := fairPreemptor(w, q, pol, need)
-		p.Priority, p.SubmittedAt = []int32{0, 1, 5, 6, math.MaxInt32}[rng.IntN(5)], int64(rng.IntN(10))
+		w, idx, p, pol := randomSearch(t, rng, 0)
+		q, need := p.Queue, p.Need[0]
 		var want string
 		for i, way := range readWays(&idx) {
 			r, ok := Find(w, p, new(gang.Placer), way.Admitted)
@@ -133,6 +88,66 @@ func TestReadWaysFindTheSame(t *testing.T) {
 	if found < n/5 || switched < n/5 {
 		t.Errorf("%d worlds with victims and %d that switched of %d: the test reaches too little", found, switched, n)
 	}
+}
+
+// randomSearch is a random world of three queues under two cohorts (queue
+// a alone under one, b and c under the other), its workloads of colliding
+// priorities, sizes, admission and checkpoint times, one in ten pinned, or
+// each with probability pinned (when above 0), with random policies,
+// either order, classical or fair, and a preemptor of a random queue.
+func randomSearch(t *testing.T, rng *rand.Rand, pinned float64) (*World, Index, *Preemptor, Policies) {
+	t.Helper()
+	policies := []Policy{Never, LowerPriority, LowerOrNewerEqualPriority, Any}
+	nominal := []int64{int64(rng.IntN(60)), int64(rng.IntN(60)), int64(rng.IntN(60))}
+	tree, err := quota.NewResourceTree(1, 2, []quota.NodeSpec{
+		{Name: "a", Parent: 3, Queue: true, Quotas: gc(nominal[0], 0)},
+		{Name: "b", Parent: 4, Queue: true, Quotas: gc(nominal[1], 0)},
+		{Name: "c", Parent: 4, Queue: true, Quotas: gc(nominal[2], 0)},
+		{Name: "top-a", Parent: 5, Quotas: gc(0, 0)},
+		{Name: "top-bc", Parent: 5, Quotas: gc(int64(rng.IntN(20)), 3)},
+		{Name: "root", Parent: -1, Quotas: gc(int64(rng.IntN(40)), 3)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &World{Tree: tree, Usage: tree.NewUsage(), Nodes: view.NodeRes{1<<gpu | 1<<cpu},
+		Cost:       Cost{Now: 1000, GPU: gpu, Tokens: -1, Resources: 2},
+		Debt:       []fairness.Debt{{Value: float64(rng.IntN(2)), At: 900}, {Value: float64(rng.IntN(2)), At: 950}, {}},
+		HalfLife:   100,
+		KueueOrder: rng.IntN(2) == 0,
+	}
+	if rng.IntN(2) == 0 {
+		w.Fair = Sharing{Enabled: true, Strategies: [2]Strategy{LessThanOrEqualToFinalShare, LessThanInitialShare}, Weights: []float64{1, 1, 2, 1, 1, 1}}
+		if rng.IntN(2) == 0 {
+			w.Fair.Strategies = [2]Strategy{LessThanInitialShare}
+		}
+	}
+	m := view.Sim{Tree: tree, Usage: w.Usage, Tokens: -1, Nodes: w.Nodes}
+	idx := NewIndex(w.Cost)
+	seen := map[string]bool{}
+	for i := range rng.IntN(40) {
+		b := randomBooking(rng, i)
+		b.Queue = int32(rng.IntN(3))
+		if pinned > 0 {
+			b.Pinned = rng.Float64() < pinned
+		}
+		if seen[b.ID] {
+			continue
+		}
+		seen[b.ID] = true
+		m.Restore(b)
+		idx.Insert(b)
+	}
+	w.Usage = m.Usage
+	pol := Policies{WithinQueue: policies[rng.IntN(3)], Reclaim: policies[rng.IntN(4)], Borrow: policies[rng.IntN(2)]}
+	if rng.IntN(3) == 0 {
+		pol.Threshold, pol.HasThreshold = int32(rng.IntN(6)), true
+	}
+	q := int32(rng.IntN(3))
+	need := res.Vec{gpu: int64(1 + rng.IntN(16)), cpu: int64(rng.IntN(2))}
+	p := fairPreemptor(w, q, pol, need)
+	p.Priority, p.SubmittedAt = []int32{0, 1, 5, 6, math.MaxInt32}[rng.IntN(5)], int64(rng.IntN(10))
+	return w, idx, p, pol
 }
 
 // scannedAfter reports whether a search of p on w, reading idx, switches

@@ -161,6 +161,9 @@ type search struct {
 // from it about as many candidates as it looks at. It reports whether it
 // found victims.
 func Find[R any](w *World, p *Preemptor, pl *gang.Placer, admitted Admitted[R]) (Result, bool) {
+	if admitted.NoneTakeable {
+		return Result{}, false // every candidate is pinned: accept takes none
+	}
 	s := search{World: *w, Preemptor: *p, pl: pl, idx: admitted.Index, readBound: admitted.ReadBound}
 	if s.readBound <= 0 {
 		s.readBound = DefaultReadBound

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/allot-sched/allot/internal/res"
 	"github.com/allot-sched/allot/quota"
 	"github.com/allot-sched/allot/topology"
 )
@@ -37,21 +38,69 @@ func (m *Sim) move(b *Booking, sign int) {
 	if m.State == nil {
 		return
 	}
+	m.movePods(b, sign)
+	m.State.Flush()
+}
+
+// FreeAll takes the pods of bs off the view's state as Evict does, one
+// booking after the other, leaving their quota usage and the state
+// unflushed: the caller flushes it once, before reading it. The whole-GPU
+// pods on one node are released together (their GPUs are distinct and
+// what they book adds up), one change of the node rather than one a pod.
+func (m *Sim) FreeAll(bs []*Booking) {
+	var nodes []freed
+	for _, b := range bs {
+		k := 0
+		for i := range b.Sets {
+			for range b.Sets[i].Count {
+				pa := b.Pods[k]
+				k++
+				if pa.Node < 0 {
+					continue
+				}
+				gpus, share := m.podGPUs(pa)
+				if pa.Share > 0 {
+					m.State.BookPod(pa.Node, gpus, share, b.Book(i, m.Nodes), 1, -1)
+					continue
+				}
+				j := slices.IndexFunc(nodes, func(f freed) bool { return f.node == pa.Node })
+				if j < 0 {
+					j = len(nodes)
+					nodes = append(nodes, freed{node: pa.Node})
+				}
+				f := &nodes[j]
+				f.gpus |= gpus
+				f.r = f.r.Add(b.Book(i, m.Nodes))
+				f.pods++
+			}
+		}
+	}
+	for _, f := range nodes {
+		m.State.BookPod(f.node, f.gpus, 0, f.r, f.pods, -1)
+	}
+}
+
+// freed is what FreeAll releases on one node at once.
+type freed struct {
+	node int32
+	gpus uint64
+	r    res.Vec
+	pods int32
+}
+
+// movePods takes b's pods off the state (sign 1) or puts them back (-1),
+// without flushing it.
+func (m *Sim) movePods(b *Booking, sign int) {
 	k := 0
 	for i := range b.Sets {
 		for range b.Sets[i].Count {
 			if pa := b.Pods[k]; pa.Node >= 0 {
-				gpus := pa.GPUs &^ m.reservedOn(pa.Node)
-				share := pa.Share
-				if share > 0 && gpus == 0 {
-					share = 0 // a reserved GPU stays taken
-				}
+				gpus, share := m.podGPUs(pa)
 				m.State.BookPod(pa.Node, gpus, share, b.Book(i, m.Nodes), 1, -sign)
 			}
 			k++
 		}
 	}
-	m.State.Flush()
 }
 
 // MoveUsage takes a workload's quota usage out of the view (sign 1) or
@@ -60,6 +109,17 @@ func (m *Sim) MoveUsage(b *Booking, sign int) {
 	for i := range b.Sets {
 		m.Tree.AddVec(m.Usage, b.Queue, int(b.Sets[i].Flavor), b.Need(i, m.Tokens), -sign)
 	}
+}
+
+// podGPUs are the GPUs pod pa books and gives back, and its share of one:
+// its own but those reserved, which stay taken (a share on a reserved GPU
+// gives back none).
+func (m *Sim) podGPUs(pa Pod) (gpus uint64, share int32) {
+	gpus, share = pa.GPUs&^m.reservedOn(pa.Node), pa.Share
+	if share > 0 && gpus == 0 {
+		share = 0
+	}
+	return gpus, share
 }
 
 // reservedOn is the mask of node n's reserved GPUs.
