@@ -671,17 +671,7 @@ func (l *queueLines) head(s *Snapshot, q int32) *Workload {
 	if at == nil {
 		at = &l.start[q]
 	}
-	// Snapshot.queueHead's walk, on past the head.
-	name, a := s.queues[q].Name, l.ahead[q][:0]
-	s.byQueue.Ascend(at, func(w *Workload) bool {
-		if w.Queue != name {
-			return false
-		}
-		if !l.skip(w) {
-			a = append(a, w)
-		}
-		return len(a) < aheadRead
-	})
+	a := s.queueAhead(s.queues[q].Name, at, l.skip, l.ahead[q][:0], aheadRead)
 	l.ahead[q], l.next[q], l.aheadOn[q], l.read[q], l.whole[q] = a, 0, s.version, true, len(a) < aheadRead
 	return l.first(q)
 }

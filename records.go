@@ -333,18 +333,29 @@ func lineStart(q string) Workload {
 // on (lineStart for the queue's start) that skip does not leave out; nil
 // when none is left.
 func (s *Snapshot) queueHead(q string, after *Workload, skip func(*Workload) bool) *Workload {
-	var head *Workload
+	var one [1]*Workload
+	if a := s.queueAhead(q, after, skip, one[:0], 1); len(a) > 0 {
+		return a[0]
+	}
+	return nil
+}
+
+// queueAhead appends to out the first n pending workloads of queue q from
+// the cursor after on that skip does not leave out, in order: fewer when
+// the queue has no more.
+func (s *Snapshot) queueAhead(q string, after *Workload, skip func(*Workload) bool, out []*Workload, n int) []*Workload {
+	left := n
 	s.byQueue.Ascend(after, func(w *Workload) bool {
 		if w.Queue != q {
 			return false
 		}
-		if skip(w) {
-			return true
+		if !skip(w) {
+			out = append(out, w)
+			left--
 		}
-		head = w
-		return false
+		return left > 0
 	})
-	return head
+	return out
 }
 
 // shapeBefore orders pending shapes; the count is not part of the key.
