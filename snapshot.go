@@ -343,8 +343,17 @@ func (s *Snapshot) private() *Snapshot {
 // master that took the place of a copy without them would take fresh
 // blocks at its next publish and drop each after a copy or two (a 100 KB
 // list block at 10,240 nodes for every node taken out).
+//
+// The trial appends its evictions into s's array past s's length: s does
+// not append while the trial lives, and a trial dropped leaves only
+// entries past s's length, which s's next appends overwrite. (A private
+// copy of a published snapshot cannot share the array so: another copy
+// may append into the same places. A clipped array here would copy the
+// whole log at every trial's first eviction, a store's log of up to twice
+// its audit capacity, at every two-phase preemption.)
 func (s *Snapshot) trial() *Snapshot {
 	c := s.private()
+	c.evictions = s.evictions
 	c.state.UseSpares(s.state)
 	c.running.UseSpare(&s.running.Buffered)
 	c.spares, c.staged = s.spares, s.staged

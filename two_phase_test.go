@@ -3,6 +3,7 @@ package allot_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -549,5 +550,49 @@ func TestTwoPhaseNodeRemoved(t *testing.T) {
 				t.Error("p does not run once its victim is gone")
 			}
 		})
+	}
+}
+
+// TestTwoPhaseCommitCostKeepsToTheLog: a two-phase commit works on a trial
+// copy of the master, whose evictions go on the end of the store's log;
+// the bytes a commit allocates must not grow with that log (a trial that
+// copied the log at its first eviction made a long replay quadratic). A
+// cycle runs lo on n0, preempts it with p in two phases, lets it
+// terminate, withdraws it and finishes p: one eviction logged a cycle.
+func TestTwoPhaseCommitCostKeepsToTheLog(t *testing.T) {
+	st, err := allot.NewStoreWith(tpCluster(t, true, tpRun("x", 30, "n1", 0, 1, 2, 3, 4, 5, 6, 7), tpRun("y", 30, "n2", 0, 1, 2, 3, 4, 5, 6, 7)),
+		allot.StoreOptions{AuditCapacity: 1 << 14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms runtime.MemStats
+	commitBytes := func(from, to int) uint64 {
+		var total uint64
+		for i := from; i < to; i++ {
+			lo, p := fmt.Sprintf("lo%d", i), fmt.Sprintf("p%d", i)
+			applyOK(t, st, allot.SetRunning{Workload: tpRun(lo, 0, "n0", 0, 1, 2, 3, 4, 5, 6, 7)})
+			d := decideAs(t, st.Load(), tpReq(p, 10, 8), allot.VerdictPreempt)
+			runtime.ReadMemStats(&ms)
+			before := ms.TotalAlloc
+			if _, err := st.Commit(d); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&ms)
+			total += ms.TotalAlloc - before
+			applyOK(t, st, allot.Terminated{ID: lo})
+			applyOK(t, st, allot.Withdraw{ID: lo})
+			applyOK(t, st, allot.Finish{ID: p})
+		}
+		return total
+	}
+	early := commitBytes(0, 100)
+	commitBytes(100, 3000)
+	late := commitBytes(3000, 3100)
+	if n := len(st.Load().Evictions()); n != 3100 {
+		t.Fatalf("test premise: %d evictions logged, want 3100", n)
+	}
+	// One doubling of the log's array may fall in either window.
+	if late > 3*early+1<<20 {
+		t.Errorf("100 commits allocate %d bytes with 3,000 evictions logged, %d with none: a commit copies the log", late, early)
 	}
 }
