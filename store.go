@@ -58,10 +58,18 @@ func NewStoreWith(s *Snapshot, o StoreOptions) (*Store, error) {
 
 // masterFrom makes the master a private copy of s, as a store starts.
 func (st *Store) masterFrom(s *Snapshot, evictionCap int) {
-	st.master = s.private()
-	st.master.state.Spare()    // a private copy has none: the master publishes again and again
-	st.master.running.unkeep() // kept once a search wants it
+	st.master = s.masterCopy()
 	st.master.staged, st.master.evictionCap = &st.stage, evictionCap
+}
+
+// masterCopy is a private copy of s made to be a store's master: with
+// spare blocks, as a master publishes again and again, and no preemption
+// index until a search wants one.
+func (s *Snapshot) masterCopy() *Snapshot {
+	m := s.private()
+	m.state.Spare()    // a private copy has none: the master publishes again and again
+	m.running.unkeep() // kept once a search wants it
+	return m
 }
 
 // Load returns the current snapshot.
