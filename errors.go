@@ -72,11 +72,12 @@ type InUseError struct {
 	// Queue, Cohort or Flavor is what was to be removed.
 	Queue, Cohort, Flavor string
 	// Running lists the queue's admitted workloads, or those with a pod
-	// set on the flavor; Queues and Cohorts those that name the cohort as
+	// set on the flavor or allowing it, and Pending the pending ones
+	// allowing it; Queues and Cohorts those that name the cohort as
 	// theirs or as their parent, or the flavor in their quota (or, for a
 	// queue, its flavor order); Nodes the nodes that serve the flavor.
 	// Sorted.
-	Running, Queues, Cohorts, Nodes []string
+	Running, Pending, Queues, Cohorts, Nodes []string
 }
 
 func (e *InUseError) Error() string {
@@ -87,7 +88,7 @@ func (e *InUseError) Error() string {
 	for _, l := range []struct {
 		what  string
 		names []string
-	}{{"queues", e.Queues}, {"cohorts", e.Cohorts}, {"nodes", e.Nodes}, {"running workloads", e.Running}} {
+	}{{"queues", e.Queues}, {"cohorts", e.Cohorts}, {"nodes", e.Nodes}, {"running workloads", e.Running}, {"pending workloads", e.Pending}} {
 		if len(l.names) > 0 {
 			by = append(by, l.what+" "+strings.Join(l.names, ", "))
 		}

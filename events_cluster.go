@@ -383,7 +383,7 @@ func (e SetFlavor) apply(s *Snapshot) error {
 		return s.redescribe(func(b *Builder) error {
 			b.Flavors[f] = e.Flavor
 			return describeNodes(b, e.Nodes)
-		})
+		}, nil)
 	}
 	spot := was.Spot != e.Flavor.Spot
 	fx := *s.fixed

@@ -54,23 +54,23 @@ func (e AddFlavor) apply(s *Snapshot) error {
 	return s.redescribe(func(b *Builder) error {
 		b.Flavors = slices.Insert(b.Flavors, at, e.Flavor)
 		return describeNodes(b, e.Nodes)
-	})
+	}, nil)
 }
 
 // RemoveFlavor removes a flavor. A flavor still in use is not removed:
 // the event is refused with an *InUseError (errors.Is ErrInUse) listing
 // the queues whose quota or flavor order names it, the cohorts whose quota
-// does, the nodes that serve it and the admitted workloads with a pod set
-// on it; change those first (SetQueue, SetCohort, SetNode or RemoveNode,
-// Finish or Evict). Pending workloads whose pod sets list it among their
-// allowed flavors keep the name, as Build takes a flavor no one declared
-// there. An unknown flavor is ErrUnknownFlavor.
+// does, the nodes that serve it, the admitted workloads with a pod set on
+// it or allowing it (PodSet.Flavors) and the pending workloads with a pod
+// set allowing it; change those first (SetQueue, SetCohort, SetNode or
+// RemoveNode, Finish, Evict or Withdraw). An unknown flavor is
+// ErrUnknownFlavor.
 //
 // Refused while two-phase preemptions are in flight (ErrInFlight).
 //
 // Cost: the flavor's use is found in O(queues + cohorts + flavor's nodes +
-// running), and the snapshot is then described and built anew, as
-// AddFlavor's.
+// running + pending), and the snapshot is then described and built anew,
+// as AddFlavor's.
 type RemoveFlavor struct{ Flavor string }
 
 func (e RemoveFlavor) apply(s *Snapshot) error {
@@ -84,7 +84,7 @@ func (e RemoveFlavor) apply(s *Snapshot) error {
 	return s.redescribe(func(b *Builder) error {
 		b.Flavors = slices.Delete(b.Flavors, int(f), int(f)+1)
 		return nil
-	})
+	}, nil)
 }
 
 // flavorInUse is RemoveFlavor's refusal of flavor f while something uses
@@ -111,13 +111,22 @@ func (s *Snapshot) flavorInUse(f int32) error {
 			in.Nodes = append(in.Nodes, s.topo.NodeName(n))
 		}
 	}
+	allows := func(pss []PodSet) bool {
+		return slices.ContainsFunc(pss, func(ps PodSet) bool { return slices.Contains(ps.Flavors, name) })
+	}
 	s.running.Scan(func(r *running) bool {
-		if slices.ContainsFunc(r.Sets, func(set view.Set) bool { return set.Flavor == f }) {
+		if slices.ContainsFunc(r.Sets, func(set view.Set) bool { return set.Flavor == f }) || allows(r.w.PodSets) {
 			in.Running = append(in.Running, r.ID)
 		}
 		return true
 	})
-	if len(in.Queues)+len(in.Cohorts)+len(in.Nodes)+len(in.Running) == 0 {
+	s.pending.Scan(func(w *Workload) bool {
+		if allows(w.PodSets) {
+			in.Pending = append(in.Pending, w.ID)
+		}
+		return true
+	})
+	if len(in.Queues)+len(in.Cohorts)+len(in.Nodes)+len(in.Running)+len(in.Pending) == 0 {
 		return nil
 	}
 	slices.Sort(in.Queues)
@@ -134,8 +143,10 @@ func (s *Snapshot) flavorInUse(f int32) error {
 // levels and flavors name, so the nodes' labels for a new level come with
 // the event: Nodes are nodes described anew with the levels, as SetNode
 // takes them (each a known node, ErrUnknownNode, named once). The running
-// pods stay on their nodes and GPUs; a pod set that asks for a level no
-// longer declared is refused as Build refuses it.
+// pods stay on their nodes and GPUs. A pod set that asks for a level no
+// longer declared is refused: a pending one's as Build refuses it, a
+// running one's alike (ErrInvalid naming the pod set), since evicted it
+// could not wait again.
 //
 // Refused while two-phase preemptions are in flight (ErrInFlight).
 //
@@ -149,7 +160,23 @@ func (e SetLevels) apply(s *Snapshot) error {
 	return s.redescribe(func(b *Builder) error {
 		b.Levels = slices.Clone(e.Levels)
 		return describeNodes(b, e.Nodes)
-	})
+	}, runningLevels)
+}
+
+// runningLevels refuses levels that a running workload's pod set asks
+// for and next no longer declares, as Build refuses a pending one's
+// (validateTopology): evicted, it could wait no more.
+func runningLevels(next *Snapshot, b *Builder) error {
+	for i := range b.Running {
+		w := &b.Running[i]
+		for j := range w.PodSets {
+			ps := &w.PodSets[j]
+			if msg, field := next.validateTopology(&ps.Topology, ps.Count); msg != "" {
+				return buildErr(ErrInvalid, fmt.Sprintf("running[%d].podSets[%d].%s", i, j, field), "workload %q pod set %q: %s", w.ID, ps.Name, msg)
+			}
+		}
+	}
+	return nil
 }
 
 // SetResources declares the snapshot's resources anew: Resources,
@@ -181,7 +208,7 @@ func (e SetResources) apply(s *Snapshot) error {
 		b.Resources, b.GPUResource = slices.Clone(e.Resources), e.GPUResource
 		b.GPUShareResource, b.IgnoredResources = e.GPUShareResource, slices.Clone(e.IgnoredResources)
 		return nil
-	})
+	}, nil)
 }
 
 // describeNodes replaces the nodes of b that nodes describe anew, each
@@ -210,7 +237,8 @@ func describeNodes(b *Builder, nodes []Node) error {
 
 // redescribe is the configuration events' one path: s described as a
 // Builder (Snapshot.Builder), edited by edit, built as Build builds it,
-// and made s, a store's master, in place of the old. What a description
+// checked by check (when not nil) for what Build does not refuse but the
+// event does, and made s, a store's master, in place of the old. What a description
 // does not hold is carried over: the version, the evictions the store
 // keeps and where the audit records of the change are staged; and what it
 // holds rounded, the fairness debt and historical usage, exactly (the
@@ -221,7 +249,7 @@ func describeNodes(b *Builder, nodes []Node) error {
 //
 // Cost: what describing s costs (a map or two a node) and what Build
 // costs, O(nodes + running + pending).
-func (s *Snapshot) redescribe(edit func(b *Builder) error) error {
+func (s *Snapshot) redescribe(edit func(b *Builder) error, check func(next *Snapshot, b *Builder) error) error {
 	if s.inflight != nil {
 		return fmt.Errorf("%w: %d preemptors hold their room and %d victims evict: let them settle (Terminated, Withdraw)",
 			ErrInFlight, len(s.inflight.holds), len(s.inflight.evicting))
@@ -236,6 +264,11 @@ func (s *Snapshot) redescribe(edit func(b *Builder) error) error {
 	next, err := b.Build()
 	if err != nil {
 		return err
+	}
+	if check != nil {
+		if err := check(next, &b); err != nil {
+			return err
+		}
 	}
 	m := next.masterCopy()
 	m.own(rowDebt | rowUsed)
