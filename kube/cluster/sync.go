@@ -96,6 +96,10 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 	}
 	switch v := obj.(type) {
 	case *corev1.Node:
+		if !deleted && c.movesFlavor(v.Name) {
+			c.resync() // its gangs finish, to run again on its new flavor
+			return
+		}
 		c.syncNode(v.Name, deleted)
 		for _, id := range c.cfg.GangsOn(v.Name) {
 			c.syncGang(id)
@@ -131,6 +135,19 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 	if c.broken {
 		c.resync() // once: a refusal again waits for the next change
 	}
+}
+
+// movesFlavor reports whether a node the store has, with gangs running
+// on it, now serves another flavor: a pod stays on its node's flavor, so
+// they cannot stay as they are while the node moves.
+func (c *Cluster) movesFlavor(name string) bool {
+	l := c.live
+	have, in := l.nodes[name]
+	if !in || !slices.ContainsFunc(slices.Collect(maps.Values(l.running)), func(w allot.Workload) bool { return runsOn(w, name) }) {
+		return false
+	}
+	want, ok, _, err := c.cfg.Node(name)
+	return err == nil && ok && want.Flavor != have.Flavor
 }
 
 // started tells whether Start has run (the caches synced).
