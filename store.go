@@ -25,7 +25,10 @@ import (
 // each keeps working on a private master copy and publishes a fork of it
 // that shares every B-tree node and every page of per-node and per-domain
 // state (free-GPU bitset words included) until the master writes one, never
-// a full rebuild. A published snapshot is never written again.
+// a full rebuild — but for the rare changes of the configuration (flavors,
+// levels, resources: events_config.go), whose next version is built anew
+// from the master's description and shares nothing with the last. A
+// published snapshot is never written again.
 type Store struct {
 	mu     sync.Mutex
 	cur    atomic.Pointer[Snapshot]
