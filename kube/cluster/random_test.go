@@ -180,7 +180,7 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 // them, the configuration's: ResourceFlavors added (selecting a rack's
 // nodes of the topology) and deleted, a flavor's node labels changed (its
 // nodes labelled for it or not), the Topology losing its block level and
-// getting it back. After each step the live snapshot is a fresh import of
+// getting it back, the quotas covering one resource more and no more. After each step the live snapshot is a fresh import of
 // the objects, reached by events alone: one build, nothing refused.
 func TestHandlersRandomConfig(t *testing.T) {
 	for seed := range uint64(4) {
@@ -213,7 +213,7 @@ func TestHandlersRandomConfig(t *testing.T) {
 			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
 				t.Fatalf("stats %+v, want events alone", st)
 			}
-			for _, k := range []string{"add", "delete", "relabel", "levels", "label"} {
+			for _, k := range []string{"add", "delete", "relabel", "levels", "label", "resources"} {
 				if config[k] == 0 {
 					t.Fatalf("config changes %v: no %s", config, k)
 				}
@@ -256,6 +256,24 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 		}
 		upsert(rf)
 		return fmt.Sprintf("relabel a100-80gb %v", rf.Spec.NodeLabels)
+	case k == 4 && rng.IntN(2) == 0:
+		// The quotas come to cover ephemeral-storage, which the nodes
+		// carry, or cover it no more.
+		cq := w.objs["clusterqueues/training-cq"].Value.(*kueue.ClusterQueue).DeepCopy()
+		rg := &cq.Spec.ResourceGroups[0]
+		if len(rg.CoveredResources) == 3 {
+			rg.CoveredResources = append(rg.CoveredResources, corev1.ResourceEphemeralStorage)
+			for i := range rg.Flavors {
+				rg.Flavors[i].Resources = append(rg.Flavors[i].Resources, kueue.ResourceQuota{Name: corev1.ResourceEphemeralStorage, NominalQuota: resource.MustParse("100Ti")})
+			}
+		} else {
+			rg.CoveredResources = rg.CoveredResources[:3]
+			for i := range rg.Flavors {
+				rg.Flavors[i].Resources = rg.Flavors[i].Resources[:3]
+			}
+		}
+		upsert(cq)
+		return fmt.Sprintf("resources %v", rg.CoveredResources)
 	case k == 3:
 		topo := w.objs["topologys/gpu-topology"].Value.(*kueue.Topology).DeepCopy()
 		if len(topo.Spec.Levels) == 3 {

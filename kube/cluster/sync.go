@@ -527,7 +527,9 @@ func (c *Cluster) rebuild(reason string) error {
 //
 //  1. SetResources with the resources of both the store and the
 //     configuration, so that neither a node nor a quota names one the
-//     store lacks;
+//     store lacks; the nodes and gangs that carry one newly declared are
+//     described anew below (SetNode, SetRunning), the store having
+//     dropped it from them;
 //  2. the gangs with a pod on a node that comes to serve another flavor
 //     Finish (a pod stays on its node's flavor), to run again below;
 //  3. RemoveNode for the nodes the configuration no longer places on;
@@ -580,6 +582,21 @@ func (c *Cluster) resync() {
 			return
 		}
 	}
+	// A resource newly declared is one the store dropped from the nodes'
+	// and pods' descriptions as it read them: those that carry it are
+	// described anew (stale), though what the store was told is the same.
+	stale := map[string]bool{}
+	carries := func(rs allot.Resources) bool {
+		return slices.ContainsFunc(union, func(r string) bool { _, ok := rs[r]; return ok && !slices.Contains(cur.Resources(), r) })
+	}
+	for name, n := range l.nodes {
+		stale[name] = carries(n.Capacity)
+	}
+	for id, w := range l.running {
+		if slices.ContainsFunc(w.PodSets, func(ps allot.PodSet) bool { return carries(ps.PerPod) }) {
+			c.forgetRunning(id) // SetRunning below books it anew
+		}
+	}
 	want := map[string]allot.Node{}
 	for _, n := range b.Nodes {
 		want[n.Name] = n
@@ -630,7 +647,7 @@ func (c *Cluster) resync() {
 	for _, name := range slices.Sorted(maps.Keys(l.nodes)) {
 		n, ok := want[name]
 		if h := l.nodes[name]; !ok || h.Equal(&n) {
-			continue
+			continue // a stale one too: step 8
 		}
 		if _, kept := have[n.Flavor]; !kept || levels || redescribed(wantFlavor[n.Flavor]) {
 			later = append(later, name)
@@ -640,6 +657,7 @@ func (c *Cluster) resync() {
 		if c.broken {
 			return
 		}
+		stale[name] = false
 	}
 	// with applies ev carrying the nodes of later that pick selects, and
 	// takes them from later once it applied.
@@ -654,7 +672,7 @@ func (c *Cluster) resync() {
 			return false
 		}
 		for _, n := range nodes {
-			l.nodes[n.Name] = n
+			l.nodes[n.Name], stale[n.Name] = n, false
 		}
 		later = slices.DeleteFunc(later, func(name string) bool { return pick(want[name]) })
 		return true
@@ -701,7 +719,14 @@ func (c *Cluster) resync() {
 	}
 	// 8. The nodes new to the store (and any described anew still left).
 	for _, name := range slices.Sorted(maps.Keys(want)) {
-		if h, n := l.nodes[name], want[name]; !h.Equal(&n) {
+		if h, n := l.nodes[name], want[name]; !h.Equal(&n) || stale[name] {
+			if stale[name] && h.Equal(&n) {
+				if !c.apply(allot.SetNode{Node: n}) {
+					return
+				}
+				l.nodes[name] = n
+				continue
+			}
 			c.syncNode(name, false)
 			if c.broken {
 				return
