@@ -151,12 +151,12 @@ func BenchmarkEvent(b *testing.B) {
 		}
 	}
 	nodeEvent := func(edit func(*corev1.Node, bool)) func(*Cluster, int) { return nodeEventOn(1, edit) }
-	createdDeleted := func(nd *corev1.Node) func(*Cluster, int) {
+	createdDeleted := func(obj any) func(*Cluster, int) {
 		return func(c *Cluster, i int) {
 			if i%2 == 0 {
-				c.Upsert(nd)
+				c.Upsert(obj)
 			} else {
-				c.Delete(nd)
+				c.Delete(obj)
 			}
 		}
 	}
@@ -227,13 +227,7 @@ func BenchmarkEvent(b *testing.B) {
 		}, false, nil},
 		{"event=node-created-deleted-first", createdDeleted(first), hasNode(first.Name), false, nil},
 		{"event=node-created-deleted-last", createdDeleted(last), hasNode(last.Name), false, nil},
-		{"event=flavor-created-deleted", func(c *Cluster, i int) {
-			if i%2 == 0 {
-				c.Upsert(spare)
-			} else {
-				c.Delete(spare)
-			}
-		}, func(s *allot.Snapshot) error {
+		{"event=flavor-created-deleted", createdDeleted(spare), func(s *allot.Snapshot) error {
 			if !slices.ContainsFunc(s.Flavors(), func(f allot.Flavor) bool { return f.Name == spare.Name }) {
 				return fmt.Errorf("no flavor %s", spare.Name)
 			}
