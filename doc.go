@@ -27,9 +27,11 @@
 // Terminated for two-phase preemption, the cluster's churn: AddNode,
 // RemoveNode (its workloads evicted, recorded with reason
 // EvictedNodeRemoved), SetNode (a node's capacity, labels, flavor or
-// condition anew), SetFlavor (a flavor's spot-ness, taints and
-// tolerations anew), RemoveQueue and RemoveCohort (refused with an
-// *InUseError while in use), and who may submit where: SetNamespace,
+// condition anew), SetFlavor (a flavor's spot-ness, node labels, taints
+// and tolerations anew), RemoveQueue and RemoveCohort (refused with an
+// *InUseError while in use), the configuration: AddFlavor, RemoveFlavor
+// (an *InUseError while in use), SetLevels and SetResources, and who may
+// submit where: SetNamespace,
 // RemoveNamespace, SetLocalQueue, RemoveLocalQueue, SetPriorityClass,
 // RemovePriorityClass. Each is validated by the code that validates a
 // Builder's description, leaves the snapshot Build would build from the

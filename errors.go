@@ -23,6 +23,10 @@ var (
 	ErrUnknownWorkload = errors.New("allot: unknown workload")
 	ErrConflict        = errors.New("allot: decision no longer holds")
 	ErrInUse           = errors.New("allot: still in use")
+	// ErrInFlight refuses a change of the cluster's configuration while
+	// two-phase preemptions are under way (AddFlavor, RemoveFlavor, a
+	// SetFlavor that selects other nodes, SetLevels, SetResources).
+	ErrInFlight = errors.New("allot: two-phase preemptions in flight")
 )
 
 // BuildError says what is wrong with a snapshot and where.
@@ -60,14 +64,20 @@ func (e *ConflictError) Error() string {
 
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
-// InUseError is the refusal to remove a queue that still runs workloads or
-// a cohort that queues or cohorts still name (RemoveQueue, RemoveCohort).
+// InUseError is the refusal to remove a queue that still runs workloads, a
+// cohort that queues or cohorts still name (RemoveQueue, RemoveCohort), or
+// a flavor that queues, cohorts, nodes or admitted workloads still use
+// (RemoveFlavor).
 type InUseError struct {
-	// Queue or Cohort is what was to be removed.
-	Queue, Cohort string
-	// Running lists the queue's admitted workloads; Queues and Cohorts
-	// those that name the cohort as theirs or as their parent. Sorted.
-	Running, Queues, Cohorts []string
+	// Queue, Cohort or Flavor is what was to be removed.
+	Queue, Cohort, Flavor string
+	// Running lists the queue's admitted workloads, or those with a pod
+	// set on the flavor or allowing it, and Pending the pending ones
+	// allowing it; Queues and Cohorts those that name the cohort as
+	// theirs or as their parent, or the flavor in their quota (or, for a
+	// queue, its flavor order); Nodes the nodes that serve the flavor.
+	// Sorted.
+	Running, Pending, Queues, Cohorts, Nodes []string
 }
 
 func (e *InUseError) Error() string {
@@ -75,11 +85,16 @@ func (e *InUseError) Error() string {
 		return fmt.Sprintf("allot: queue %q still runs %d workloads: %s", e.Queue, len(e.Running), strings.Join(e.Running, ", "))
 	}
 	var by []string
-	if len(e.Queues) > 0 {
-		by = append(by, "queues "+strings.Join(e.Queues, ", "))
+	for _, l := range []struct {
+		what  string
+		names []string
+	}{{"queues", e.Queues}, {"cohorts", e.Cohorts}, {"nodes", e.Nodes}, {"running workloads", e.Running}, {"pending workloads", e.Pending}} {
+		if len(l.names) > 0 {
+			by = append(by, l.what+" "+strings.Join(l.names, ", "))
+		}
 	}
-	if len(e.Cohorts) > 0 {
-		by = append(by, "cohorts "+strings.Join(e.Cohorts, ", "))
+	if e.Flavor != "" {
+		return fmt.Sprintf("allot: flavor %q is used by %s", e.Flavor, strings.Join(by, " and "))
 	}
 	return fmt.Sprintf("allot: cohort %q is named by %s", e.Cohort, strings.Join(by, " and "))
 }

@@ -39,7 +39,14 @@ import (
 //   - RemoveNode: a node leaves it, the workloads on it evicted.
 //   - SetNode: a node is described anew (capacity, labels, GPU groups,
 //     flavor, condition).
-//   - SetFlavor: a flavor's spot-ness, taints and tolerations anew.
+//
+// The cluster's configuration (events_config.go):
+//   - SetFlavor: a flavor's spot-ness, node labels, taints and
+//     tolerations anew (events_cluster.go).
+//   - AddFlavor, RemoveFlavor: a flavor is added, or goes once nothing
+//     uses it.
+//   - SetLevels: the topology's levels anew.
+//   - SetResources: the declared (and ignored) resources anew.
 //
 // Queues and time:
 //   - SetQueue, SetCohort: a queue or cohort is added or configured anew.
@@ -56,7 +63,9 @@ import (
 //     valued anew, or goes once no queue allows it.
 //
 // The cluster's churn (AddNode, RemoveNode, SetNode, SetFlavor,
-// RemoveQueue, RemoveCohort) is in events_cluster.go.
+// RemoveQueue, RemoveCohort) is in events_cluster.go; the changes of
+// flavors, levels and resources, each the snapshot described and built
+// anew, in events_config.go.
 type Event interface {
 	// apply checks the event against s and applies it; it changes nothing
 	// when it returns an error.

@@ -340,13 +340,9 @@ func (s *Snapshot) nodeResStays(t *topology.Topology, f int32, has, had uint64, 
 }
 
 // SetFlavor describes a flavor anew: Flavor.Name names it, and its Spot,
-// NodeTaints and Tolerations become Flavor's, validated as Build
-// validates a flavor (a *BuildError whose path starts with "flavor"). Its
-// NodeLabels, which choose the nodes that serve it, must stay as they
-// are (ErrInvalid naming flavor.nodeLabels): a snapshot keeps only the
-// node labels its flavors name, so a flavor selecting by other labels is
-// the cluster described anew (Build it). An unknown flavor is
-// ErrUnknownFlavor.
+// NodeLabels, NodeTaints and Tolerations become Flavor's, validated as
+// Build validates a flavor (a *BuildError whose path starts with
+// "flavor"). An unknown flavor is ErrUnknownFlavor.
 //
 // The pod sets that may use the flavor, their tolerations judged against
 // its taints anew, are counted again among the pending; the admitted
@@ -354,8 +350,25 @@ func (s *Snapshot) nodeResStays(t *topology.Topology, f int32, has, had uint64, 
 // against their queues' non-preemptible caps (and the reverse), a victim
 // still evicting staying nobody's victim.
 //
-// Cost: O(flavors + pending), and O(running) when Spot changes.
-type SetFlavor struct{ Flavor Flavor }
+// NodeLabels that change choose the flavor's nodes anew: the nodes that
+// name no flavor are selected again as Build selects them, and one that
+// would move to another flavor, or names this one and lacks a label it
+// now selects by, is refused with Build's *BuildError (naming the pod, for
+// a node whose running pods could not stay). A snapshot keeps only the
+// node labels its flavors and levels name, so a flavor that comes to
+// select by another label needs its nodes' labels for it: Nodes are nodes
+// described anew with the flavor, as SetNode takes them (each a known
+// node, ErrUnknownNode, named once), and make the event take the same
+// path.
+//
+// Cost: O(flavors + pending), and O(running) when Spot changes; with
+// other NodeLabels, or Nodes, as AddFlavor's (the snapshot described and
+// built anew), and refused while two-phase preemptions are in flight
+// (ErrInFlight).
+type SetFlavor struct {
+	Flavor Flavor
+	Nodes  []Node
+}
 
 func (e SetFlavor) apply(s *Snapshot) error {
 	f, ok := s.flavorIdx[e.Flavor.Name]
@@ -366,9 +379,11 @@ func (e SetFlavor) apply(s *Snapshot) error {
 		return err
 	}
 	was := &s.flavors[f]
-	if !maps.Equal(e.Flavor.NodeLabels, was.NodeLabels) {
-		return buildErr(ErrInvalid, "flavor.nodeLabels", "flavor %q selects its nodes by %v, not %v: the node labels a snapshot keeps are those its flavors name, so build the cluster anew",
-			e.Flavor.Name, was.NodeLabels, e.Flavor.NodeLabels)
+	if !maps.Equal(e.Flavor.NodeLabels, was.NodeLabels) || len(e.Nodes) > 0 {
+		return s.redescribe(func(b *Builder) error {
+			b.Flavors[f] = e.Flavor
+			return describeNodes(b, e.Nodes)
+		}, nil)
 	}
 	spot := was.Spot != e.Flavor.Spot
 	fx := *s.fixed

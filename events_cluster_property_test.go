@@ -1,6 +1,7 @@
 package allot_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,10 +121,51 @@ func (m *churnModel) edit(t testing.TB, ev allot.Event) (allot.Builder, error) {
 		}
 	case allot.SetFlavor:
 		i := slices.IndexFunc(b.Flavors, func(f allot.Flavor) bool { return f.Name == e.Flavor.Name })
-		if i < 0 || !maps.Equal(b.Flavors[i].NodeLabels, e.Flavor.NodeLabels) {
+		if i < 0 {
 			return b, errSemantic
 		}
+		if !maps.Equal(b.Flavors[i].NodeLabels, e.Flavor.NodeLabels) || len(e.Nodes) > 0 {
+			b = m.described(t)
+			if err := describedAnew(&b, e.Nodes); err != nil {
+				return b, err
+			}
+		}
 		b.Flavors[i] = e.Flavor
+	case allot.AddFlavor:
+		at := len(b.Flavors)
+		if e.Before != "" {
+			if at = slices.IndexFunc(b.Flavors, func(f allot.Flavor) bool { return f.Name == e.Before }); at < 0 {
+				return b, errSemantic
+			}
+		}
+		b = m.described(t)
+		b.Flavors = slices.Insert(b.Flavors, at, e.Flavor)
+		if err := describedAnew(&b, e.Nodes); err != nil {
+			return b, err
+		}
+	case allot.RemoveFlavor:
+		i := slices.IndexFunc(b.Flavors, func(f allot.Flavor) bool { return f.Name == e.Flavor })
+		if i < 0 || m.flavorUsed(t, e.Flavor) {
+			return b, errSemantic
+		}
+		b = m.described(t)
+		b.Flavors = slices.Delete(b.Flavors, i, i+1)
+	case allot.SetLevels:
+		b = m.described(t)
+		b.Levels = e.Levels
+		if err := describedAnew(&b, e.Nodes); err != nil {
+			return b, err
+		}
+		if _, err := b.Build(); err == nil && m.asksOtherLevels(e.Levels) {
+			return b, errSemantic
+		}
+	case allot.SetResources:
+		b = m.described(t)
+		was := historyResource(b)
+		b.Resources, b.GPUResource, b.GPUShareResource, b.IgnoredResources = e.Resources, e.GPUResource, e.GPUShareResource, e.IgnoredResources
+		if historyResource(b) != was {
+			b.History.Usage = nil // it counted another resource
+		}
 	case allot.SetCohort:
 		if i := cohortAt(e.Cohort.Name); i >= 0 {
 			b.Cohorts[i] = e.Cohort
@@ -209,6 +251,77 @@ func (m *churnModel) edit(t testing.TB, ev allot.Event) (allot.Builder, error) {
 		t.Fatalf("the model does not know %T", ev)
 	}
 	return b, nil
+}
+
+// described is the description as the reference's snapshot describes
+// itself (Snapshot.Builder): the configuration events edit that one, since
+// a snapshot keeps only the node labels its levels and flavors name and
+// leaves a node's flavor unnamed where its labels select it.
+func (m *churnModel) described(t testing.TB) allot.Builder {
+	return buildAt(t, m.b, 0).Builder()
+}
+
+// flavorUsed reports whether a queue's quota or flavor order, a cohort's
+// quota, a node or a running pod set uses the flavor.
+func (m *churnModel) flavorUsed(t testing.TB, name string) bool {
+	names := func(fqs []allot.FlavorQuota) bool {
+		return slices.ContainsFunc(fqs, func(fq allot.FlavorQuota) bool { return fq.Flavor == name })
+	}
+	for _, q := range m.b.Queues {
+		if names(q.Quota) || slices.Contains(q.FlavorOrder, name) {
+			return true
+		}
+	}
+	for _, c := range m.b.Cohorts {
+		if names(c.Quota) {
+			return true
+		}
+	}
+	ref := buildAt(t, m.b, 0)
+	for _, n := range ref.Nodes() {
+		if st, _ := ref.NodeStatus(n.Name); st.Flavor == name {
+			return true
+		}
+	}
+	uses := func(w allot.Workload) bool {
+		return slices.ContainsFunc(w.PodSets, func(ps allot.PodSet) bool { return ps.Flavor == name || slices.Contains(ps.Flavors, name) })
+	}
+	return slices.ContainsFunc(m.b.Running, uses) || slices.ContainsFunc(m.b.Pending, uses)
+}
+
+// asksOtherLevels reports whether a running pod set asks for a level not
+// among levels.
+func (m *churnModel) asksOtherLevels(levels []string) bool {
+	unknown := func(l string) bool { return l != "" && !slices.Contains(levels, l) }
+	return slices.ContainsFunc(m.b.Running, func(w allot.Workload) bool {
+		return slices.ContainsFunc(w.PodSets, func(ps allot.PodSet) bool {
+			return unknown(ps.Topology.Required) || unknown(ps.Topology.Preferred) ||
+				slices.ContainsFunc(ps.Topology.Slices, func(sl allot.Slice) bool { return unknown(sl.Level) })
+		})
+	})
+}
+
+// describedAnew replaces b's nodes that nodes name, each known and named
+// once, or refuses by the event's rule.
+func describedAnew(b *allot.Builder, nodes []allot.Node) error {
+	for i, n := range nodes {
+		j := slices.IndexFunc(b.Nodes, func(o allot.Node) bool { return o.Name == n.Name })
+		if j < 0 || slices.ContainsFunc(nodes[:i], func(o allot.Node) bool { return o.Name == n.Name }) {
+			return errSemantic
+		}
+		b.Nodes[j] = n
+	}
+	return nil
+}
+
+// historyResource is the resource b's historical usage counts: the GPU,
+// else the first resource.
+func historyResource(b allot.Builder) string {
+	gpu := cmp.Or(b.GPUResource, allot.DefaultGPUResource)
+	if len(b.Resources) == 0 || slices.Contains(b.Resources, gpu) {
+		return gpu
+	}
+	return b.Resources[0]
 }
 
 // commit edits the description as committing d, a decision on request r,
@@ -402,6 +515,129 @@ func (g *churnGen) setFlavor() allot.Flavor {
 	return fl
 }
 
+// relabel is a SetFlavor that selects the flavor's nodes by a label the
+// snapshot did not keep, now and then without the nodes' labels for it,
+// which Build refuses, or by a kept one (a rack), which moves the nodes
+// that name no flavor.
+func (g *churnGen) relabel() allot.SetFlavor {
+	r := g.rng
+	fl := g.setFlavor()
+	ev := allot.SetFlavor{Flavor: fl}
+	if r.IntN(3) == 0 {
+		fl.NodeLabels = map[string]string{"rack": fmt.Sprintf("r%d", r.IntN(6))}
+		ev.Flavor = fl
+		return ev
+	}
+	fl.NodeLabels = map[string]string{"pool": fl.Name}
+	ev.Flavor = fl
+	if r.IntN(4) == 0 {
+		return ev
+	}
+	ref := buildAt(g.t, g.m.b, 0)
+	for _, n := range ref.Nodes() {
+		if st, _ := ref.NodeStatus(n.Name); st.Flavor == fl.Name {
+			n.Labels["pool"] = fl.Name
+			ev.Nodes = append(ev.Nodes, n)
+		}
+	}
+	return ev
+}
+
+// addFlavor is a flavor to add: quota-only mostly, or selecting by pool
+// with a node or two moved to it, or by a kept label (a rack, and the
+// pool the relabelled flavors select by), which moves the nodes that
+// name no flavor; now and then a known name or before an unknown flavor.
+func (g *churnGen) addFlavor() allot.AddFlavor {
+	r := g.rng
+	ev := allot.AddFlavor{Flavor: allot.Flavor{Name: g.fresh("f")}}
+	switch r.IntN(8) {
+	case 0:
+		ev.Flavor.Name = g.m.b.Flavors[r.IntN(len(g.m.b.Flavors))].Name
+	case 1:
+		ev.Before = "nope"
+	case 2, 3:
+		ev.Flavor.NodeLabels = map[string]string{"pool": ev.Flavor.Name}
+		nodes := buildAt(g.t, g.m.b, 0).Nodes()
+		for range r.IntN(3) {
+			if len(nodes) == 0 {
+				break
+			}
+			n := nodes[r.IntN(len(nodes))]
+			if !slices.ContainsFunc(ev.Nodes, func(o allot.Node) bool { return o.Name == n.Name }) {
+				n.Flavor, n.Labels["pool"] = ev.Flavor.Name, ev.Flavor.Name
+				ev.Nodes = append(ev.Nodes, n)
+			}
+		}
+	case 4:
+		ev.Flavor.NodeLabels = map[string]string{"rack": fmt.Sprintf("r%d", r.IntN(6)), "pool": g.m.b.Flavors[r.IntN(len(g.m.b.Flavors))].Name}
+	}
+	if r.IntN(3) == 0 {
+		ev.Before = g.m.b.Flavors[r.IntN(len(g.m.b.Flavors))].Name
+	}
+	return ev
+}
+
+// removeFlavor names a flavor to remove: mostly one added, which may be
+// unused, now and then one in use or unknown; while none was added, it
+// adds one half the time.
+func (g *churnGen) removeFlavor() allot.Event {
+	r := g.rng
+	var added, all []string
+	for _, f := range g.m.b.Flavors {
+		all = append(all, f.Name)
+		if f.Name[0] == 'f' {
+			added = append(added, f.Name)
+		}
+	}
+	switch {
+	case len(added) > 0 && r.IntN(8) > 0:
+		return allot.RemoveFlavor{Flavor: added[r.IntN(len(added))]}
+	case len(added) == 0 && r.IntN(2) == 0:
+		// None to take away yet: one added, to take away later.
+		return allot.AddFlavor{Flavor: allot.Flavor{Name: g.fresh("f")}}
+	}
+	return allot.RemoveFlavor{Flavor: g.pick(all)}
+}
+
+// setLevels is the levels anew: one fewer, or a zone above the blocks,
+// or the blocks back, with the nodes' labels for a level they lack, now
+// and then without them.
+func (g *churnGen) setLevels() allot.SetLevels {
+	r := g.rng
+	ev := allot.SetLevels{Levels: [][]string{{"block", "rack"}, {"rack"}, {"zone", "block", "rack"}, {"zone", "rack"}, {}}[r.IntN(5)]}
+	if r.IntN(5) == 0 {
+		return ev
+	}
+	for _, n := range buildAt(g.t, g.m.b, 0).Nodes() {
+		missing := false
+		for _, l := range ev.Levels {
+			if _, ok := n.Labels[l]; !ok {
+				n.Labels[l] = fmt.Sprintf("%s%d", l[:1], r.IntN(2))
+				missing = true
+			}
+		}
+		if missing {
+			ev.Nodes = append(ev.Nodes, n)
+		}
+	}
+	return ev
+}
+
+// setResources declares the resources anew: memory added or gone, rdma
+// gone (which the quotas name) or both declared and ignored.
+func (g *churnGen) setResources() allot.SetResources {
+	r := g.rng
+	switch r.IntN(6) {
+	case 0, 1:
+		return allot.SetResources{Resources: []string{"gpu", "cpu", "rdma", "memory"}}
+	case 2, 3:
+		return allot.SetResources{Resources: []string{"gpu", "cpu", "rdma"}}
+	case 4:
+		return allot.SetResources{Resources: []string{"gpu", "cpu"}, IgnoredResources: []string{"rdma"}}
+	}
+	return allot.SetResources{Resources: []string{"gpu", "cpu", "rdma"}, IgnoredResources: []string{"rdma"}}
+}
+
 // request is a request to decide: a pending workload, or a new one.
 func (g *churnGen) request() allot.Request {
 	r := g.rng
@@ -435,7 +671,19 @@ func (g *churnGen) request() allot.Request {
 func (g *churnGen) event() allot.Event {
 	r := g.rng
 	b := &g.m.b
-	switch x := r.IntN(100); {
+	switch x := r.IntN(116); {
+	case x >= 100:
+		switch x {
+		case 100, 101, 102:
+			return g.addFlavor()
+		case 103, 104, 105, 106, 107:
+			return g.removeFlavor()
+		case 108, 109:
+			return g.relabel()
+		case 110, 111, 112:
+			return g.setLevels()
+		}
+		return g.setResources()
 	case x < 9:
 		n := g.node()
 		if k := len(g.left); k > 0 && r.IntN(2) == 0 {
@@ -532,7 +780,7 @@ func (g *churnGen) event() allot.Event {
 // TestChurnPropertyEqualsRebuild runs random event sequences on a store
 // and on the naive reference and compares them after every step.
 func TestChurnPropertyEqualsRebuild(t *testing.T) {
-	seeds, steps := 24, 50
+	seeds, steps := 24, 70
 	if testing.Short() {
 		seeds = 6
 	}
@@ -642,7 +890,7 @@ func TestChurnPropertyEqualsRebuild(t *testing.T) {
 	if inPlace["allot.AddNode"] < seeds/2 || inPlace["allot.RemoveNode"] < seeds {
 		t.Errorf("in place: %v: the sequences do not take nodes out and put them in in place", inPlace)
 	}
-	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "SetFlavor", "RemoveQueue", "RemoveCohort"} {
+	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "SetFlavor", "RemoveQueue", "RemoveCohort", "AddFlavor", "RemoveFlavor", "SetLevels", "SetResources"} {
 		c := perEvent["allot."+ev]
 		t.Logf("%s: %d applied, %d refused", ev, c[0], c[1])
 		if c[0] < seeds/2 || c[1] == 0 {

@@ -485,8 +485,8 @@ func TestStaleDecisionAfterNodeChurn(t *testing.T) {
 // it victims and frees its queue's non-preemptible cap, and back; its
 // taints keep the pod sets that do not tolerate them off it, its
 // tolerations let them back; every step is the snapshot Build makes of
-// the edited description. Its node labels, and an unknown flavor, are
-// refused.
+// the edited description. Node labels its nodes lack (the snapshot kept
+// no pool label), and an unknown flavor, are refused.
 func TestSetFlavor(t *testing.T) {
 	b := churnBuilder()
 	b.Queues[1].NonPreemptibleCap = allot.Resources{"gpu": 24}
@@ -530,7 +530,7 @@ func TestSetFlavor(t *testing.T) {
 	relabelled := deepCopy(t, b).Flavors[1]
 	relabelled.NodeLabels = map[string]string{"pool": "a100"}
 	err := refused(t, b, allot.SetFlavor{Flavor: relabelled}, allot.ErrInvalid)
-	if be := (*allot.BuildError)(nil); !errors.As(err, &be) || be.Path != "flavor.nodeLabels" {
+	if be := (*allot.BuildError)(nil); !errors.As(err, &be) || be.Path != "nodes[8].labels.pool" {
 		t.Fatalf("node labels changed: %v", err)
 	}
 	bad := deepCopy(t, b).Flavors[1]

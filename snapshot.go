@@ -164,12 +164,14 @@ func (s *Snapshot) ownConfig() {
 	s.config = &c
 }
 
-// fixed is the resources, the flavors and the nodes: no event changes the
-// first two, and the node events (AddNode, RemoveNode, SetNode) make a new
-// one with a new topology, leaving the old to the versions that point at
-// it; the others share one. Resolving resource names (vector) and
-// validating a request (validate) read only what no event changes, so
-// they are its methods: they hold for every version.
+// fixed is the resources, the flavors and the nodes: the node events
+// (AddNode, RemoveNode, SetNode) and SetFlavor make a new one, leaving the
+// old to the versions that point at it; the configuration events
+// (AddFlavor, RemoveFlavor, SetLevels, SetResources, a SetFlavor that
+// selects other nodes) make a whole new snapshot; the others share one.
+// Resolving resource names (vector) and validating a request (validate)
+// read only what it holds, so they are its methods: they hold for every
+// version that points at it.
 type fixed struct {
 	resources []string
 	gpu       int // index of the GPU resource, -1 if undeclared

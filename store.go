@@ -25,7 +25,10 @@ import (
 // each keeps working on a private master copy and publishes a fork of it
 // that shares every B-tree node and every page of per-node and per-domain
 // state (free-GPU bitset words included) until the master writes one, never
-// a full rebuild. A published snapshot is never written again.
+// a full rebuild — but for the rare changes of the configuration (flavors,
+// levels, resources: events_config.go), whose next version is built anew
+// from the master's description and shares nothing with the last. A
+// published snapshot is never written again.
 type Store struct {
 	mu     sync.Mutex
 	cur    atomic.Pointer[Snapshot]
@@ -58,10 +61,18 @@ func NewStoreWith(s *Snapshot, o StoreOptions) (*Store, error) {
 
 // masterFrom makes the master a private copy of s, as a store starts.
 func (st *Store) masterFrom(s *Snapshot, evictionCap int) {
-	st.master = s.private()
-	st.master.state.Spare()    // a private copy has none: the master publishes again and again
-	st.master.running.unkeep() // kept once a search wants it
+	st.master = s.masterCopy()
 	st.master.staged, st.master.evictionCap = &st.stage, evictionCap
+}
+
+// masterCopy is a private copy of s made to be a store's master: with
+// spare blocks, as a master publishes again and again, and no preemption
+// index until a search wants one.
+func (s *Snapshot) masterCopy() *Snapshot {
+	m := s.private()
+	m.state.Spare()    // a private copy has none: the master publishes again and again
+	m.running.unkeep() // kept once a search wants it
+	return m
 }
 
 // Load returns the current snapshot.

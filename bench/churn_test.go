@@ -15,6 +15,8 @@ import (
 // placed there, moves: the worst case. The nodes described anew in place
 // keep their place (SetNode's in-place path): more CPU and memory, a
 // taint, one GPU fewer on a node whose GPUs are free (a GPU gone bad).
+// The configuration's events (AddFlavor, RemoveFlavor) come last, on one
+// store.
 func BenchmarkNodeChurn(b *testing.B) {
 	for _, n := range scaleSizes {
 		s := mustBuild(b, n, true)
@@ -100,6 +102,9 @@ func BenchmarkNodeChurn(b *testing.B) {
 		}{
 			{"remove-readd-steady", s, allot.RemoveNode{Node: idle.Name}, allot.AddNode{Node: idle}},
 			{"set-rack-room-steady", roomy, allot.SetNode{Node: idleMoved}, allot.SetNode{Node: idle}},
+			// A quota-only flavor added and removed (the snapshot
+			// described and built anew, each).
+			{"add-remove-flavor-steady", s, allot.AddFlavor{Flavor: allot.Flavor{Name: "b200"}}, allot.RemoveFlavor{Flavor: "b200"}},
 		} {
 			b.Run(fmt.Sprintf("nodes=%d/event=%s", n, c.name), func(b *testing.B) {
 				st := allot.NewStore(c.s)

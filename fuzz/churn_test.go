@@ -14,8 +14,9 @@ import (
 )
 
 // FuzzChurn applies store events to FuzzDecide's worlds, the churn events
-// (nodes added, removed and described anew, queues and cohorts removed)
-// among the others and the world's requests decided and committed in
+// (nodes added, removed and described anew, queues and cohorts removed,
+// flavors added and removed, levels and resources declared anew) among
+// the others and the world's requests decided and committed in
 // between. No event may panic; an event the store refuses must publish
 // nothing, with an error callers can tell (a *allot.BuildError or one of
 // the sentinel errors); after every step the snapshot's own Builder must
@@ -159,7 +160,51 @@ func (tw *tweak) on(s *allot.Snapshot) allot.Event {
 // churnEvent is a step: mostly a churn event, else another event or a
 // decision (nil).
 func (p *namePools) churnEvent(c gofuzz.Continue, i int) allot.Event {
-	switch c.Intn(12) {
+	switch c.Intn(15) {
+	case 12:
+		// A flavor added, selecting by a level's label now and then, and
+		// now and then with a node described anew onto it.
+		f := allot.Flavor{Name: fmt.Sprintf("fz%d", i), Spot: c.Intn(3) == 0}
+		if p.bad(c, 6) {
+			f.Name = p.pick(c, p.flavors)
+		}
+		if len(p.levels) > 0 && c.Intn(3) == 0 {
+			f.NodeLabels = map[string]string{p.levels[c.Intn(len(p.levels))]: fmt.Sprintf("a%d", c.Intn(2))}
+		}
+		ev := allot.AddFlavor{Flavor: f}
+		if c.Intn(3) == 0 {
+			ev.Before = p.pick(c, p.flavors)
+		}
+		if c.Intn(3) == 0 {
+			var n allot.Node
+			p.node(&n, c)
+			n.Name, n.Flavor = p.pick(c, p.nodes), f.Name
+			ev.Nodes = []allot.Node{n}
+		}
+		p.flavors = append(p.flavors, f.Name)
+		return ev
+	case 13:
+		return allot.RemoveFlavor{Flavor: p.pick(c, p.flavors)}
+	case 14:
+		if c.Intn(2) == 0 {
+			levels := slices.Clone(p.levels)
+			switch {
+			case len(levels) > 0 && c.Intn(2) == 0:
+				levels = levels[1:]
+			case p.bad(c, 3):
+				levels = append(levels, "node")
+			default:
+				levels = append([]string{"zone"}, levels...)
+			}
+			return allot.SetLevels{Levels: levels}
+		}
+		res := slices.Clone(p.resources)
+		if len(res) > 1 && c.Intn(2) == 0 {
+			res = res[:len(res)-1]
+		} else {
+			res = append(res, "extra")
+		}
+		return allot.SetResources{Resources: res}
 	case 0, 1:
 		var n allot.Node
 		p.node(&n, c)
@@ -261,7 +306,7 @@ func knownError(err error) bool {
 		return true
 	}
 	for _, s := range []error{allot.ErrInvalid, allot.ErrDuplicateID, allot.ErrUnknownNode, allot.ErrUnknownQueue, allot.ErrUnknownCohort,
-		allot.ErrUnknownWorkload, allot.ErrInUse, allot.ErrOverCapacity} {
+		allot.ErrUnknownWorkload, allot.ErrInUse, allot.ErrOverCapacity, allot.ErrUnknownFlavor, allot.ErrInFlight} {
 		if errors.Is(err, s) {
 			return true
 		}
@@ -329,7 +374,7 @@ func rebuilt(t *testing.T, label string, s *allot.Snapshot, reqs []allot.Request
 func TestChurnGeneratedWorlds(t *testing.T) {
 	applied, refused, n := generatedWorlds(t, 13, 17, genChurn)
 	t.Logf("applied %v; refused %v", applied, refused)
-	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "RemoveQueue", "RemoveCohort"} {
+	for _, ev := range []string{"AddNode", "RemoveNode", "SetNode", "RemoveQueue", "RemoveCohort", "AddFlavor", "RemoveFlavor", "SetLevels", "SetResources"} {
 		if k := "allot." + ev; applied[k] == 0 || refused[k] == 0 {
 			t.Errorf("%s: %d applied, %d refused in %d worlds", ev, applied[k], refused[k], n)
 		}

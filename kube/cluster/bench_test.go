@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -130,7 +131,8 @@ func podEvents() (probe, pending, bound, done *corev1.Pod, beat [2]*corev1.Pod) 
 // rack label changed and back (SetNode, which renumbers the nodes), a Pod read
 // pending then bound to its node (SetRunning) and succeeded (Finish), a
 // Pod created bound and deleted (described, SetRunning, then Finish), a
-// running Pod's status heartbeat (no store event). The events of a pair
+// running Pod's status heartbeat (no store event), a ResourceFlavor
+// created and deleted (a resync: AddFlavor, RemoveFlavor). The events of a pair
 // alternate, one each op.
 func BenchmarkEvent(b *testing.B) {
 	const n = 10_240
@@ -149,12 +151,12 @@ func BenchmarkEvent(b *testing.B) {
 		}
 	}
 	nodeEvent := func(edit func(*corev1.Node, bool)) func(*Cluster, int) { return nodeEventOn(1, edit) }
-	createdDeleted := func(nd *corev1.Node) func(*Cluster, int) {
+	createdDeleted := func(obj any) func(*Cluster, int) {
 		return func(c *Cluster, i int) {
 			if i%2 == 0 {
-				c.Upsert(nd)
+				c.Upsert(obj)
 			} else {
-				c.Delete(nd)
+				c.Delete(obj)
 			}
 		}
 	}
@@ -167,6 +169,9 @@ func BenchmarkEvent(b *testing.B) {
 		}
 	}
 	probe, pending, bound, done, beat := podEvents()
+	// A ResourceFlavor no quota names and no topology places on: AddFlavor
+	// and RemoveFlavor, each a resync.
+	spare := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "spare"}}
 	// A node more for rack r0, where room waits: its name sorts before
 	// the rack's nodes, which move a slot, or after them.
 	first, last := benchNode(0), benchNode(0)
@@ -222,6 +227,12 @@ func BenchmarkEvent(b *testing.B) {
 		}, false, nil},
 		{"event=node-created-deleted-first", createdDeleted(first), hasNode(first.Name), false, nil},
 		{"event=node-created-deleted-last", createdDeleted(last), hasNode(last.Name), false, nil},
+		{"event=flavor-created-deleted", createdDeleted(spare), func(s *allot.Snapshot) error {
+			if !slices.ContainsFunc(s.Flavors(), func(f allot.Flavor) bool { return f.Name == spare.Name }) {
+				return fmt.Errorf("no flavor %s", spare.Name)
+			}
+			return nil
+		}, false, nil},
 		{"event=pod-bound-succeeded", func(c *Cluster, i int) {
 			if i%2 == 0 {
 				c.Upsert(bound)

@@ -28,11 +28,10 @@ type Options struct {
 	// Kueue are the settings of Kueue's own Configuration that change its
 	// answers (fair sharing).
 	Kueue kueueconfig.Options
-	// Store are the options of the Store, and of every Store a rebuild
-	// makes.
+	// Store are the options of the Store the first snapshot starts.
 	Store allot.StoreOptions
-	// Log receives the refused store events, the rebuilds and their
-	// reasons, and the objects Kueue's validation refuses. The zero
+	// Log receives the refused store events, the first build, and the
+	// objects Kueue's validation refuses. The zero
 	// Logger discards.
 	Log logr.Logger
 	// OnEvent, if set, is called after each store event with its error
@@ -70,7 +69,7 @@ type Cluster struct {
 	mu     sync.Mutex
 	cfg    *kueueconfig.Config
 	live   *state // nil until the first snapshot
-	broken bool   // the store is behind the configuration: rebuild on the next change
+	broken bool   // the store is behind the configuration: resync on the next change
 	// startedFlag: Start has run; changes before it only fill cfg.
 	startedFlag bool
 
@@ -205,9 +204,9 @@ func (c *Cluster) WaitForSync(ctx context.Context) bool {
 	}
 }
 
-// Store returns the current store, nil before the first snapshot. A
-// rebuild replaces it: readers call Store for each decision, or Load,
-// rather than keeping one.
+// Store returns the current store, nil before the first snapshot. Once
+// there it stays: every change after the first snapshot is a store
+// event.
 func (c *Cluster) Store() *allot.Store { return c.store.Load() }
 
 // Load returns the current snapshot, nil before the first.
@@ -231,8 +230,9 @@ func (c *Cluster) WithConfig(fn func(*kueueconfig.Config) error) error {
 type Stats struct {
 	// Refused counts the store events the store refused.
 	Refused int64
-	// Rebuilds counts the snapshots built from the whole configuration,
-	// the first included.
+	// Rebuilds counts the snapshots built from the whole configuration:
+	// the first, or its retries while the objects did not build; 1 once
+	// the cluster runs.
 	Rebuilds int64
 	// Invalid counts the objects Kueue's validation refuses, left out.
 	Invalid int64

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,10 +72,14 @@ func TestHandlers(t *testing.T) {
 	}
 }
 
-// TestRebuilds: what no event expresses rebuilds, and only that (a
-// ResourceFlavor's tolerations are an event, its finalizer nothing, its
-// node labels a rebuild); a store event the store refuses is counted, and
-// the snapshot is built again from the objects once they build.
+// TestRebuilds: only the first snapshot is built; every change after it
+// is store events, the flavors', topology levels' and a refusal's resync
+// among them (a ResourceFlavor's tolerations are SetFlavor, its finalizer
+// nothing, its node labels SetFlavor with its nodes, a ResourceFlavor
+// added or deleted AddFlavor or RemoveFlavor, the Topology's levels
+// SetLevels); a store event the store refuses is counted, and the store
+// catches up with the objects by events once they fit. The version goes
+// on throughout.
 func TestRebuilds(t *testing.T) {
 	c := newCluster(Options{Log: testr.New(t)})
 	w := newWorld(readExamples(t))
@@ -103,35 +108,71 @@ func TestRebuilds(t *testing.T) {
 	if st := c.Stats(); st.Rebuilds != 1 || c.Load() != before {
 		t.Fatalf("after a ResourceFlavor's finalizer: %+v, want nothing", st)
 	}
-	// A pod bound beyond its node's GPUs: SetRunning is refused, and the
-	// objects do not build either; the store stays at its last version.
+	// A pod bound beyond its node's GPUs: SetRunning is refused, and again
+	// by the resync that follows; the store stays at its last version.
 	before = c.Load()
 	over := w.objs["pods/ml-training/resnet-0"].Value.(*corev1.Pod).DeepCopy()
 	over.Name, over.UID = "squatter", ""
 	c.Upsert(over)
-	if st := c.Stats(); st.Refused != 1 {
-		t.Fatalf("a pod beyond its node's GPUs: %+v, want one refused event", st)
+	if st := c.Stats(); st.Refused != 2 {
+		t.Fatalf("a pod beyond its node's GPUs: %+v, want the event and its resync refused", st)
 	}
 	if c.Load() != before {
 		t.Fatal("a refused event published a version")
 	}
-	// The pod goes: the next change builds again.
+	// The pod goes: the next change resyncs, by events.
 	c.Delete(over)
 	sameAsImport(t, "the squatter gone", c.Load(), w.list())
-	if st := c.Stats(); st.Rebuilds != 2 {
-		t.Fatalf("after the squatter went: %+v, want a second build", st)
+	check := func(what string) {
+		t.Helper()
+		sameAsImport(t, what, c.Load(), w.list())
+		st := c.Stats()
+		if st.Rebuilds != 1 || st.Refused != 2 || c.Load().Version() <= version {
+			t.Fatalf("after %s: %+v, version %d after %d, want events alone", what, st, c.Load().Version(), version)
+		}
+		version = c.Load().Version()
 	}
-	// The flavor's node labels change: the labels a snapshot keeps are its
-	// flavors', so the cluster is described anew.
+	check("the squatter gone")
+	// The flavor's node labels change: its nodes carry the new one.
+	for _, name := range w.names {
+		if n, ok := w.objs[name].Value.(*corev1.Node); ok && n.Labels["nvidia.com/gpu.product"] == "NVIDIA-A100-SXM4-80GB" {
+			n = n.DeepCopy()
+			n.Labels = maps.Clone(n.Labels)
+			n.Labels["cloud.example.com/pool"] = "training"
+			c.Upsert(n)
+			w.set(n)
+		}
+	}
+	sameAsImport(t, "the nodes labelled", c.Load(), w.list()) // a label no flavor selects by: nothing
 	rf = rf.DeepCopy()
 	rf.Spec.NodeLabels = maps.Clone(rf.Spec.NodeLabels)
 	rf.Spec.NodeLabels["cloud.example.com/pool"] = "training"
 	c.Upsert(rf)
 	w.set(rf)
-	sameAsImport(t, "a flavor's node labels", c.Load(), w.list())
-	if st := c.Stats(); st.Rebuilds != 3 || st.Refused != 1 {
-		t.Fatalf("after a ResourceFlavor's node labels changed: %+v, want a third build", st)
-	}
+	check("a flavor's node labels")
+	// A ResourceFlavor added, selecting nodes of the topology, then
+	// deleted: AddFlavor, RemoveFlavor, the nodes moved with them.
+	added := rf.DeepCopy()
+	added.Name, added.UID, added.Finalizers = "a100-pool", "", nil
+	added.Spec.NodeLabels = map[string]string{"cloud.example.com/pool": "training", "cloud.example.com/topology-rack": "rack-1"}
+	c.Upsert(added)
+	w.set(added)
+	check("a ResourceFlavor added")
+	c.Delete(added)
+	w.remove("resourceflavors/a100-pool")
+	check("a ResourceFlavor deleted")
+	// The Topology loses a level, and gets it back.
+	topo := w.objs["topologys/gpu-topology"].Value.(*kueue.Topology).DeepCopy()
+	levels := topo.Spec.Levels
+	topo.Spec.Levels = slices.Delete(slices.Clone(levels), 0, 1)
+	c.Upsert(topo)
+	w.set(topo)
+	check("a level fewer")
+	topo = topo.DeepCopy()
+	topo.Spec.Levels = levels
+	c.Upsert(topo)
+	w.set(topo)
+	check("the level back")
 }
 
 // TestQuietPodUpdates: a running pod's updates that change nothing allot

@@ -31,20 +31,27 @@
 //     PriorityClass: SetCohort, SetQueue, SetLocalQueue, RemoveLocalQueue,
 //     RemoveQueue, RemoveCohort for what changed, and the gangs whose
 //     queue or priority changed.
-//   - A ResourceFlavor whose tolerations or node taints changed:
-//     SetFlavor. One changed in nothing allot reads (Kueue's finalizer, a
-//     label), or a Topology whose levels stay: nothing.
+//   - A ResourceFlavor added, deleted or described anew, a Topology, or
+//     the quotas coming to cover another set of resources: a resync, the
+//     configuration's description compared with what the store was told
+//     and the difference applied as one ordered batch — SetResources
+//     (the resources of both, so nothing names one the store lacks), Finish
+//     for the gangs on a node that comes to serve another flavor (they run
+//     again at the end), RemoveNode, SetNode, AddFlavor (where its name
+//     sorts, with the nodes that come to serve it), SetLevels, SetFlavor
+//     (with the nodes of the labels it selects by), AddNode, the queues and
+//     gangs, RemoveFlavor, and SetResources with the configuration's
+//     resources alone. A ResourceFlavor changed in nothing allot reads
+//     (Kueue's finalizer, a label), or a Topology whose levels stay, is
+//     nothing. A Node whose labels move it, with gangs running, to another
+//     flavor is a resync too.
 //
-// What cannot be expressed as an event rebuilds the snapshot from the
-// whole configuration, and only then: a ResourceFlavor added or deleted,
-// or selecting other nodes (its node labels, or its topologyName set or
-// cleared, which moves nodes to another flavor); a Topology that changes
-// the levels (allot's flavors, the node labels they select by and the
-// topology levels are fixed when a snapshot is built); and the quotas
-// coming to cover another set of resources. A store event the store refuses is counted and logged (a
-// logr.Logger in Options), never a panic, and rebuilds too, since the
-// description it came from is what a fresh import builds. A rebuild
-// replaces the Store: call Store for the current one.
+// Only the first snapshot is built; every change after it is store
+// events, and the Store, its versions, its fairness history and its audit
+// log go on. A store event the store refuses is counted and logged (a
+// logr.Logger in Options), never a panic: the store keeps what it
+// applied, and a resync from what it was told follows at once and again
+// at the next change, until the store is in step with the objects.
 //
 // The live cluster models what runs, not what waits: Kueue's pending
 // Workloads are not watched (a request is decided against what runs), and

@@ -5,12 +5,16 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/allot-sched/allot"
 
 	"github.com/allot-sched/allot/kube/kueueconfig"
 )
@@ -170,4 +174,134 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 		return "end " + name
 	}
 	return "nothing"
+}
+
+// TestHandlersRandomConfig: TestHandlersRandom's changes with, between
+// them, the configuration's: ResourceFlavors added (selecting a rack's
+// nodes of the topology) and deleted, a flavor's node labels changed (its
+// nodes labelled for it or not), the Topology losing its block level and
+// getting it back, the quotas covering one resource more and no more. After each step the live snapshot is a fresh import of
+// the objects, reached by events alone: one build, nothing refused.
+func TestHandlersRandomConfig(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 23))
+			c := newCluster(Options{OnEvent: func(ev allot.Event, err error) {
+				if err != nil {
+					t.Logf("%T refused: %v", ev, err)
+				}
+			}})
+			w := newWorld(readExamples(t))
+			for _, o := range w.list() {
+				c.Upsert(o.Value)
+			}
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			gone := map[string]*corev1.Node{}
+			pods, config := 0, map[string]int{}
+			for i := range 150 {
+				what := ""
+				if rng.IntN(3) == 0 {
+					what = randomConfig(rng, c, w)
+					config[strings.Fields(what)[0]]++
+				} else {
+					what = randomChange(t, rng, c, w, gone, &pods)
+				}
+				sameAsImport(t, fmt.Sprintf("step %d: %s", i, what), c.Load(), w.list())
+			}
+			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
+				t.Fatalf("stats %+v, want events alone", st)
+			}
+			for _, k := range []string{"add", "delete", "relabel", "levels", "label", "resources"} {
+				if config[k] == 0 {
+					t.Fatalf("config changes %v: no %s", config, k)
+				}
+			}
+		})
+	}
+}
+
+// randomConfig makes one change of the configuration through the
+// handlers and to w, and says what it was.
+func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
+	upsert := func(v any) { c.Upsert(v); w.set(v) }
+	var added []string
+	for _, name := range w.names {
+		if strings.HasPrefix(name, "resourceflavors/pool-") {
+			added = append(added, name)
+		}
+	}
+	base := w.objs["resourceflavors/a100-80gb"].Value.(*kueue.ResourceFlavor)
+	switch k := rng.IntN(6); {
+	case k == 0 && len(added) < 3:
+		rf := base.DeepCopy()
+		rf.Name = fmt.Sprintf("pool-%d", rng.IntN(100))
+		rf.Spec.NodeLabels = map[string]string{"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
+			"cloud.example.com/topology-rack": fmt.Sprintf("r%d", rng.IntN(3))}
+		upsert(rf)
+		return "add " + rf.Name
+	case k <= 1 && len(added) > 0:
+		name := added[rng.IntN(len(added))]
+		c.Delete(w.objs[name].Value)
+		w.remove(name)
+		return "delete " + name
+	case k == 2:
+		rf := base.DeepCopy()
+		rf.Spec.NodeLabels = maps.Clone(rf.Spec.NodeLabels)
+		if _, ok := rf.Spec.NodeLabels["cloud.example.com/pool"]; ok {
+			delete(rf.Spec.NodeLabels, "cloud.example.com/pool")
+		} else {
+			rf.Spec.NodeLabels["cloud.example.com/pool"] = "training"
+		}
+		upsert(rf)
+		return fmt.Sprintf("relabel a100-80gb %v", rf.Spec.NodeLabels)
+	case k == 4 && rng.IntN(2) == 0:
+		// The quotas come to cover ephemeral-storage, which the nodes
+		// carry, or cover it no more.
+		cq := w.objs["clusterqueues/training-cq"].Value.(*kueue.ClusterQueue).DeepCopy()
+		rg := &cq.Spec.ResourceGroups[0]
+		if len(rg.CoveredResources) == 3 {
+			rg.CoveredResources = append(rg.CoveredResources, corev1.ResourceEphemeralStorage)
+			for i := range rg.Flavors {
+				rg.Flavors[i].Resources = append(rg.Flavors[i].Resources, kueue.ResourceQuota{Name: corev1.ResourceEphemeralStorage, NominalQuota: resource.MustParse("100Ti")})
+			}
+		} else {
+			rg.CoveredResources = rg.CoveredResources[:3]
+			for i := range rg.Flavors {
+				rg.Flavors[i].Resources = rg.Flavors[i].Resources[:3]
+			}
+		}
+		upsert(cq)
+		return fmt.Sprintf("resources %v", rg.CoveredResources)
+	case k == 3:
+		topo := w.objs["topologys/gpu-topology"].Value.(*kueue.Topology).DeepCopy()
+		if len(topo.Spec.Levels) == 3 {
+			topo.Spec.Levels = topo.Spec.Levels[1:]
+		} else {
+			topo.Spec.Levels = append([]kueue.TopologyLevel{{NodeLabel: "cloud.example.com/topology-block"}}, topo.Spec.Levels...)
+		}
+		upsert(topo)
+		return fmt.Sprintf("levels %v", topo.Spec.Levels)
+	}
+	// A node labelled for the pool, or not.
+	var nodes []string
+	for _, name := range w.names {
+		if _, ok := w.objs[name].Value.(*corev1.Node); ok {
+			nodes = append(nodes, name)
+		}
+	}
+	if len(nodes) == 0 {
+		return "label nothing"
+	}
+	name := nodes[rng.IntN(len(nodes))]
+	n := w.objs[name].Value.(*corev1.Node).DeepCopy()
+	n.Labels = maps.Clone(n.Labels)
+	if n.Labels["cloud.example.com/pool"] != "" {
+		delete(n.Labels, "cloud.example.com/pool")
+	} else {
+		n.Labels["cloud.example.com/pool"] = "training"
+	}
+	upsert(n)
+	return "label " + name
 }

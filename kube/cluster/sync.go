@@ -84,14 +84,22 @@ func (c *Cluster) Delete(obj any) {
 
 // changed applies the events of one object's change.
 func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
-	if c.live == nil || c.broken {
+	if c.live == nil {
 		if c.started() {
-			_ = c.rebuild("the last snapshot could not be built")
+			_ = c.rebuild("the first snapshot could not be built")
 		}
+		return
+	}
+	if c.broken {
+		c.resync()
 		return
 	}
 	switch v := obj.(type) {
 	case *corev1.Node:
+		if !deleted && c.movesFlavor(v.Name) {
+			c.resync() // its gangs finish, to run again on its new flavor
+			return
+		}
 		c.syncNode(v.Name, deleted)
 		for _, id := range c.cfg.GangsOn(v.Name) {
 			c.syncGang(id)
@@ -120,71 +128,33 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 		}
 		c.removeNamespaces()
 	case *kueue.ResourceFlavor, *kueue.Topology:
-		if why := c.syncFlavors(); why != "" {
-			_ = c.rebuild(fmt.Sprintf("a %T changed: %s", v, why))
-			return
-		}
+		c.resync()
 	case *kueue.ClusterQueue, *kueue.Cohort, *kueue.LocalQueue, *kueue.WorkloadPriorityClass, *schedulingv1.PriorityClass:
 		c.syncQueues(true)
 	}
 	if c.broken {
-		_ = c.rebuild("a store event was refused")
+		c.resync() // once: a refusal again waits for the next change
 	}
 }
 
-// syncFlavors brings the store's flavors in step with the ResourceFlavors
-// and Topologies after one of them changed: a flavor whose spot-ness,
-// taints or tolerations changed is SetFlavor; an update that changes
-// nothing allot reads (Kueue's finalizer, a label, a Topology whose
-// levels stay) is nothing. It returns, applying nothing, why the snapshot
-// must be built anew instead: allot's flavors, the labels they select
-// nodes by and the topology levels are fixed in a snapshot, so a flavor
-// added, removed or selecting other nodes, levels changed, or a node that
-// now serves another flavor (a ResourceFlavor's topologyName set or
-// cleared) is the cluster described anew.
-func (c *Cluster) syncFlavors() string {
+// movesFlavor reports whether a node the store has, with gangs running
+// on it, now serves another flavor: a pod stays on its node's flavor, so
+// they cannot stay as they are while the node moves.
+func (c *Cluster) movesFlavor(name string) bool {
 	l := c.live
-	if levels, err := c.cfg.Levels(); err != nil || !slices.Equal(levels, l.levels) {
-		return "the topology levels are fixed in a snapshot"
+	have, in := l.nodes[name]
+	if !in || !slices.ContainsFunc(slices.Collect(maps.Values(l.running)), func(w allot.Workload) bool { return runsOn(w, name) }) {
+		return false
 	}
-	have := l.store.Load().Flavors()
-	want := make([]allot.Flavor, 0, len(have))
-	for _, fl := range have {
-		f, _, err := c.cfg.Flavor(fl.Name)
-		if err != nil {
-			return "a flavor went: flavors are fixed in a snapshot"
-		}
-		if !maps.Equal(f.NodeLabels, fl.NodeLabels) {
-			return "a flavor's node labels are fixed in a snapshot"
-		}
-		want = append(want, f)
-	}
-	if c.cfg.FlavorCount() != len(have) {
-		return "a flavor came: flavors are fixed in a snapshot"
-	}
-	for _, name := range c.cfg.NodeNames() {
-		now, ok, _, err := c.cfg.Node(name)
-		n, in := l.nodes[name]
-		if err != nil || ok != in || (ok && !now.Equal(&n)) {
-			return "a node is described anew: it serves another flavor, or none"
-		}
-	}
-	for i := range have {
-		if have[i].Spot == want[i].Spot && slices.Equal(have[i].NodeTaints, want[i].NodeTaints) && slices.Equal(have[i].Tolerations, want[i].Tolerations) {
-			continue
-		}
-		if !c.apply(allot.SetFlavor{Flavor: want[i]}) {
-			return "a store event was refused"
-		}
-	}
-	return ""
+	want, ok, _, err := c.cfg.Node(name)
+	return err == nil && ok && want.Flavor != have.Flavor
 }
 
 // started tells whether Start has run (the caches synced).
 func (c *Cluster) started() bool { return c.startedFlag }
 
 // apply applies one store event; a refusal is counted and logged, and
-// marks the store for a rebuild.
+// marks the store for a resync.
 func (c *Cluster) apply(ev allot.Event) bool {
 	_, err := c.live.store.Apply(ev)
 	if c.opts.OnEvent != nil {
@@ -199,7 +169,7 @@ func (c *Cluster) apply(ev allot.Event) bool {
 	return true
 }
 
-// fail marks the store for a rebuild after the configuration could not
+// fail marks the store for a resync after the configuration could not
 // describe an object.
 func (c *Cluster) fail(err error, what string) {
 	c.log.Error(err, "cannot describe", "object", what)
@@ -329,7 +299,7 @@ func (c *Cluster) dropUnmanaged() {
 // SetCohort (parents first) and SetQueue for what is new or changed, then,
 // with gangs, every gang described anew (its queue or priority may have
 // changed), then RemoveQueue and RemoveCohort (children first) for what
-// went. The quotas coming to cover other resources rebuild.
+// went. The quotas coming to cover other resources are a resync.
 func (c *Cluster) syncQueues(gangs bool) {
 	res, err := c.cfg.Resources()
 	if err != nil {
@@ -338,8 +308,7 @@ func (c *Cluster) syncQueues(gangs bool) {
 	}
 	l := c.live
 	if !reflect.DeepEqual(res, l.resources) {
-		// allot's resources are fixed when a snapshot is built.
-		c.broken = true
+		c.resync() // the resources anew, then the queues
 		return
 	}
 	if !c.setNamespaces() {
@@ -497,9 +466,9 @@ func byDepth(cohorts map[string]allot.Cohort) []string {
 }
 
 // rebuild builds the snapshot from the whole configuration and starts a
-// new store at it: the first snapshot, and the changes no event
-// expresses. On an error the current store stays and the next change
-// tries again.
+// new store at it: the first snapshot, the only one built (every change
+// after it is a store event, resync's included). On an error the next
+// change tries again.
 func (c *Cluster) rebuild(reason string) error {
 	c.startedFlag = true
 	b, warns, err := c.cfg.Builder()
@@ -548,4 +517,249 @@ func (c *Cluster) rebuild(reason string) error {
 	c.log.Info("snapshot built", "reason", reason, "nodes", len(b.Nodes), "queues", len(b.Queues), "running", len(b.Running), "warnings", len(warns))
 	c.readyOne.Do(func() { close(c.ready) })
 	return nil
+}
+
+// resync brings the store in step with the whole configuration by store
+// events, from what the store was told (state): after a ResourceFlavor or
+// Topology changed, the quotas came to cover other resources, or a store
+// event was refused. Its batch is ordered so that each event is valid on
+// the store the ones before it leave:
+//
+//  1. SetResources with the resources of both the store and the
+//     configuration, so that neither a node nor a quota names one the
+//     store lacks; the nodes and gangs that carry one newly declared are
+//     described anew below (SetNode, SetRunning), the store having
+//     dropped it from them;
+//  2. the gangs with a pod on a node that comes to serve another flavor
+//     Finish (a pod stays on its node's flavor), to run again below;
+//  3. RemoveNode for the nodes the configuration no longer places on;
+//  4. SetNode for the nodes described anew that stay on a flavor whose
+//     description stays, while the levels stay;
+//  5. AddFlavor for the new flavors (where their names sort), with the
+//     nodes that come to serve them;
+//  6. SetLevels with the levels anew, and the nodes described anew so far
+//     left;
+//  7. SetFlavor for the flavors described anew, with the nodes that
+//     serve them described anew (their labels for the labels they select
+//     by);
+//  8. AddNode for the nodes new to the store;
+//  9. the queues, cohorts and gangs (syncQueues), then RemoveFlavor for
+//     the flavors gone, and SetResources with the configuration's
+//     resources alone (those the quotas no longer cover ignored, as a
+//     fresh import ignores those nodes and pods carry untracked).
+//
+// A refusal stops the batch, the store keeping what it applied; the
+// next change resyncs again.
+func (c *Cluster) resync() {
+	c.broken = false
+	b, _, err := c.cfg.Builder()
+	if err != nil {
+		c.fail(err, "the configuration")
+		return
+	}
+	l := c.live
+	cur := l.store.Load()
+	// 1. The resources of both.
+	union := slices.Clone(b.Resources)
+	for _, r := range cur.Resources() {
+		if !slices.Contains(union, r) {
+			union = append(union, r)
+		}
+	}
+	gpu := cmp.Or(b.GPUResource, cur.GPUResource())
+	ignoredAll := func(declared []string) []string {
+		var out []string
+		for _, r := range slices.Concat(cur.IgnoredResources(), b.IgnoredResources, cur.Resources()) {
+			if !slices.Contains(declared, r) && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if !slices.Equal(union, cur.Resources()) || !slices.Equal(ignoredAll(union), sorted(cur.IgnoredResources())) {
+		if !c.apply(allot.SetResources{Resources: union, GPUResource: gpu, IgnoredResources: ignoredAll(union)}) {
+			return
+		}
+	}
+	// A resource newly declared is one the store dropped from the nodes'
+	// and pods' descriptions as it read them: those that carry it are
+	// described anew (stale), though what the store was told is the same.
+	stale := map[string]bool{}
+	carries := func(rs allot.Resources) bool {
+		return slices.ContainsFunc(union, func(r string) bool { _, ok := rs[r]; return ok && !slices.Contains(cur.Resources(), r) })
+	}
+	for name, n := range l.nodes {
+		stale[name] = carries(n.Capacity)
+	}
+	for id, w := range l.running {
+		if slices.ContainsFunc(w.PodSets, func(ps allot.PodSet) bool { return carries(ps.PerPod) }) {
+			c.forgetRunning(id) // SetRunning below books it anew
+		}
+	}
+	want := map[string]allot.Node{}
+	for _, n := range b.Nodes {
+		want[n.Name] = n
+	}
+	flavorOf := map[string]string{} // a node the store has: its flavor there
+	for name := range l.nodes {
+		if st, ok := l.store.Load().NodeStatus(name); ok {
+			flavorOf[name] = st.Flavor
+		}
+	}
+	have := map[string]allot.Flavor{}
+	for _, f := range l.store.Load().Flavors() {
+		have[f.Name] = f
+	}
+	wantFlavor := map[string]allot.Flavor{}
+	for _, f := range b.Flavors {
+		wantFlavor[f.Name] = f
+	}
+	redescribed := func(f allot.Flavor) bool { // a flavor kept, described anew
+		h, ok := have[f.Name]
+		return ok && !sameFlavor(h, f)
+	}
+	// 2. The gangs on a node that changes flavor finish, to run again.
+	for _, name := range slices.Sorted(maps.Keys(l.nodes)) {
+		if n, ok := want[name]; ok && n.Flavor != flavorOf[name] {
+			for _, id := range slices.Sorted(maps.Keys(l.running)) {
+				if runsOn(l.running[id], name) {
+					if !c.apply(allot.Finish{ID: id}) {
+						return
+					}
+					c.forgetRunning(id)
+				}
+			}
+		}
+	}
+	// 3. The nodes that go.
+	for _, name := range slices.Sorted(maps.Keys(l.nodes)) {
+		if _, ok := want[name]; !ok {
+			c.syncNode(name, true)
+			if c.broken {
+				return
+			}
+		}
+	}
+	levels := !slices.Equal(b.Levels, l.levels)
+	// 4. The nodes described anew on a flavor whose description stays.
+	var later []string // the nodes described anew by the events below
+	for _, name := range slices.Sorted(maps.Keys(l.nodes)) {
+		n, ok := want[name]
+		if h := l.nodes[name]; !ok || h.Equal(&n) {
+			continue // a stale one too: step 8
+		}
+		if _, kept := have[n.Flavor]; !kept || levels || redescribed(wantFlavor[n.Flavor]) {
+			later = append(later, name)
+			continue
+		}
+		c.syncNode(name, false)
+		if c.broken {
+			return
+		}
+		stale[name] = false
+	}
+	// with applies ev carrying the nodes of later that pick selects, and
+	// takes them from later once it applied.
+	with := func(pick func(n allot.Node) bool, ev func(nodes []allot.Node) allot.Event) bool {
+		var nodes []allot.Node
+		for _, name := range later {
+			if pick(want[name]) {
+				nodes = append(nodes, want[name])
+			}
+		}
+		if !c.apply(ev(nodes)) {
+			return false
+		}
+		for _, n := range nodes {
+			l.nodes[n.Name], stale[n.Name] = n, false
+		}
+		later = slices.DeleteFunc(later, func(name string) bool { return pick(want[name]) })
+		return true
+	}
+	// 5. The new flavors, where their names sort, with their nodes.
+	for i, f := range b.Flavors {
+		if _, ok := have[f.Name]; ok {
+			continue
+		}
+		before := ""
+		for _, g := range b.Flavors[i+1:] {
+			if _, ok := have[g.Name]; ok {
+				before = g.Name
+				break
+			}
+		}
+		if !with(func(n allot.Node) bool { return n.Flavor == f.Name && !levels }, func(nodes []allot.Node) allot.Event {
+			return allot.AddFlavor{Flavor: f, Before: before, Nodes: nodes}
+		}) {
+			return
+		}
+		have[f.Name] = f
+	}
+	// 6. The levels anew.
+	if levels {
+		if !with(func(n allot.Node) bool { return !redescribed(wantFlavor[n.Flavor]) }, func(nodes []allot.Node) allot.Event {
+			return allot.SetLevels{Levels: b.Levels, Nodes: nodes}
+		}) {
+			return
+		}
+		l.levels = b.Levels
+	}
+	// 7. The flavors described anew, with their nodes.
+	for _, f := range b.Flavors {
+		if !redescribed(f) {
+			continue
+		}
+		if !with(func(n allot.Node) bool { return n.Flavor == f.Name }, func(nodes []allot.Node) allot.Event {
+			return allot.SetFlavor{Flavor: f, Nodes: nodes}
+		}) {
+			return
+		}
+		have[f.Name] = f
+	}
+	// 8. The nodes new to the store (and any described anew still left).
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if h, n := l.nodes[name], want[name]; !h.Equal(&n) || stale[name] {
+			if stale[name] && h.Equal(&n) {
+				if !c.apply(allot.SetNode{Node: n}) {
+					return
+				}
+				l.nodes[name] = n
+				continue
+			}
+			c.syncNode(name, false)
+			if c.broken {
+				return
+			}
+		}
+	}
+	// 9. The queues and gangs, the flavors gone, the resources alone.
+	l.resources, _ = c.cfg.Resources() // Builder read them without an error
+	c.syncQueues(true)
+	if c.broken {
+		return
+	}
+	for _, f := range l.store.Load().Flavors() {
+		if _, ok := wantFlavor[f.Name]; !ok && !c.apply(allot.RemoveFlavor{Flavor: f.Name}) {
+			return
+		}
+	}
+	if now := l.store.Load(); !slices.Equal(b.Resources, now.Resources()) || !slices.Equal(ignoredAll(b.Resources), sorted(now.IgnoredResources())) {
+		c.apply(allot.SetResources{Resources: b.Resources, GPUResource: b.GPUResource, IgnoredResources: ignoredAll(b.Resources)})
+	}
+}
+
+// sameFlavor reports whether two descriptions of a flavor are alike in
+// what allot reads of them.
+func sameFlavor(a, b allot.Flavor) bool {
+	return a.Name == b.Name && a.Spot == b.Spot && maps.Equal(a.NodeLabels, b.NodeLabels) &&
+		slices.Equal(a.NodeTaints, b.NodeTaints) && slices.Equal(a.Tolerations, b.Tolerations)
+}
+
+// sorted is names sorted, a copy.
+func sorted(names []string) []string { return slices.Sorted(slices.Values(names)) }
+
+// runsOn reports whether a running workload has a pod on the node.
+func runsOn(w allot.Workload, node string) bool {
+	return slices.ContainsFunc(w.PodSets, func(ps allot.PodSet) bool { return slices.Contains(ps.Nodes, node) })
 }

@@ -8,7 +8,7 @@ import (
 
 // cacheKey names a gang on one snapshot: a gang's answer holds while the
 // cluster it was decided on does. The snapshot itself, not its version: a
-// live source's rebuild starts a new store, whose versions count again.
+// source may start a new store, whose versions count again.
 // An entry keeps its snapshot from the collector until it leaves the
 // cache; snapshots share all but what changed between them.
 type cacheKey struct {
