@@ -128,7 +128,9 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 		}
 		c.removeNamespaces()
 	case *kueue.ResourceFlavor, *kueue.Topology:
-		c.resync()
+		if !c.flavorsStay() {
+			c.resync()
+		}
 	case *kueue.ClusterQueue, *kueue.Cohort, *kueue.LocalQueue, *kueue.WorkloadPriorityClass, *schedulingv1.PriorityClass:
 		c.syncQueues(true)
 	}
@@ -141,13 +143,51 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 // on it, now serves another flavor: a pod stays on its node's flavor, so
 // they cannot stay as they are while the node moves.
 func (c *Cluster) movesFlavor(name string) bool {
-	l := c.live
-	have, in := l.nodes[name]
-	if !in || !slices.ContainsFunc(slices.Collect(maps.Values(l.running)), func(w allot.Workload) bool { return runsOn(w, name) }) {
+	have, in := c.live.nodes[name]
+	if !in {
 		return false
 	}
-	want, ok, _, err := c.cfg.Node(name)
-	return err == nil && ok && want.Flavor != have.Flavor
+	// The flavor first: a node event is on the informers' hot path, and
+	// the workloads are walked only for a node that moves.
+	if want, ok, _, err := c.cfg.Node(name); err != nil || !ok || want.Flavor == have.Flavor {
+		return false
+	}
+	for _, w := range c.live.running {
+		if runsOn(w, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// flavorsStay reports whether, after a ResourceFlavor or Topology
+// changed, the store's flavors, levels and nodes are described as they
+// are: an update of nothing allot reads (Kueue's finalizer, a label, a
+// Topology whose levels stay) is then nothing, without the resync's
+// description of the whole configuration. O(flavors + nodes).
+func (c *Cluster) flavorsStay() bool {
+	l := c.live
+	if levels, err := c.cfg.Levels(); err != nil || !slices.Equal(levels, l.levels) {
+		return false
+	}
+	have := l.store.Load().Flavors()
+	if c.cfg.FlavorCount() != len(have) {
+		return false
+	}
+	for _, h := range have {
+		if f, _, err := c.cfg.Flavor(h.Name); err != nil || !sameFlavor(f, h) {
+			return false
+		}
+	}
+	// A ResourceFlavor's topologyName set or cleared moves its nodes.
+	for _, name := range c.cfg.NodeNames() {
+		now, ok, _, err := c.cfg.Node(name)
+		n, in := l.nodes[name]
+		if err != nil || ok != in || (ok && !now.Equal(&n)) {
+			return false
+		}
+	}
+	return true
 }
 
 // started tells whether Start has run (the caches synced).
