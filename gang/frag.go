@@ -58,6 +58,9 @@ func MeasureDemand(st *topology.State, mix []Demand) Fragmentation {
 	}
 	var p Placer
 	p.Reset(st)
+	// The placer keeps a pointer to the pod set it counts: one, reused,
+	// or each pair of node and shape would put a new one on the heap.
+	var one PodSet
 	for n := int32(0); n < int32(t.NumNodes()); n++ {
 		ns := st.Node(n)
 		if !ns.Usable(st.Now()) {
@@ -86,7 +89,7 @@ func MeasureDemand(st *topology.State, mix []Demand) Fragmentation {
 				stranded += float64(ps.Count) * free
 				continue
 			}
-			one := PodSet{Flavor: f, Count: 1, GPUs: ps.GPUs, Share: ps.Share, Res: ps.Res, Mode: Unconstrained, Policy: Pack}
+			one = PodSet{Flavor: f, Count: 1, GPUs: ps.GPUs, Share: ps.Share, Res: ps.Res, Mode: Unconstrained, Policy: Pack}
 			p.setPodSet(&one)
 			if p.nodeCount(n) == 0 {
 				unfit += ps.Count

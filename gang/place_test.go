@@ -500,6 +500,14 @@ func TestMeasureDemand(t *testing.T) {
 	if !closeFrag(got, want) {
 		t.Errorf("MeasureDemand:\n got %+v\nwant %+v", got, want)
 	}
+	// Its cost is counting, not allocating: what it allocates does not
+	// grow with the nodes times the shapes (it put a pod set on the heap
+	// for each pair, which a simulator's samples paid for in collection).
+	long := slices.Repeat(mix, 50)
+	few := testing.AllocsPerRun(20, func() { gang.MeasureDemand(st, mix) })
+	if many := testing.AllocsPerRun(20, func() { gang.MeasureDemand(st, long) }); many > few {
+		t.Errorf("MeasureDemand allocates %v times for 100 shapes, %v for 2", many, few)
+	}
 	// An empty mix strands nothing.
 	if got := gang.MeasureDemand(st, nil); got.StrandedNodes != 0 || got.ExpectedStranded != 0 || got.NodesWithFree != 4 || got.FreeGPUs != 20 {
 		t.Errorf("empty mix: %+v", got)
