@@ -96,11 +96,15 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 	}
 	switch v := obj.(type) {
 	case *corev1.Node:
-		if !deleted && c.movesFlavor(v.Name) {
+		want, ok, read := c.nodeNow(v.Name, deleted)
+		if !read {
+			break // marked for a resync
+		}
+		if ok && c.movesFlavor(v.Name, &want) {
 			c.resync() // its gangs finish, to run again on its new flavor
 			return
 		}
-		c.syncNode(v.Name, deleted)
+		c.setNode(v.Name, want, ok)
 		for _, id := range c.cfg.GangsOn(v.Name) {
 			c.syncGang(id)
 		}
@@ -142,14 +146,11 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 // movesFlavor reports whether a node the store has, with gangs running
 // on it, now serves another flavor: a pod stays on its node's flavor, so
 // they cannot stay as they are while the node moves.
-func (c *Cluster) movesFlavor(name string) bool {
-	have, in := c.live.nodes[name]
-	if !in {
-		return false
-	}
+// want is how the configuration describes it now.
+func (c *Cluster) movesFlavor(name string, want *allot.Node) bool {
 	// The flavor first: a node event is on the informers' hot path, and
 	// the workloads are walked only for a node that moves.
-	if want, ok, _, err := c.cfg.Node(name); err != nil || !ok || want.Flavor == have.Flavor {
+	if have, in := c.live.nodes[name]; !in || want.Flavor == have.Flavor {
 		return false
 	}
 	for _, w := range c.live.running {
@@ -218,15 +219,28 @@ func (c *Cluster) fail(err error, what string) {
 
 // syncNode makes the store's node the configuration's.
 func (c *Cluster) syncNode(name string, deleted bool) {
-	var want allot.Node
-	ok := false
-	if !deleted {
-		var err error
-		if want, ok, _, err = c.cfg.Node(name); err != nil {
-			c.fail(err, "nodes/"+name)
-			return
-		}
+	if want, ok, read := c.nodeNow(name, deleted); read {
+		c.setNode(name, want, ok)
 	}
+}
+
+// nodeNow is how the configuration describes a node now: ok when the
+// store should have it (not deleted, and serving a flavor); read false
+// when it cannot be described, the store marked for a resync.
+func (c *Cluster) nodeNow(name string, deleted bool) (want allot.Node, ok, read bool) {
+	if deleted {
+		return want, false, true
+	}
+	want, ok, _, err := c.cfg.Node(name)
+	if err != nil {
+		c.fail(err, "nodes/"+name)
+		return want, false, false
+	}
+	return want, ok, true
+}
+
+// setNode makes the store's node want (ok), or takes it out (not ok).
+func (c *Cluster) setNode(name string, want allot.Node, ok bool) {
 	l := c.live
 	have, in := l.nodes[name]
 	switch {
