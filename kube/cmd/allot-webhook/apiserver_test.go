@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -72,21 +71,12 @@ func TestLiveGuard(t *testing.T) {
 	writeCert(t, dir)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	writeKubeconfig(t, rc, kubeconfig)
-	port, metricsAddr, probeAddr := freePort(t), fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan int)
-	var logs bytes.Buffer
-	go func() {
-		done <- run(runCtx, []string{"--kubeconfig", kubeconfig, "--cert-dir", dir, "--port", fmt.Sprint(port),
-			"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr}, &syncWriter{w: &logs})
-	}()
-	defer func() {
-		stop()
-		if code := <-done; code != 0 {
-			t.Errorf("exit %d:\n%s", code, logs.String())
-		}
-	}()
-	waitReady(t, "http://"+probeAddr+"/readyz", &logs)
+	hook := startWebhook(t, ctx, 60*time.Second, func(port int, metricsAddr, probeAddr string) []string {
+		return []string{"--kubeconfig", kubeconfig, "--cert-dir", dir, "--port", fmt.Sprint(port),
+			"--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr}
+	})
+	defer hook.stop(t)
+	port, metricsAddr := hook.port, hook.metricsAddr
 
 	ca, err := os.ReadFile(filepath.Join(dir, "tls.crt"))
 	if err != nil {
@@ -114,7 +104,7 @@ func TestLiveGuard(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	if refusal == nil || !strings.Contains(refusal.Error(), "allot: NeverFits") || !strings.Contains(refusal.Error(), "cloud.example.com/topology-rack") {
-		t.Fatalf("a 5x8 gang requiring one rack of four 8-GPU nodes: %v, want refused by the guard with NeverFits and the rack level\n%s", refusal, logs.String())
+		t.Fatalf("a 5x8 gang requiring one rack of four 8-GPU nodes: %v, want refused by the guard with NeverFits and the rack level\n%s", refusal, hook.logs.String())
 	}
 	t.Logf("refused: %v", refusal)
 
@@ -192,25 +182,6 @@ func writeKubeconfig(t *testing.T, rc *rest.Config, path string) {
 	kc.CurrentContext = "test"
 	if err := clientcmd.WriteToFile(*kc, path); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// waitReady waits until url answers 200.
-func waitReady(t *testing.T, url string, logs *bytes.Buffer) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready in 60 s:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -62,19 +62,6 @@ func TestServe(t *testing.T) {
 	}
 	dir := t.TempDir()
 	pool := writeCert(t, dir)
-	port, metricsAddr, probeAddr := freePort(t), fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	args := append([]string{"--cert-dir", dir, "--port", fmt.Sprint(port), "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr}, files...)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int)
-	var logs bytes.Buffer
-	go func() { done <- run(ctx, args, &syncWriter{w: &logs}) }()
-	defer func() {
-		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("exit %d", code)
-		}
-	}()
-
 	get := func(url string) (int, string) {
 		resp, err := http.Get(url)
 		if err != nil {
@@ -84,17 +71,11 @@ func TestServe(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if code, _ := get("http://" + probeAddr + "/readyz"); code == http.StatusOK {
-			break
-		}
-		if time.Now().After(deadline) {
-			_, body := get("http://" + probeAddr + "/readyz?verbose")
-			t.Fatalf("not ready in 30 s: %s\n%s", body, logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	hook := startWebhook(t, context.Background(), 30*time.Second, func(port int, metricsAddr, probeAddr string) []string {
+		return append([]string{"--cert-dir", dir, "--port", fmt.Sprint(port), "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", probeAddr}, files...)
+	})
+	defer hook.stop(t)
+	port, metricsAddr, probeAddr := hook.port, hook.metricsAddr, hook.probeAddr
 	if code, body := get("http://" + probeAddr + "/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz: %d %s", code, body)
 	}
@@ -126,6 +107,74 @@ func TestServe(t *testing.T) {
 		if !strings.Contains(m, name) {
 			t.Errorf("/metrics (%d) lacks %s", code, name)
 		}
+	}
+}
+
+// testWebhook is a webhook started by startWebhook.
+type testWebhook struct {
+	port                   int
+	metricsAddr, probeAddr string
+	logs                   *syncWriter
+	cancel                 context.CancelFunc
+	done                   chan int
+}
+
+// startWebhook runs the webhook with the arguments args gives for its
+// ports, until ctx ends or stop, and waits up to timeout for /readyz.
+// A port found free may be taken before the webhook binds it (the API
+// servers that other packages' tests start pick theirs meanwhile): the
+// webhook then exits at once, saying so, and starts again on others.
+func startWebhook(t *testing.T, ctx context.Context, timeout time.Duration, args func(port int, metricsAddr, probeAddr string) []string) *testWebhook {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		h := &testWebhook{port: freePort(t), metricsAddr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), probeAddr: fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+			logs: &syncWriter{w: new(bytes.Buffer)}, done: make(chan int, 1)}
+		var runCtx context.Context
+		runCtx, h.cancel = context.WithCancel(ctx)
+		a := args(h.port, h.metricsAddr, h.probeAddr)
+		go func() { h.done <- run(runCtx, a, h.logs) }()
+		ready, exited := h.waitReady(timeout)
+		if ready {
+			return h
+		}
+		h.cancel()
+		if exited && strings.Contains(h.logs.String(), "address already in use") && attempt < 5 {
+			continue
+		}
+		t.Fatalf("not ready in %v (exited %v):\n%s", timeout, exited, h.logs.String())
+	}
+}
+
+// waitReady polls /readyz until it answers 200 (ready), the webhook
+// exits first (exited) or timeout passes.
+func (h *testWebhook) waitReady(timeout time.Duration) (ready, exited bool) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if resp, err := http.Get("http://" + h.probeAddr + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return true, false
+			}
+		}
+		select {
+		case c := <-h.done:
+			h.done <- c
+			return false, true
+		default:
+		}
+		if time.Now().After(deadline) {
+			return false, false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// stop ends the webhook and checks that it exited cleanly.
+func (h *testWebhook) stop(t *testing.T) {
+	t.Helper()
+	h.cancel()
+	if code := <-h.done; code != 0 {
+		t.Errorf("exit %d:\n%s", code, h.logs.String())
 	}
 }
 
