@@ -132,7 +132,8 @@ func podEvents() (probe, pending, bound, done *corev1.Pod, beat [2]*corev1.Pod) 
 // pending then bound to its node (SetRunning) and succeeded (Finish), a
 // Pod created bound and deleted (described, SetRunning, then Finish), a
 // running Pod's status heartbeat (no store event), a ResourceFlavor
-// created and deleted (a resync: AddFlavor, RemoveFlavor). The events of a pair
+// created and deleted (a resync: AddFlavor, RemoveFlavor), a ClusterQueue's
+// nominal quota changed and back (SetQueue, every gang described anew). The events of a pair
 // alternate, one each op.
 func BenchmarkEvent(b *testing.B) {
 	const n = 10_240
@@ -169,6 +170,14 @@ func BenchmarkEvent(b *testing.B) {
 		}
 	}
 	probe, pending, bound, done, beat := podEvents()
+	// The ClusterQueue's nominal GPUs one node fewer and back (SetQueue).
+	var cqs [2]*kueue.ClusterQueue
+	for k := range cqs {
+		cq := benchObjects(0)[3].(*kueue.ClusterQueue).DeepCopy()
+		cq.Spec.ResourceGroups[0].Flavors[0].Resources[0].NominalQuota = *resource.NewQuantity(int64(n)*8-int64(1-k)*8, resource.DecimalSI)
+		cq.Spec.ResourceGroups[0].Flavors[0].Resources[1].NominalQuota = *resource.NewQuantity(int64(n)*192, resource.DecimalSI)
+		cqs[k] = cq
+	}
 	// A ResourceFlavor no quota names and no topology places on: AddFlavor
 	// and RemoveFlavor, each a resync.
 	spare := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "spare"}}
@@ -250,6 +259,16 @@ func BenchmarkEvent(b *testing.B) {
 			}
 		}, func(s *allot.Snapshot) error {
 			return runsIn(s, "ml/probe", "train")
+		}, false, nil},
+		{"event=clusterqueue-quota", func(c *Cluster, i int) { c.Upsert(cqs[i%2]) }, func(s *allot.Snapshot) error {
+			q, _ := s.Queue("train")
+			want := int64(n)*8 - 8
+			for _, r := range q.Quota[0].Resources {
+				if r.Name == "nvidia.com/gpu" && r.Nominal != want {
+					return fmt.Errorf("train's nominal GPUs %d, want %d", r.Nominal, want)
+				}
+			}
+			return nil
 		}, false, nil},
 		{"event=pod-heartbeat", func(c *Cluster, i int) { c.Upsert(beat[i%2]) }, func(s *allot.Snapshot) error {
 			return runsIn(s, "ml/run-0", "train")
