@@ -37,16 +37,7 @@ func benchObjects(n int) []any {
 			{NodeLabel: blockLabel}, {NodeLabel: rackLabel}, {NodeLabel: corev1.LabelHostname}}}},
 		&kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "h100"}, Spec: kueue.ResourceFlavorSpec{
 			NodeLabels: map[string]string{"gpu": "h100"}, TopologyName: ptr.To(kueue.TopologyReference("t"))}},
-		&kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "train"}, Spec: kueue.ClusterQueueSpec{
-			NamespaceSelector: &metav1.LabelSelector{},
-			StopPolicy:        ptr.To(kueue.None),
-			// The API server's default: without it Kueue's validation
-			// refuses the queue, and every pod runs unmanaged.
-			QueueingStrategy: kueue.BestEffortFIFO,
-			ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{"nvidia.com/gpu", "cpu"},
-				Flavors: []kueue.FlavorQuotas{{Name: "h100", Resources: []kueue.ResourceQuota{
-					{Name: "nvidia.com/gpu", NominalQuota: *resource.NewQuantity(int64(n)*8, resource.DecimalSI)},
-					{Name: "cpu", NominalQuota: *resource.NewQuantity(int64(n)*192, resource.DecimalSI)}}}}}}}},
+		benchQueue(n, int64(n)*8),
 		&kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "train", Namespace: "ml"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "train", StopPolicy: ptr.To(kueue.None)}},
 	}
 	for i := range n {
@@ -56,6 +47,21 @@ func benchObjects(n int) []any {
 		}
 	}
 	return objs
+}
+
+// benchQueue is the benchmark's ClusterQueue train on n nodes, with a
+// nominal quota of gpus GPUs and every node's CPUs.
+func benchQueue(n int, gpus int64) *kueue.ClusterQueue {
+	return &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: "train"}, Spec: kueue.ClusterQueueSpec{
+		NamespaceSelector: &metav1.LabelSelector{},
+		StopPolicy:        ptr.To(kueue.None),
+		// The API server's default: without it Kueue's validation
+		// refuses the queue, and every pod runs unmanaged.
+		QueueingStrategy: kueue.BestEffortFIFO,
+		ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{"nvidia.com/gpu", "cpu"},
+			Flavors: []kueue.FlavorQuotas{{Name: "h100", Resources: []kueue.ResourceQuota{
+				{Name: "nvidia.com/gpu", NominalQuota: *resource.NewQuantity(gpus, resource.DecimalSI)},
+				{Name: "cpu", NominalQuota: *resource.NewQuantity(int64(n)*192, resource.DecimalSI)}}}}}}}}
 }
 
 func benchNode(i int) *corev1.Node {
@@ -171,13 +177,7 @@ func BenchmarkEvent(b *testing.B) {
 	}
 	probe, pending, bound, done, beat := podEvents()
 	// The ClusterQueue's nominal GPUs one node fewer and back (SetQueue).
-	var cqs [2]*kueue.ClusterQueue
-	for k := range cqs {
-		cq := benchObjects(0)[3].(*kueue.ClusterQueue).DeepCopy()
-		cq.Spec.ResourceGroups[0].Flavors[0].Resources[0].NominalQuota = *resource.NewQuantity(int64(n)*8-int64(1-k)*8, resource.DecimalSI)
-		cq.Spec.ResourceGroups[0].Flavors[0].Resources[1].NominalQuota = *resource.NewQuantity(int64(n)*192, resource.DecimalSI)
-		cqs[k] = cq
-	}
+	cqs := [2]*kueue.ClusterQueue{benchQueue(n, int64(n)*8-8), benchQueue(n, int64(n)*8)}
 	// A ResourceFlavor no quota names and no topology places on: AddFlavor
 	// and RemoveFlavor, each a resync.
 	spare := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "spare"}}
@@ -262,13 +262,14 @@ func BenchmarkEvent(b *testing.B) {
 		}, false, nil},
 		{"event=clusterqueue-quota", func(c *Cluster, i int) { c.Upsert(cqs[i%2]) }, func(s *allot.Snapshot) error {
 			q, _ := s.Queue("train")
-			want := int64(n)*8 - 8
-			for _, r := range q.Quota[0].Resources {
-				if r.Name == "nvidia.com/gpu" && r.Nominal != want {
-					return fmt.Errorf("train's nominal GPUs %d, want %d", r.Nominal, want)
+			for _, fq := range q.Quota {
+				for _, r := range fq.Resources {
+					if r.Name == "nvidia.com/gpu" && r.Nominal == int64(n)*8-8 {
+						return nil
+					}
 				}
 			}
-			return nil
+			return fmt.Errorf("train's quota %+v, want %d nominal GPUs", q.Quota, n*8-8)
 		}, false, nil},
 		{"event=pod-heartbeat", func(c *Cluster, i int) { c.Upsert(beat[i%2]) }, func(s *allot.Snapshot) error {
 			return runsIn(s, "ml/run-0", "train")
