@@ -115,6 +115,9 @@ func (s *Snapshot) trackLimits(r *running, sign int64) {
 func (s *Snapshot) recountLimits() {
 	s.limitUsage = &limitUsage{users: make([]quota.UserUsage, len(s.queues)), never: make([]res.Vec, len(s.queues))}
 	s.shared &^= rowUsers | rowNever
+	if !slices.ContainsFunc(s.limits, func(l queueLimits) bool { return l.userCap.Set() || l.neverCap.Set() }) {
+		return // nothing to count: trackLimits would skip every workload
+	}
 	s.running.Scan(func(r *running) bool {
 		if _, evicting := s.evictingByID(r.ID); !evicting {
 			s.trackLimits(r, 1)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -130,11 +131,16 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 		// As the API server has them: a UID, and a generation its
 		// spec's changes bump.
 		p.UID, p.Generation = types.UID(fmt.Sprintf("uid-random-%d", *pods)), 1
-		switch rng.IntN(3) {
+		switch rng.IntN(4) {
 		case 0:
 			p.Labels = map[string]string{kueueconfig.QueueLabel: "training"}
 		case 1:
 			p.Labels = map[string]string{kueueconfig.PodGroupNameLabel: fmt.Sprintf("group-%d", rng.IntN(3))}
+		case 2:
+			p.Labels = map[string]string{kueueconfig.QueueLabel: "training", kueueconfig.WorkloadPriorityClassLabel: "high"}
+		}
+		if rng.IntN(3) == 0 {
+			p.Spec.PriorityClassName = "batch" // its priority unset: the class's, when there is one
 		}
 		upsert(p)
 		return fmt.Sprintf("bind %s to %s (%d GPUs, labels %v)", p.Name, node.Name, gpus, p.Labels)
@@ -180,7 +186,9 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 // them, the configuration's: ResourceFlavors added (selecting a rack's
 // nodes of the topology) and deleted, a flavor's node labels changed (its
 // nodes labelled for it or not), the Topology losing its block level and
-// getting it back, the quotas covering one resource more and no more. After each step the live snapshot is a fresh import of
+// getting it back, the quotas covering one resource more and no more, the
+// queues and priority classes the running gangs read deleted, back and
+// changed (queue). After each step the live snapshot is a fresh import of
 // the objects, reached by events alone: one build, nothing refused.
 func TestHandlersRandomConfig(t *testing.T) {
 	for seed := range uint64(4) {
@@ -213,7 +221,7 @@ func TestHandlersRandomConfig(t *testing.T) {
 			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
 				t.Fatalf("stats %+v, want events alone", st)
 			}
-			for _, k := range []string{"add", "delete", "relabel", "levels", "label", "resources"} {
+			for _, k := range []string{"add", "delete", "relabel", "levels", "label", "resources", "queue"} {
 				if config[k] == 0 {
 					t.Fatalf("config changes %v: no %s", config, k)
 				}
@@ -233,7 +241,9 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 		}
 	}
 	base := w.objs["resourceflavors/a100-80gb"].Value.(*kueue.ResourceFlavor)
-	switch k := rng.IntN(6); {
+	switch k := rng.IntN(8); {
+	case k >= 6:
+		return "queue " + randomQueueChange(rng, c, w)
 	case k == 0 && len(added) < 3:
 		rf := base.DeepCopy()
 		rf.Name = fmt.Sprintf("pool-%d", rng.IntN(100))
@@ -256,7 +266,7 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 		}
 		upsert(rf)
 		return fmt.Sprintf("relabel a100-80gb %v", rf.Spec.NodeLabels)
-	case k == 4 && rng.IntN(2) == 0:
+	case k == 4 && rng.IntN(2) == 0 && w.objs["clusterqueues/training-cq"].Value != nil:
 		// The quotas come to cover ephemeral-storage, which the nodes
 		// carry, or cover it no more.
 		cq := w.objs["clusterqueues/training-cq"].Value.(*kueue.ClusterQueue).DeepCopy()
@@ -304,4 +314,46 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 	}
 	upsert(n)
 	return "label " + name
+}
+
+// randomQueueChange makes one change to what the running gangs read of
+// the queues and priority classes, and says what it was: the LocalQueue
+// training or the ClusterQueue training-cq deleted or back, the
+// WorkloadPriorityClass high's value changed, the PriorityClass batch
+// (which some pods name, their priority unset) added, made the global
+// default or not, changed or deleted.
+func randomQueueChange(rng *rand.Rand, c *Cluster, w *world) string {
+	upsert := func(v any) { c.Upsert(v); w.set(v) }
+	toggle := func(name string) string {
+		if v, ok := w.gone[name]; ok {
+			delete(w.gone, name)
+			upsert(v)
+			return "back " + name
+		}
+		v := w.objs[name].Value
+		c.Delete(v)
+		w.remove(name)
+		w.gone[name] = v
+		return "delete " + name
+	}
+	switch rng.IntN(4) {
+	case 0:
+		return toggle("localqueues/ml-training/training")
+	case 1:
+		return toggle("clusterqueues/training-cq")
+	case 2:
+		wpc := w.objs["workloadpriorityclasses/high"].Value.(*kueue.WorkloadPriorityClass).DeepCopy()
+		wpc.Value = 1000 + int32(rng.IntN(3))*500
+		upsert(wpc)
+		return fmt.Sprintf("high = %d", wpc.Value)
+	}
+	const name = "priorityclasses/batch"
+	if o, ok := w.objs[name]; ok && rng.IntN(3) == 0 {
+		c.Delete(o.Value)
+		w.remove(name)
+		return "delete " + name
+	}
+	pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "batch"}, Value: int32(10 + rng.IntN(3)*10), GlobalDefault: rng.IntN(2) == 0}
+	upsert(pc)
+	return fmt.Sprintf("%s = %d (global default %t)", name, pc.Value, pc.GlobalDefault)
 }

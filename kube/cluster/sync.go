@@ -36,6 +36,73 @@ type state struct {
 	locals    map[string]allot.LocalQueue // by namespace/name
 	running   map[string]allot.Workload
 	unmanaged int // running workloads of kueueconfig.UnmanagedQueue
+	// reads is what each gang's description read when it was last
+	// described (kueueconfig.Reads), readers the gangs by object read,
+	// views what they read of it (kueueconfig.Config.View): a queue's or
+	// a priority class's change describes anew the gangs that read what
+	// changed.
+	reads   map[string]kueueconfig.Reads
+	readers map[kueueconfig.Key]map[string]bool
+	views   map[kueueconfig.Key]string
+}
+
+// setReads records what a gang's description reads now, and the views of
+// objects it is the first to read.
+func (c *Cluster) setReads(id string, r kueueconfig.Reads) {
+	l := c.live
+	old := l.reads[id]
+	if old == r {
+		return
+	}
+	for obj := range old.Objects() {
+		if set := l.readers[obj]; set != nil {
+			delete(set, id)
+			if len(set) == 0 {
+				delete(l.readers, obj)
+				delete(l.views, obj)
+			}
+		}
+	}
+	if r == (kueueconfig.Reads{}) {
+		delete(l.reads, id)
+		return
+	}
+	l.reads[id] = r
+	for obj := range r.Objects() {
+		set := l.readers[obj]
+		if set == nil {
+			set = map[string]bool{}
+			l.readers[obj] = set
+			l.views[obj] = c.cfg.View(obj)
+		}
+		set[id] = true
+	}
+}
+
+// readersChanged lists, sorted, the gangs that read what changed of an
+// object (for a PriorityClass, of the global default too), and records
+// the views anew.
+func (c *Cluster) readersChanged(obj any) []string {
+	l := c.live
+	objs := []kueueconfig.Key{kueueconfig.KeyOf(obj)}
+	if _, ok := obj.(*schedulingv1.PriorityClass); ok {
+		objs = append(objs, kueueconfig.DefaultPriorityKey)
+	}
+	var ids map[string]bool
+	for _, o := range objs {
+		set := l.readers[o]
+		if len(set) == 0 {
+			continue
+		}
+		if v := c.cfg.View(o); v != l.views[o] {
+			l.views[o] = v
+			if ids == nil {
+				ids = map[string]bool{}
+			}
+			maps.Copy(ids, set)
+		}
+	}
+	return slices.Sorted(maps.Keys(ids))
 }
 
 // source names where the objects of a live cluster come from, in the
@@ -136,7 +203,9 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 			c.resync()
 		}
 	case *kueue.ClusterQueue, *kueue.Cohort, *kueue.LocalQueue, *kueue.WorkloadPriorityClass, *schedulingv1.PriorityClass:
-		c.syncQueues(true)
+		// What the gangs read of it: those that read it are described
+		// anew, the others stay.
+		c.syncQueues(kueueconfig.KeyOf(obj), c.readersChanged(obj))
 	}
 	if c.broken {
 		c.resync() // once: a refusal again waits for the next change
@@ -288,6 +357,7 @@ func (c *Cluster) syncGang(id string) {
 		return
 	}
 	l := c.live
+	c.setReads(id, c.cfg.GangReads(id))
 	have, in := l.running[id]
 	switch {
 	case ok && in && reflect.DeepEqual(have, want):
@@ -349,43 +419,60 @@ func (c *Cluster) dropUnmanaged() {
 	}
 }
 
-// syncQueues makes the store's cohorts and queues the configuration's:
-// SetCohort (parents first) and SetQueue for what is new or changed, then,
-// with gangs, every gang described anew (its queue or priority may have
-// changed), then RemoveQueue and RemoveCohort (children first) for what
-// went. The quotas coming to cover other resources are a resync.
-func (c *Cluster) syncQueues(gangs bool) {
-	res, err := c.cfg.Resources()
-	if err != nil {
-		c.fail(err, "resources")
-		return
-	}
+// syncQueues makes the store's cohorts and queues the configuration's
+// after a change to the object changed (the zero Key: any object, as a
+// resync has it): SetCohort (parents first) and SetQueue for what is new
+// or changed, then the gangs named described anew (their queue or
+// priority may have changed), then RemoveQueue and RemoveCohort (children
+// first) for what went. What the change cannot touch is not compared: a
+// ClusterQueue's change, that queue alone of the queues; a LocalQueue's,
+// the local queues alone; a priority class's, the gangs alone. The quotas
+// coming to cover other resources are a resync.
+func (c *Cluster) syncQueues(changed kueueconfig.Key, gangs []string) {
+	all := changed == (kueueconfig.Key{})
+	quotas := all || changed.Kind == "ClusterQueue" || changed.Kind == "Cohort"
 	l := c.live
-	if !reflect.DeepEqual(res, l.resources) {
-		c.resync() // the resources anew, then the queues
-		return
-	}
-	if !c.setNamespaces() {
-		return
-	}
-	cohorts := map[string]allot.Cohort{}
-	for _, name := range c.cfg.CohortNames() {
-		co, _, err := c.cfg.Cohort(name)
+	if quotas {
+		res, err := c.cfg.Resources()
 		if err != nil {
-			c.fail(err, "cohorts/"+name)
+			c.fail(err, "resources")
 			return
 		}
-		cohorts[name] = co
-	}
-	for _, name := range byDepth(cohorts) {
-		if have, ok := l.cohorts[name]; !ok || !reflect.DeepEqual(have, cohorts[name]) {
-			if !c.apply(allot.SetCohort{Cohort: cohorts[name]}) {
-				return
-			}
-			l.cohorts[name] = cohorts[name]
+		if !reflect.DeepEqual(res, l.resources) {
+			c.resync() // the resources anew, then the queues
+			return
 		}
 	}
-	names := c.cfg.ClusterQueueNames()
+	if all && !c.setNamespaces() {
+		return
+	}
+	var cohorts map[string]allot.Cohort
+	if quotas {
+		cohorts = map[string]allot.Cohort{}
+		for _, name := range c.cfg.CohortNames() {
+			co, _, err := c.cfg.Cohort(name)
+			if err != nil {
+				c.fail(err, "cohorts/"+name)
+				return
+			}
+			cohorts[name] = co
+		}
+		for _, name := range byDepth(cohorts) {
+			if have, ok := l.cohorts[name]; !ok || !reflect.DeepEqual(have, cohorts[name]) {
+				if !c.apply(allot.SetCohort{Cohort: cohorts[name]}) {
+					return
+				}
+				l.cohorts[name] = cohorts[name]
+			}
+		}
+	}
+	var names []string // the queues to compare
+	switch {
+	case all || changed.Kind == "Cohort":
+		names = c.cfg.ClusterQueueNames()
+	case changed.Kind == "ClusterQueue" && c.cfg.HasClusterQueue(changed.Name):
+		names = []string{changed.Name}
+	}
 	for _, name := range names {
 		q, _, err := c.cfg.Queue(name)
 		if err != nil {
@@ -399,36 +486,49 @@ func (c *Cluster) syncQueues(gangs bool) {
 			l.queues[name] = q
 		}
 	}
-	if !c.syncLocalQueues() {
+	if (quotas || changed.Kind == "LocalQueue") && !c.syncLocalQueues() {
 		return
 	}
-	if gangs {
-		for _, id := range c.cfg.Gangs() {
-			c.syncGang(id)
-		}
+	for _, id := range gangs {
+		c.syncGang(id)
 	}
-	for _, name := range slices.Sorted(maps.Keys(l.queues)) {
-		if name != kueueconfig.UnmanagedQueue && !slices.Contains(names, name) {
-			if !c.apply(allot.RemoveQueue{Queue: name}) {
-				return
+	var gone []string // the queues to remove
+	switch {
+	case all || changed.Kind == "Cohort":
+		for _, name := range slices.Sorted(maps.Keys(l.queues)) {
+			if name != kueueconfig.UnmanagedQueue && !c.cfg.HasClusterQueue(name) {
+				gone = append(gone, name)
 			}
-			delete(l.queues, name)
+		}
+	case changed.Kind == "ClusterQueue" && changed.Name != kueueconfig.UnmanagedQueue && !c.cfg.HasClusterQueue(changed.Name):
+		if _, ok := l.queues[changed.Name]; ok {
+			gone = append(gone, changed.Name)
 		}
 	}
-	gone := map[string]allot.Cohort{}
-	for name, co := range l.cohorts {
-		if _, ok := cohorts[name]; !ok {
-			gone[name] = co
-		}
-	}
-	order := byDepth(gone)
-	for i := len(order) - 1; i >= 0; i-- {
-		if !c.apply(allot.RemoveCohort{Cohort: order[i]}) {
+	for _, name := range gone {
+		if !c.apply(allot.RemoveQueue{Queue: name}) {
 			return
 		}
-		delete(l.cohorts, order[i])
+		delete(l.queues, name)
 	}
-	c.removeNamespaces()
+	if quotas {
+		went := map[string]allot.Cohort{}
+		for name, co := range l.cohorts {
+			if _, ok := cohorts[name]; !ok {
+				went[name] = co
+			}
+		}
+		order := byDepth(went)
+		for i := len(order) - 1; i >= 0; i-- {
+			if !c.apply(allot.RemoveCohort{Cohort: order[i]}) {
+				return
+			}
+			delete(l.cohorts, order[i])
+		}
+	}
+	if all {
+		c.removeNamespaces()
+	}
 }
 
 // setNamespaces adds the namespaces read that the store lacks and
@@ -541,7 +641,8 @@ func (c *Cluster) rebuild(reason string) error {
 		return fmt.Errorf("cluster: %s: %w", reason, err)
 	}
 	l := &state{store: st, levels: b.Levels, nodes: map[string]allot.Node{}, cohorts: map[string]allot.Cohort{},
-		queues: map[string]allot.Queue{}, running: map[string]allot.Workload{}}
+		queues: map[string]allot.Queue{}, running: map[string]allot.Workload{},
+		reads: map[string]kueueconfig.Reads{}, readers: map[kueueconfig.Key]map[string]bool{}, views: map[kueueconfig.Key]string{}}
 	l.resources, _ = c.cfg.Resources() // Builder read them without an error
 	for _, n := range b.Nodes {
 		l.nodes[n.Name] = n
@@ -566,6 +667,9 @@ func (c *Cluster) rebuild(reason string) error {
 		}
 	}
 	c.live, c.broken = l, false
+	for _, id := range c.cfg.Gangs() {
+		c.setReads(id, c.cfg.GangReads(id))
+	}
 	c.store.Store(st)
 	c.rebuilds.Add(1)
 	c.log.Info("snapshot built", "reason", reason, "nodes", len(b.Nodes), "queues", len(b.Queues), "running", len(b.Running), "warnings", len(warns))
@@ -789,7 +893,7 @@ func (c *Cluster) resync() {
 	}
 	// 9. The queues and gangs, the flavors gone, the resources alone.
 	l.resources, _ = c.cfg.Resources() // Builder read them without an error
-	c.syncQueues(true)
+	c.syncQueues(kueueconfig.Key{}, c.cfg.Gangs())
 	if c.broken {
 		return
 	}

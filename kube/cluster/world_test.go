@@ -241,10 +241,11 @@ func exampleSteps() []step {
 type world struct {
 	names []string
 	objs  map[string]kueueconfig.Object
+	gone  map[string]any // objects deleted, to come back
 }
 
 func newWorld(objs []kueueconfig.Object) *world {
-	w := &world{objs: map[string]kueueconfig.Object{}}
+	w := &world{objs: map[string]kueueconfig.Object{}, gone: map[string]any{}}
 	for _, o := range objs {
 		w.set(o.Value)
 	}

@@ -8,12 +8,14 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcehelpers "k8s.io/component-helpers/resource"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/allot-sched/allot"
 )
@@ -368,24 +370,8 @@ func (c *Config) GangID(p *corev1.Pod) string {
 // regroup them here, as it does in Running). The cost is the gang's pods,
 // not the cluster's: one object's change, one gang described anew.
 func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error) {
-	var pods []*corev1.Pod
-	keys := c.gangPods[id]
-	switch keys.len() {
-	case 0:
-		return allot.Workload{}, false, nil, nil
-	case 1:
-		// A gang of one pod, the most common: nothing to sort.
-		var one [1]*corev1.Pod
-		if p := c.pods[keys.only()]; active(p) {
-			pods = append(one[:0], p)
-		}
-	default:
-		for _, key := range keys.sorted() {
-			if p := c.pods[key]; active(p) {
-				pods = append(pods, p)
-			}
-		}
-	}
+	var one [1]*corev1.Pod
+	pods := c.activePods(id, one[:0])
 	if len(pods) == 0 {
 		return allot.Workload{}, false, nil, nil
 	}
@@ -397,6 +383,155 @@ func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error)
 		flavor, _, ok, _, err := c.placement(n)
 		return flavor, ok, err
 	})
+}
+
+// activePods appends to out the active pods added under a gang's ID,
+// sorted by key: the pods RunningGang describes.
+func (c *Config) activePods(id string, out []*corev1.Pod) []*corev1.Pod {
+	keys := c.gangPods[id]
+	switch keys.len() {
+	case 0:
+	case 1:
+		// A gang of one pod, the most common: nothing to sort.
+		if p := c.pods[keys.only()]; active(p) {
+			out = append(out, p)
+		}
+	default:
+		for _, key := range keys.sorted() {
+			if p := c.pods[key]; active(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Reads names the objects, beyond a gang's pods, their owners, their
+// nodes and the flavors, whose change may describe its running workload
+// anew: the LocalQueue its pods name and the ClusterQueue that one names
+// (its queue, and the flavors a pod on a node no flavor holds charges),
+// the WorkloadPriorityClass and PriorityClass its priority may come from.
+// Each is a name, "" for none; the names are read whether or not the
+// objects exist, so that one created later is found to be read. Reads may
+// name more than the description ends up using, never less. (Names, not
+// Keys: a map holds a value this small in place.)
+type Reads struct {
+	Namespace             string // the LocalQueue's
+	LocalQueue            string
+	ClusterQueue          string
+	WorkloadPriorityClass string
+	PriorityClass         string
+	// DefaultPriority: its priority may be the global default
+	// PriorityClass's, which any PriorityClass's change may move.
+	DefaultPriority bool
+}
+
+// Key names an object by kind, namespace and name, as a map key.
+type Key struct{ Kind, Namespace, Name string }
+
+// KeyOf is the key of an object of a kind the configuration reads.
+func KeyOf(v any) Key {
+	m, kind := metaOf(v)
+	return Key{kind, m.Namespace, m.Name}
+}
+
+// DefaultPriorityKey is the key Reads.Objects gives the global default
+// PriorityClass, whichever it is.
+var DefaultPriorityKey = Key{Kind: "PriorityClass"}
+
+// Objects yields the keys of the objects r names, DefaultPriorityKey
+// among them when its priority may be the global default's.
+func (r Reads) Objects() iter.Seq[Key] {
+	return func(yield func(Key) bool) {
+		for _, k := range [...]Key{{"LocalQueue", r.Namespace, r.LocalQueue}, {Kind: "ClusterQueue", Name: r.ClusterQueue},
+			{Kind: "WorkloadPriorityClass", Name: r.WorkloadPriorityClass}, {Kind: "PriorityClass", Name: r.PriorityClass}} {
+			if k.Name != "" && !yield(k) {
+				return
+			}
+		}
+		if r.DefaultPriority {
+			yield(DefaultPriorityKey)
+		}
+	}
+}
+
+// View is what a running gang's description reads of an object that
+// Reads.Objects names, as a value: "" while it does not exist, and two
+// views alike describe the gangs alike. A ClusterQueue's quotas, a
+// LocalQueue's stop policy, a class's description are not read; its
+// existence, the ClusterQueue a LocalQueue names, the flavors a
+// ClusterQueue lists (in order) and a class's value are.
+func (c *Config) View(k Key) string {
+	switch k.Kind {
+	case "LocalQueue":
+		if lq, ok := c.localQueues[k.Namespace+"/"+k.Name]; ok {
+			return "clusterQueue " + string(lq.Spec.ClusterQueue)
+		}
+	case "ClusterQueue":
+		if cq, ok := c.clusterQueues[k.Name]; ok {
+			var b strings.Builder
+			b.WriteString("flavors")
+			for f := range flavorsListed(cq) {
+				b.WriteString(" " + f)
+			}
+			return b.String()
+		}
+	case "WorkloadPriorityClass":
+		if w, ok := c.wpcs[k.Name]; ok {
+			return "value " + strconv.Itoa(int(w.Value))
+		}
+	case "PriorityClass":
+		if k == DefaultPriorityKey {
+			return "value " + strconv.Itoa(int(c.defaultPriority()))
+		}
+		if pc, ok := c.pcs[k.Name]; ok {
+			return "value " + strconv.Itoa(int(pc.Value))
+		}
+	}
+	return ""
+}
+
+// flavorsListed yields the names of the flavors a ClusterQueue's resource
+// groups list, in order; none for nil.
+func flavorsListed(cq *kueue.ClusterQueue) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if cq == nil {
+			return
+		}
+		for _, rg := range cq.Spec.ResourceGroups {
+			for _, f := range rg.Flavors {
+				if !yield(string(f.Name)) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// GangReads is what RunningGang's description of a gang reads (Reads),
+// the zero Reads for a gang with no active pod.
+func (c *Config) GangReads(id string) Reads {
+	var one [1]*corev1.Pod
+	pods := c.activePods(id, one[:0])
+	if len(pods) == 0 {
+		return Reads{}
+	}
+	first := pods[0] // as gang reads it
+	var stack [ownerChain]owner
+	ch := c.chain(first, stack[:0])
+	var r Reads
+	if name := label(ch, QueueLabel); name != "" {
+		r.Namespace, r.LocalQueue = first.Namespace, name
+		if lq, ok := c.localQueues[first.Namespace+"/"+name]; ok {
+			r.ClusterQueue = string(lq.Spec.ClusterQueue)
+		}
+	}
+	r.WorkloadPriorityClass = label(ch, WorkloadPriorityClassLabel)
+	if first.Spec.Priority == nil {
+		r.PriorityClass = first.Spec.PriorityClassName
+		r.DefaultPriority = true
+	}
+	return r
 }
 
 // PodGang is the gang a pod (namespace and name) was added under, false
@@ -636,12 +771,10 @@ func (c *Config) quotaFlavor(queue string, p *corev1.Pod) string {
 	if n, ok := c.nodes[p.Spec.NodeName]; ok {
 		labels = n.Labels
 	}
-	for _, rg := range c.clusterQueues[queue].Spec.ResourceGroups {
-		for _, f := range rg.Flavors {
-			rf, ok := c.flavors[string(f.Name)]
-			if ok && !isTAS(rf) && matchesLabels(labels, rf.Spec.NodeLabels) {
-				return string(f.Name)
-			}
+	for name := range flavorsListed(c.clusterQueues[queue]) {
+		rf, ok := c.flavors[name]
+		if ok && !isTAS(rf) && matchesLabels(labels, rf.Spec.NodeLabels) {
+			return name
 		}
 	}
 	return ""

@@ -237,6 +237,12 @@ func (c *Config) knownFlavors(obj string, q []allot.FlavorQuota) ([]allot.Flavor
 // ClusterQueueNames are the ClusterQueues' names, sorted.
 func (c *Config) ClusterQueueNames() []string { return sortedKeys(c.clusterQueues) }
 
+// HasClusterQueue reports whether a ClusterQueue of the name was read.
+func (c *Config) HasClusterQueue(name string) bool {
+	_, ok := c.clusterQueues[name]
+	return ok
+}
+
 // Queue returns a ClusterQueue's description. A ClusterQueue Kueue keeps
 // inactive (a flavor or a flavor's Topology not found) is held, with a
 // warning: Kueue admits nothing through it.
