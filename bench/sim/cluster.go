@@ -248,6 +248,15 @@ func (r *run) splitQueues(b *allot.Builder, queues []string) {
 	b.Options = allot.Options{Backfill: &backfill, TopologyAware: &topo, QueueDepth: r.o.QueueDepth}
 	r.overlayOptions(&b.Options)
 	b.FairSharing.Enabled = r.p.FairSharing
+	r.overlayHistory(&b.History)
+}
+
+// overlayHistory sets the policy's half-life of the history, if it has
+// one.
+func (r *run) overlayHistory(h *allot.History) {
+	if r.p.HalfLife > 0 {
+		h.HalfLife = r.p.HalfLife
+	}
 }
 
 // overlayOptions sets the policy's backfill depth and what a reservation
@@ -307,6 +316,7 @@ func rigid(quotas []allot.FlavorQuota) []allot.FlavorQuota {
 // A queue depth the configuration leaves at zero is Options.QueueDepth.
 func (r *run) configQueues(b *allot.Builder, c *allot.Builder) {
 	b.Cohorts, b.Options, b.FairSharing = c.Cohorts, c.Options, c.FairSharing
+	b.History.HalfLife = c.History.HalfLife
 	// Who may submit where: the queues' selectors judge the namespaces'
 	// labels, and requests go through the local queues.
 	b.Namespaces, b.LocalQueues, b.PriorityClasses = c.Namespaces, c.LocalQueues, c.PriorityClasses
@@ -330,4 +340,5 @@ func (r *run) configQueues(b *allot.Builder, c *allot.Builder) {
 	b.Options.Backfill, b.Options.TopologyAware = &backfill, &topo
 	r.overlayOptions(&b.Options)
 	b.FairSharing.Enabled = r.p.FairSharing
+	r.overlayHistory(&b.History)
 }

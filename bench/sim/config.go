@@ -55,7 +55,7 @@ type Config struct {
 	// Name is the file's base name without .json, or the scenario's name.
 	Name string
 	// Cluster describes the cluster and queues; its Running, Pending and
-	// History are empty.
+	// History are empty but for the history's half-life.
 	Cluster allot.Builder
 	// QueueMap maps trace queues to the configuration's queues; "*" maps
 	// the rest.
@@ -162,7 +162,8 @@ func newConfig(name string, cluster allot.Builder, queueMap map[string]string) (
 			c.Ignored = append(c.Ignored, fmt.Sprintf("%d %s", part.n, part.many))
 		}
 	}
-	b.Running, b.Pending, b.History, b.Now = nil, nil, allot.History{}, 0
+	// The history's half-life is configuration and stays; its entries go.
+	b.Running, b.Pending, b.History, b.Now = nil, nil, allot.History{HalfLife: b.History.HalfLife}, 0
 	if len(b.Queues) == 0 {
 		return nil, errors.New("the configuration has no queues")
 	}

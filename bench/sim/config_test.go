@@ -167,15 +167,17 @@ func TestConfigBindsByFlavor(t *testing.T) {
 	}
 }
 
-// TestPolicyKnobsReachTheStore: a policy's backfill depth, order keys and
-// reclaim setting are the store's options and queues', with and without
-// a configuration.
+// TestPolicyKnobsReachTheStore: a policy's backfill depth, order keys,
+// reclaim setting and history half-life are the store's options, queues'
+// and history's, with and without a configuration; without the policy's
+// half-life a configuration's stays.
 func TestPolicyKnobsReachTheStore(t *testing.T) {
 	p := Policy{Name: "knobs", Borrowing: true, Preemption: true, Reclaim: "LowerPriority", Backfill: true, BackfillDepth: 3, OrderByDebt: true, OrderByUsage: true,
-		TopologyAware: true, Semantics: "kueue"}
+		TopologyAware: true, Semantics: "kueue", HalfLife: 3600}
 	tr := &trace.Trace{Jobs: []trace.Job{job("a", "q1", 0, 10, 1, 0), job("b", "q2", 0, 10, 1, 0)}}
 	cfg, err := ParseConfig("c.json", []byte(`{"resources": ["gpu"], "flavors": [{"name": "f"}], "cohorts": [{"name": "c"}],
-		"queues": [{"name": "q1", "cohort": "c", "quota": {"f": {"gpu": {"nominal": 8}}}}, {"name": "q2", "cohort": "c", "quota": {"f": {"gpu": {"nominal": 8}}}}]}`))
+		"queues": [{"name": "q1", "cohort": "c", "quota": {"f": {"gpu": {"nominal": 8}}}}, {"name": "q2", "cohort": "c", "quota": {"f": {"gpu": {"nominal": 8}}}}],
+		"history": {"halfLife": 600}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +196,20 @@ func TestPolicyKnobsReachTheStore(t *testing.T) {
 			if q.Preemption.ReclaimWithinCohort != "LowerPriority" || q.Preemption.WithinQueue != "LowerPriority" || q.Cohort == "" {
 				t.Fatalf("config %v: queue %s: %+v in cohort %q", c != nil, q.Name, q.Preemption, q.Cohort)
 			}
+		}
+		if b.History.HalfLife != 3600 {
+			t.Fatalf("config %v: half-life %d, want the policy's 3600", c != nil, b.History.HalfLife)
+		}
+	}
+	for _, pol := range []Policy{ConfigPolicy, {Name: "overlay", Borrowing: true}} {
+		o := tiny(2)
+		o.Config = cfg
+		r, err := newRun(tr, pol, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h := r.st.Load().Builder().History.HalfLife; h != 600 {
+			t.Fatalf("policy %s: half-life %d, want the configuration's 600", pol.Name, h)
 		}
 	}
 }

@@ -35,6 +35,11 @@ type Policy struct {
 	// decayed historical usage (allot.Options).
 	OrderByDebt  bool `json:"orderByDebt,omitempty"`
 	OrderByUsage bool `json:"orderByUsage,omitempty"`
+	// HalfLife is the half-life, in simulated seconds, with which the
+	// queues' historical usage and fairness debt decay
+	// (allot.History.HalfLife; Slurm's PriorityDecayHalfLife is 7 days);
+	// zero keeps a configuration's, else none decays.
+	HalfLife int64 `json:"halfLife,omitempty"`
 	// TopologyAware admits a workload only where its pods fit on nodes.
 	// Without it admission checks quota alone and the pods are bound to
 	// nodes afterwards, first fit: a workload whose pods find no nodes
