@@ -9,11 +9,39 @@ import (
 	"maps"
 )
 
-// withTenancy gives s a copy of its tenancy to change: versions share it.
+// withTenancy gives s a copy of its tenancy to change: versions share it
+// and its maps. The copy shares the maps too; each event copies the one
+// it changes (namespaces, localQueues, priorityClasses), not the others.
 func (s *Snapshot) withTenancy() *tenancy {
-	t := &tenancy{namespaces: maps.Clone(s.ten.namespaces), local: maps.Clone(s.ten.local), classes: maps.Clone(s.ten.classes)}
-	s.ten = t
-	return t
+	t := *s.ten
+	s.ten = &t
+	return &t
+}
+
+// namespacesToChange, localQueuesToChange and priorityClassesToChange
+// give s a tenancy whose map of that kind is its own to change.
+func (s *Snapshot) namespacesToChange() map[string]map[string]string {
+	t := s.withTenancy()
+	if t.namespaces = maps.Clone(t.namespaces); t.namespaces == nil {
+		t.namespaces = map[string]map[string]string{}
+	}
+	return t.namespaces
+}
+
+func (s *Snapshot) localQueuesToChange() map[localKey]string {
+	t := s.withTenancy()
+	if t.local = maps.Clone(t.local); t.local == nil {
+		t.local = map[localKey]string{}
+	}
+	return t.local
+}
+
+func (s *Snapshot) priorityClassesToChange() map[string]int32 {
+	t := s.withTenancy()
+	if t.classes = maps.Clone(t.classes); t.classes == nil {
+		t.classes = map[string]int32{}
+	}
+	return t.classes
 }
 
 // SetNamespace adds a namespace or replaces its labels. The queues'
@@ -26,7 +54,7 @@ func (e SetNamespace) apply(s *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	s.withTenancy().namespaces[e.Namespace.Name] = ls
+	s.namespacesToChange()[e.Namespace.Name] = ls
 	return nil
 }
 
@@ -44,7 +72,7 @@ func (e RemoveNamespace) apply(s *Snapshot) error {
 			return buildErr(ErrInvalid, "name", "local queue %q lives in namespace %q: remove it first", firstLocalQueue(s, e.Name), e.Name)
 		}
 	}
-	delete(s.withTenancy().namespaces, e.Name)
+	delete(s.namespacesToChange(), e.Name)
 	return nil
 }
 
@@ -81,7 +109,7 @@ func (e SetLocalQueue) apply(s *Snapshot) error {
 	if id, queue, ok := s.elsewhere(key, lq.ClusterQueue); ok {
 		return buildErr(ErrInvalid, "localQueue.clusterQueue", "workload %q names local queue %q of namespace %q and is in queue %q", id, lq.Name, lq.Namespace, queue)
 	}
-	s.withTenancy().local[key] = lq.ClusterQueue
+	s.localQueuesToChange()[key] = lq.ClusterQueue
 	return nil
 }
 
@@ -132,7 +160,7 @@ func (e RemoveLocalQueue) apply(s *Snapshot) error {
 	if _, ok := s.ten.local[key]; !ok {
 		return buildErr(ErrUnknownQueue, "name", "no local queue %q in namespace %q", e.Name, e.Namespace)
 	}
-	delete(s.withTenancy().local, key)
+	delete(s.localQueuesToChange(), key)
 	return nil
 }
 
@@ -145,7 +173,7 @@ func (e SetPriorityClass) apply(s *Snapshot) error {
 	if e.PriorityClass.Name == "" {
 		return buildErr(ErrInvalid, "priorityClass.name", "empty name")
 	}
-	s.withTenancy().classes[e.PriorityClass.Name] = e.PriorityClass.Value
+	s.priorityClassesToChange()[e.PriorityClass.Name] = e.PriorityClass.Value
 	return nil
 }
 
@@ -162,6 +190,6 @@ func (e RemovePriorityClass) apply(s *Snapshot) error {
 			return buildErr(ErrInvalid, "name", "queue %q allows priority class %q: take it off the queue first", s.queues[q].Name, e.Name)
 		}
 	}
-	delete(s.withTenancy().classes, e.Name)
+	delete(s.priorityClassesToChange(), e.Name)
 	return nil
 }

@@ -323,3 +323,131 @@ func runsIn(s *allot.Snapshot, id, queue string) error {
 	}
 	return nil
 }
+
+// teams is how many teams BenchmarkQueueEvents adds to the benchmark
+// cluster: each a namespace, a ClusterQueue in one cohort selecting it,
+// and a LocalQueue there.
+const teams = 1_000
+
+// teamQueue is team i's ClusterQueue, of gpus nominal GPUs.
+func teamQueue(i int, gpus int64) *kueue.ClusterQueue {
+	name := fmt.Sprintf("team-%03d", i)
+	return &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.ClusterQueueSpec{
+		CohortName:        "teams",
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": name}},
+		StopPolicy:        ptr.To(kueue.None),
+		QueueingStrategy:  kueue.BestEffortFIFO,
+		ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{"nvidia.com/gpu", "cpu"},
+			Flavors: []kueue.FlavorQuotas{{Name: "h100", Resources: []kueue.ResourceQuota{
+				{Name: "nvidia.com/gpu", NominalQuota: *resource.NewQuantity(gpus, resource.DecimalSI)},
+				{Name: "cpu", NominalQuota: *resource.NewQuantity(gpus*24, resource.DecimalSI)}}}}}}}}
+}
+
+// teamObjects are team i's namespace (labelled env=env), ClusterQueue and
+// LocalQueue.
+func teamObjects(i int, env string) (*corev1.Namespace, *kueue.ClusterQueue, *kueue.LocalQueue) {
+	name := fmt.Sprintf("team-%03d", i)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"team": name, "env": env}}}
+	lq := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Name: "batch", Namespace: name},
+		Spec: kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(name), StopPolicy: ptr.To(kueue.None)}}
+	return ns, teamQueue(i, 8), lq
+}
+
+// BenchmarkQueueEvents: the configuration's events on the benchmark
+// cluster of 1,024 nodes with 1,000 teams more (their namespaces,
+// ClusterQueues and LocalQueues): one team's ClusterQueue's nominal
+// quota changed and back (SetQueue), its LocalQueue deleted and created
+// (RemoveLocalQueue, SetLocalQueue), its namespace relabelled and back
+// (SetNamespace), its namespace deleted and created (its LocalQueue
+// removed with it and back). The events of a pair alternate, one each
+// op; each costs what it touches, not the teams.
+func BenchmarkQueueEvents(b *testing.B) {
+	const n, team = 1_024, teams / 2
+	ns, _, lq := teamObjects(team, "a")
+	relabelled, _, _ := teamObjects(team, "b")
+	cqs := [2]*kueue.ClusterQueue{teamQueue(team, 16), teamQueue(team, 8)}
+	pair := func(add, other any, remove bool) func(*Cluster, int) {
+		return func(c *Cluster, i int) {
+			switch {
+			case i%2 == 1:
+				c.Upsert(add)
+			case remove:
+				c.Delete(add)
+			default:
+				c.Upsert(other)
+			}
+		}
+	}
+	hasLocal := func(want bool) func(*allot.Snapshot) error {
+		return func(s *allot.Snapshot) error {
+			there := slices.ContainsFunc(s.LocalQueues(), func(l allot.LocalQueue) bool { return l.Namespace == ns.Name && l.Name == lq.Name })
+			if there != want {
+				return fmt.Errorf("local queue %s/%s there: %t, want %t", ns.Name, lq.Name, there, want)
+			}
+			return nil
+		}
+	}
+	for _, bc := range []struct {
+		name  string
+		event func(*Cluster, int)
+		check func(*allot.Snapshot) error // after the first event of a pair
+	}{
+		{"event=clusterqueue-quota", pair(cqs[1], cqs[0], false), func(s *allot.Snapshot) error {
+			q, ok := s.Queue(cqs[0].Name)
+			if !ok || len(q.Quota) != 1 || q.Quota[0].Resources[0].Nominal != 16 {
+				return fmt.Errorf("queue %s: %+v, want 16 nominal GPUs", cqs[0].Name, q.Quota)
+			}
+			return nil
+		}},
+		{"event=localqueue-deleted-created", pair(lq, nil, true), hasLocal(false)},
+		{"event=namespace-relabelled", pair(ns, relabelled, false), func(s *allot.Snapshot) error {
+			if got, ok := s.NamespaceLabels(ns.Name); !ok || got["env"] != "b" {
+				return fmt.Errorf("namespace %s: %v, want env=b", ns.Name, got)
+			}
+			return nil
+		}},
+		{"event=namespace-deleted-created", pair(ns, nil, true), hasLocal(false)},
+	} {
+		b.Run(fmt.Sprintf("nodes=%d/teams=%d/%s", n, teams, bc.name), func(b *testing.B) {
+			c := newCluster(Options{OnEvent: func(ev allot.Event, err error) {
+				if err != nil {
+					b.Fatalf("%T refused: %v", ev, err)
+				}
+			}})
+			for _, o := range benchObjects(n) {
+				c.Upsert(o)
+			}
+			for i := range teams {
+				ns, cq, lq := teamObjects(i, "a")
+				c.Upsert(ns)
+				c.Upsert(cq)
+				c.Upsert(lq)
+			}
+			if err := c.Start(); err != nil {
+				b.Fatal(err)
+			}
+			if st := c.Stats(); st.Invalid != 0 {
+				b.Fatalf("stats %+v: Kueue's validation refused a benchmark object", st)
+			}
+			if err := hasLocal(true)(c.Load()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				bc.event(c, i)
+				i++
+			}
+			b.StopTimer()
+			if i%2 == 0 {
+				bc.event(c, i) // end on the first event of the pair
+			}
+			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
+				b.Fatalf("stats %+v: an event was refused or rebuilt", st)
+			}
+			if err := bc.check(c.Load()); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}

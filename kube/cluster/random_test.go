@@ -316,12 +316,14 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 	return "label " + name
 }
 
-// randomQueueChange makes one change to what the running gangs read of
-// the queues and priority classes, and says what it was: the LocalQueue
-// training or the ClusterQueue training-cq deleted or back, the
-// WorkloadPriorityClass high's value changed, the PriorityClass batch
-// (which some pods name, their priority unset) added, made the global
-// default or not, changed or deleted.
+// randomQueueChange makes one change to the queues, the namespaces and
+// what the running gangs read of them and of the priority classes, and
+// says what it was: the LocalQueue training or the ClusterQueue
+// training-cq deleted or back, the WorkloadPriorityClass high's value
+// changed, the PriorityClass batch (which some pods name, their priority
+// unset) added, made the global default or not, changed or deleted; the
+// namespace sandbox or its LocalQueue batch deleted or back, sandbox
+// labelled for team-a-cq's selector or not.
 func randomQueueChange(rng *rand.Rand, c *Cluster, w *world) string {
 	upsert := func(v any) { c.Upsert(v); w.set(v) }
 	toggle := func(name string) string {
@@ -336,7 +338,28 @@ func randomQueueChange(rng *rand.Rand, c *Cluster, w *world) string {
 		w.gone[name] = v
 		return "delete " + name
 	}
-	switch rng.IntN(4) {
+	switch rng.IntN(7) {
+	case 4:
+		return toggle("namespaces/sandbox")
+	case 5:
+		return toggle("localqueues/sandbox/batch")
+	case 6:
+		o, ok := w.objs["namespaces/sandbox"]
+		if !ok {
+			return "relabel nothing"
+		}
+		ns := o.Value.(*corev1.Namespace).DeepCopy()
+		if ns.Labels["team"] == "team-a" {
+			delete(ns.Labels, "team")
+		} else {
+			ns.Labels = maps.Clone(ns.Labels)
+			if ns.Labels == nil {
+				ns.Labels = map[string]string{}
+			}
+			ns.Labels["team"] = "team-a"
+		}
+		upsert(ns)
+		return fmt.Sprintf("relabel sandbox %v", ns.Labels)
 	case 0:
 		return toggle("localqueues/ml-training/training")
 	case 1:

@@ -194,10 +194,7 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 	case *corev1.Namespace:
 		// The queues' selectors judge the namespaces' labels: a
 		// namespace's change is its own event, the queues' stay.
-		if c.setNamespaces() {
-			c.syncLocalQueues()
-		}
-		c.removeNamespaces()
+		c.syncNamespace(v.Name)
 	case *kueue.ResourceFlavor, *kueue.Topology:
 		if !c.flavorsStay() {
 			c.resync()
@@ -466,6 +463,10 @@ func (c *Cluster) syncQueues(changed kueueconfig.Key, gangs []string) {
 			}
 		}
 	}
+	// A ClusterQueue's coming or going moves the local queues that name
+	// it; its update does not.
+	_, had := l.queues[changed.Name]
+	moved := changed.Kind == "ClusterQueue" && had != c.cfg.HasClusterQueue(changed.Name)
 	var names []string // the queues to compare
 	switch {
 	case all || changed.Kind == "Cohort":
@@ -486,8 +487,15 @@ func (c *Cluster) syncQueues(changed kueueconfig.Key, gangs []string) {
 			l.queues[name] = q
 		}
 	}
-	if (quotas || changed.Kind == "LocalQueue") && !c.syncLocalQueues() {
-		return
+	switch {
+	case all || changed.Kind == "Cohort" || moved:
+		if !c.syncLocalQueues() {
+			return
+		}
+	case changed.Kind == "LocalQueue":
+		if !c.syncLocalQueue(changed.Namespace, changed.Name) {
+			return
+		}
 	}
 	for _, id := range gangs {
 		c.syncGang(id)
@@ -529,6 +537,65 @@ func (c *Cluster) syncQueues(changed kueueconfig.Key, gangs []string) {
 	if all {
 		c.removeNamespaces()
 	}
+}
+
+// syncNamespace makes the store's namespace of a name the
+// configuration's: added or relabelled, or, once the local queues in it
+// are removed, removed. A namespace that comes or goes moves the local
+// queues in it.
+func (c *Cluster) syncNamespace(name string) {
+	l := c.live
+	want, ok := c.cfg.Namespace(name)
+	have, in := l.spaces[name]
+	if ok && (!in || !maps.Equal(have.Labels, want.Labels)) {
+		if !c.apply(allot.SetNamespace{Namespace: want}) {
+			return
+		}
+		l.spaces[name] = want
+	}
+	if ok == in {
+		return // relabelled or nothing: its local queues stay
+	}
+	lqs := map[string]bool{}
+	for lq := range c.cfg.LocalQueuesIn(name) {
+		lqs[lq] = true
+	}
+	for key, lq := range l.locals {
+		if lq.Namespace == name {
+			lqs[strings.TrimPrefix(key, name+"/")] = true
+		}
+	}
+	for _, lq := range slices.Sorted(maps.Keys(lqs)) {
+		if !c.syncLocalQueue(name, lq) {
+			return
+		}
+	}
+	if !ok && in && c.apply(allot.RemoveNamespace{Name: name}) {
+		delete(l.spaces, name)
+	}
+}
+
+// syncLocalQueue makes the store's local queue of a namespace and name
+// the configuration's; false once an event is refused.
+func (c *Cluster) syncLocalQueue(namespace, name string) bool {
+	l := c.live
+	key := namespace + "/" + name
+	want, ok := c.cfg.LocalQueue(namespace, name)
+	have, in := l.locals[key]
+	if in && (!ok || have != want) {
+		if !c.apply(allot.RemoveLocalQueue{Namespace: namespace, Name: name}) {
+			return false
+		}
+		delete(l.locals, key)
+		in = false
+	}
+	if ok && !in {
+		if !c.apply(allot.SetLocalQueue{LocalQueue: want}) {
+			return false
+		}
+		l.locals[key] = want
+	}
+	return true
 }
 
 // setNamespaces adds the namespaces read that the store lacks and

@@ -5,6 +5,7 @@ package kueueconfig
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -394,7 +395,8 @@ func (c *Config) namespaceLabels(name string) map[string]string {
 func (c *Config) Namespaces() []allot.Namespace {
 	var out []allot.Namespace
 	for _, name := range c.namespaceNames() {
-		out = append(out, allot.Namespace{Name: name, Labels: maps.Clone(c.namespaces[name].Labels)})
+		ns, _ := c.Namespace(name)
+		out = append(out, ns)
 	}
 	return out
 }
@@ -409,14 +411,55 @@ func (c *Config) NamespaceCount() int { return len(c.namespaces) }
 func (c *Config) LocalQueues() []allot.LocalQueue {
 	var out []allot.LocalQueue
 	for _, key := range sortedKeys(c.localQueues) {
-		lq := c.localQueues[key]
-		_, ns := c.namespaces[lq.Namespace]
-		_, cq := c.clusterQueues[string(lq.Spec.ClusterQueue)]
-		if ns && cq {
-			out = append(out, allot.LocalQueue{Namespace: lq.Namespace, Name: lq.Name, ClusterQueue: string(lq.Spec.ClusterQueue)})
+		if lq, ok := c.localQueue(c.localQueues[key]); ok {
+			out = append(out, lq)
 		}
 	}
 	return out
+}
+
+// LocalQueue is the local queue of a namespace and name as LocalQueues
+// lists it, false when it does not (not read, or its namespace or
+// ClusterQueue not read).
+func (c *Config) LocalQueue(namespace, name string) (allot.LocalQueue, bool) {
+	lq, ok := c.localQueues[namespace+"/"+name]
+	if !ok {
+		return allot.LocalQueue{}, false
+	}
+	return c.localQueue(lq)
+}
+
+// localQueue is a LocalQueue read as the store has it, false while its
+// namespace or ClusterQueue is not read.
+func (c *Config) localQueue(lq *kueue.LocalQueue) (allot.LocalQueue, bool) {
+	_, ns := c.namespaces[lq.Namespace]
+	_, cq := c.clusterQueues[string(lq.Spec.ClusterQueue)]
+	if !ns || !cq {
+		return allot.LocalQueue{}, false
+	}
+	return allot.LocalQueue{Namespace: lq.Namespace, Name: lq.Name, ClusterQueue: string(lq.Spec.ClusterQueue)}, true
+}
+
+// LocalQueuesIn yields the names of the LocalQueues read in a namespace,
+// in no order.
+func (c *Config) LocalQueuesIn(namespace string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, lq := range c.localQueues {
+			if lq.Namespace == namespace && !yield(lq.Name) {
+				return
+			}
+		}
+	}
+}
+
+// Namespace is a namespace as Namespaces lists it, false when it was not
+// read.
+func (c *Config) Namespace(name string) (allot.Namespace, bool) {
+	ns, ok := c.namespaces[name]
+	if !ok {
+		return allot.Namespace{}, false
+	}
+	return allot.Namespace{Name: name, Labels: maps.Clone(ns.Labels)}, true
 }
 
 // namespaceNames are the namespaces' names in order, kept between calls
