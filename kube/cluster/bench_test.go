@@ -139,8 +139,9 @@ func podEvents() (probe, pending, bound, done *corev1.Pod, beat [2]*corev1.Pod) 
 // Pod created bound and deleted (described, SetRunning, then Finish), a
 // running Pod's status heartbeat (no store event), a ResourceFlavor
 // created and deleted (a resync: AddFlavor, RemoveFlavor), a ClusterQueue's
-// nominal quota changed and back (SetQueue, every gang described anew). The events of a pair
-// alternate, one each op.
+// nominal quota changed and back (SetQueue; the gangs, which do not read
+// a quota, stay as described). The events of a pair alternate, one each
+// op.
 func BenchmarkEvent(b *testing.B) {
 	const n = 10_240
 	// The objects an informer would hand over are made before the clock
