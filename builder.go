@@ -152,7 +152,7 @@ func (b *Builder) Build() (*Snapshot, error) {
 	if err := buildTenancy(s, b.Namespaces, b.PriorityClasses); err != nil {
 		return nil, err
 	}
-	if err := buildQueues(s, b.Cohorts, b.Queues); err != nil {
+	if err := buildQueues(s, b.Cohorts, b.Queues, -1); err != nil {
 		return nil, err
 	}
 	if err := buildLocalQueues(s, b.LocalQueues); err != nil {

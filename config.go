@@ -16,8 +16,13 @@ import (
 // buildQueues validates the cohorts and queues and resolves them into s's
 // configuration: each queue's limits, quota's tree and the cohorts' weights.
 // It writes into s.config: requota calls it on a copy of the snapshot
-// with a configuration of its own.
-func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
+// with a configuration of its own. With changed ≥ 0 every queue but
+// queues[changed] is the one of that index in s's configuration, which
+// resolved it: one without windows (the only part of a queue that reads
+// the clock) keeps its limits, quota and admission rule, as resolving it
+// again on the same flavors, resources and classes gives (SetQueue);
+// changed < 0 resolves every queue.
+func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue, changed int) error {
 	cs := make([]quota.CohortSpec, len(cohorts))
 	seen := make(map[string]bool, len(cohorts))
 	for i, c := range cohorts {
@@ -32,26 +37,34 @@ func buildQueues(s *Snapshot, cohorts []Cohort, queues []Queue) error {
 	}
 	qs := make([]quota.Queue, len(queues))
 	qc := make([]string, len(queues))
+	prevLimits, prevAdmission, prevResolved := s.limits, s.admission, s.resolved
 	s.queueIdx = make(map[string]int32, len(queues))
 	s.limits = make([]queueLimits, len(queues))
 	s.admission = make([]queueAdmission, len(queues))
+	s.resolved = make([]resolvedQueue, len(queues))
 	// The resource tree: queues first (node q is queue q), then cohorts.
 	nodes := make([]quota.NodeSpec, len(queues)+len(cohorts))
 	queuePaths := newIndexPaths("queues", len(queues))
 	for i := range queues {
-		p := queuePaths.at(i)
-		l, err := resolveLimits(s, &queues[i], p, s.now)
-		if err != nil {
-			return err
+		if changed >= 0 && i != changed && i < len(prevResolved) && len(queues[i].Windows) == 0 {
+			s.limits[i], s.admission[i], s.resolved[i] = prevLimits[i], prevAdmission[i], prevResolved[i]
+		} else {
+			p := queuePaths.at(i)
+			l, err := resolveLimits(s, &queues[i], p, s.now)
+			if err != nil {
+				return err
+			}
+			s.limits[i] = l
+			q, node, err := resolveQueue(s, queues[i], p, l.scale, l.maxScale)
+			if err != nil {
+				return err
+			}
+			if s.admission[i], err = resolveAdmission(s, &queues[i], p); err != nil {
+				return err
+			}
+			s.resolved[i] = resolvedQueue{q, node}
 		}
-		s.limits[i] = l
-		q, node, err := resolveQueue(s, queues[i], p, l.scale, l.maxScale)
-		if err != nil {
-			return err
-		}
-		if s.admission[i], err = resolveAdmission(s, &queues[i], p); err != nil {
-			return err
-		}
+		q, node := s.resolved[i].queue, s.resolved[i].node
 		nodes[i] = quota.NodeSpec{Name: q.Name, Queue: true, Quotas: node}
 		if _, dup := s.queueIdx[q.Name]; dup {
 			return buildErr(ErrDuplicateID, fmt.Sprintf("queues[%d].name", i), "queue %q twice", q.Name)

@@ -214,7 +214,7 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 	for i := range s.queues {
 		if len(s.queues[i].Windows) > 0 {
 			// Windows may open or close: resolve quota at the new time.
-			return requota(s, s.queues)
+			return requota(s, s.queues, -1)
 		}
 	}
 	return nil
@@ -222,11 +222,12 @@ func (e AdvanceTime) apply(s *Snapshot) error {
 
 // requota rebuilds the queues' quota from their configuration at the
 // snapshot's time, keeping every queue's usage (cohort usage follows from
-// it). Queues keep their indices; new ones come last.
-func requota(s *Snapshot, queues []Queue) error {
+// it). Queues keep their indices; new ones come last. changed is
+// buildQueues': the one queue that changed, or -1.
+func requota(s *Snapshot, queues []Queue, changed int) error {
 	next := *s
 	next.ownConfig() // buildQueues writes it
-	if err := buildQueues(&next, s.cohorts, queues); err != nil {
+	if err := buildQueues(&next, s.cohorts, queues, changed); err != nil {
 		return err
 	}
 	u := next.rtree.NewUsage()
@@ -251,12 +252,14 @@ type SetQueue struct{ Queue Queue }
 func (e SetQueue) apply(s *Snapshot) error {
 	queues := slices.Clone(s.queues)
 	old, exists := s.queueIdx[e.Queue.Name]
+	changed := int(old)
 	if exists {
 		queues[old] = cloneQueue(e.Queue)
 	} else {
+		changed = len(queues)
 		queues = append(queues, cloneQueue(e.Queue))
 	}
-	if err := requota(s, queues); err != nil {
+	if err := requota(s, queues, changed); err != nil {
 		return err
 	}
 	if !exists {
@@ -288,7 +291,7 @@ func (e SetCohort) apply(s *Snapshot) error {
 	old := s.config
 	s.ownConfig()
 	s.cohorts = cohorts
-	if err := requota(s, s.queues); err != nil {
+	if err := requota(s, s.queues, -1); err != nil {
 		s.config = old
 		return err
 	}

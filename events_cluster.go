@@ -568,7 +568,7 @@ func (e RemoveQueue) apply(s *Snapshot) error {
 	queues := slices.Delete(slices.Clone(s.queues), int(q), int(q)+1)
 	next := *s
 	next.ownConfig()
-	if err := buildQueues(&next, s.cohorts, queues); err != nil {
+	if err := buildQueues(&next, s.cohorts, queues, -1); err != nil {
 		return err
 	}
 	next.queues = queues
@@ -656,7 +656,7 @@ func (e RemoveCohort) apply(s *Snapshot) error {
 	old := s.config
 	s.ownConfig()
 	s.cohorts = slices.Delete(slices.Clone(s.cohorts), c, c+1)
-	if err := requota(s, s.queues); err != nil {
+	if err := requota(s, s.queues, -1); err != nil {
 		s.config = old
 		return err
 	}

@@ -155,6 +155,15 @@ type config struct {
 	// admission is each queue's tenants, namespace selector and priority
 	// classes (Snapshot.enter).
 	admission []queueAdmission
+	// resolved is each queue in quota's form, as buildQueues resolved it.
+	resolved []resolvedQueue
+}
+
+// resolvedQueue is a queue in quota's form: the queue and its quotas as
+// a node of the resource tree (resolveQueue).
+type resolvedQueue struct {
+	queue quota.Queue
+	node  []quota.ResourceQuota
 }
 
 // ownConfig gives s a configuration of its own to change: versions share

@@ -40,28 +40,42 @@ type ResourceNames struct {
 // ignored resources). More than allot's eight, or two that look like
 // GPUs, is an error.
 func (c *Config) Resources() (ResourceNames, error) {
-	seen := map[string]string{} // resource → the object that first covers it
-	note := func(object string, rgs []kueue.ResourceGroup) {
+	// resource → the object that first covers it: the ClusterQueues
+	// before the Cohorts, each kind by name. Found without sorting the
+	// objects; named (objectName) only in an error.
+	type coverer struct {
+		rank int // 0 a ClusterQueue, 1 a Cohort
+		name string
+	}
+	seen := map[string]coverer{}
+	note := func(by coverer, rgs []kueue.ResourceGroup) {
 		for _, rg := range rgs {
 			for _, r := range rg.CoveredResources {
-				if _, ok := seen[string(r)]; !ok {
-					seen[string(r)] = object
+				if have, ok := seen[string(r)]; !ok || by.rank < have.rank || (by.rank == have.rank && by.name < have.name) {
+					seen[string(r)] = by
 				}
 			}
 		}
 	}
-	for _, name := range sortedKeys(c.clusterQueues) {
-		note(objectName("ClusterQueue", "", name), c.clusterQueues[name].Spec.ResourceGroups)
+	for name, cq := range c.clusterQueues {
+		note(coverer{0, name}, cq.Spec.ResourceGroups)
 	}
-	for _, name := range sortedKeys(c.cohorts) {
-		note(objectName("Cohort", "", name), c.cohorts[name].Spec.ResourceGroups)
+	for name, co := range c.cohorts {
+		note(coverer{1, name}, co.Spec.ResourceGroups)
+	}
+	object := func(r string) string {
+		kind := "ClusterQueue"
+		if seen[r].rank == 1 {
+			kind = "Cohort"
+		}
+		return objectName(kind, "", seen[r].name)
 	}
 	var out ResourceNames
 	names := sortedKeys(seen)
 	for _, n := range names {
 		if gpuLike(n) {
 			if out.GPU != "" {
-				return out, c.fieldErr(seen[n], ErrNotModelled, field.Forbidden(field.NewPath("spec", "resourceGroups"),
+				return out, c.fieldErr(object(n), ErrNotModelled, field.Forbidden(field.NewPath("spec", "resourceGroups"),
 					fmt.Sprintf("not modelled: %s and %s both look like GPUs; allot tracks one GPU resource in a snapshot", out.GPU, n)))
 			}
 			out.GPU = n
@@ -80,7 +94,7 @@ func (c *Config) Resources() (ResourceNames, error) {
 	}
 	slices.SortStableFunc(names, func(a, b string) int { return rank(a) - rank(b) })
 	if len(names) > maxResources {
-		return out, c.fieldErr(seen[names[maxResources]], ErrNotModelled, field.Forbidden(field.NewPath("spec", "resourceGroups"),
+		return out, c.fieldErr(object(names[maxResources]), ErrNotModelled, field.Forbidden(field.NewPath("spec", "resourceGroups"),
 			fmt.Sprintf("not modelled: the quotas cover %d resources (%s); allot tracks at most %d", len(names), strings.Join(names, ", "), maxResources)))
 	}
 	if len(names) == 0 {
