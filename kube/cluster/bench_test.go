@@ -92,14 +92,14 @@ func benchPod(name, node string, gpus int64) *corev1.Pod {
 
 // benchCluster is a synced Cluster of the benchmark cluster, fed through
 // its handlers.
-func benchCluster(b testing.TB, n int) *Cluster {
+func benchCluster(b testing.TB, n int, extra ...any) *Cluster {
 	b.Helper()
 	c := newCluster(Options{OnEvent: func(ev allot.Event, err error) {
 		if err != nil {
 			b.Fatalf("%T refused: %v", ev, err)
 		}
 	}})
-	for _, o := range benchObjects(n) {
+	for _, o := range append(benchObjects(n), extra...) {
 		c.Upsert(o)
 	}
 	if err := c.Start(); err != nil {
@@ -287,16 +287,7 @@ func BenchmarkEvent(b *testing.B) {
 				bc.event(c, 1)
 			}
 			published := c.Load()
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				bc.event(c, i)
-				i++
-			}
-			b.StopTimer()
-			if i%2 == 0 {
-				bc.event(c, i) // end on the first event of the pair
-			}
+			timePairs(b, c, bc.event)
 			if bc.quiet && c.Load() != published {
 				b.Fatal("an event that changes nothing allot models published a version")
 			}
@@ -309,6 +300,21 @@ func BenchmarkEvent(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// timePairs times event, one call each op of b with the op's index, and
+// ends on the first event of a pair (an even index).
+func timePairs(b *testing.B, c *Cluster, event func(*Cluster, int)) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		event(c, i)
+		i++
+	}
+	b.StopTimer()
+	if i%2 == 0 {
+		event(c, i) // end on the first event of the pair
 	}
 }
 
@@ -410,39 +416,16 @@ func BenchmarkQueueEvents(b *testing.B) {
 		{"event=namespace-deleted-created", pair(ns, nil, true), hasLocal(false)},
 	} {
 		b.Run(fmt.Sprintf("nodes=%d/teams=%d/%s", n, teams, bc.name), func(b *testing.B) {
-			c := newCluster(Options{OnEvent: func(ev allot.Event, err error) {
-				if err != nil {
-					b.Fatalf("%T refused: %v", ev, err)
-				}
-			}})
-			for _, o := range benchObjects(n) {
-				c.Upsert(o)
-			}
+			var extra []any
 			for i := range teams {
 				ns, cq, lq := teamObjects(i, "a")
-				c.Upsert(ns)
-				c.Upsert(cq)
-				c.Upsert(lq)
+				extra = append(extra, ns, cq, lq)
 			}
-			if err := c.Start(); err != nil {
-				b.Fatal(err)
-			}
-			if st := c.Stats(); st.Invalid != 0 {
-				b.Fatalf("stats %+v: Kueue's validation refused a benchmark object", st)
-			}
+			c := benchCluster(b, n, extra...)
 			if err := hasLocal(true)(c.Load()); err != nil {
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				bc.event(c, i)
-				i++
-			}
-			b.StopTimer()
-			if i%2 == 0 {
-				bc.event(c, i) // end on the first event of the pair
-			}
+			timePairs(b, c, bc.event)
 			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
 				b.Fatalf("stats %+v: an event was refused or rebuilt", st)
 			}
