@@ -29,8 +29,10 @@
 //     selectors judge the labels, and stay as they are.
 //   - A ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass or
 //     PriorityClass: SetCohort, SetQueue, SetLocalQueue, RemoveLocalQueue,
-//     RemoveQueue, RemoveCohort for what changed, and the gangs whose
-//     queue or priority changed.
+//     RemoveQueue, RemoveCohort for what changed, comparing only what the
+//     object can touch (a ClusterQueue's update, that queue and the
+//     cohorts), and the gangs that read what changed of it described anew
+//     (kueueconfig.Reads and Config.View: a quota is read by none).
 //   - A ResourceFlavor added, deleted or described anew, a Topology, or
 //     the quotas coming to cover another set of resources: a resync, the
 //     configuration's description compared with what the store was told
