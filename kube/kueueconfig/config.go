@@ -60,6 +60,9 @@ type Config struct {
 	nsNames       []string                   // the namespaces sorted, see namespaceNames
 	nsByLabel     map[string][]string        // "key=value" → the namespaces with it, see selectsSome; nil until needed
 	flavorDerived *flavorDerived             // see derived; nil when a flavor or topology changed since
+	// covered is what Resources last found, nil when a ClusterQueue or
+	// Cohort came, went or came to cover other resources since.
+	covered *coveredMemo
 	// The pods by gang and by node, and each pod's gang as added, for a
 	// live cluster's one-gang descriptions (RunningGang, GangsOn).
 	gangPods map[string]keySet
@@ -147,8 +150,14 @@ func (c *Config) Add(o Object) error {
 		c.topologies[v.Name] = v
 		c.flavorDerived = nil
 	case *kueue.ClusterQueue:
+		if old, ok := c.clusterQueues[v.Name]; !ok || !sameCovered(old.Spec.ResourceGroups, v.Spec.ResourceGroups) {
+			c.covered = nil
+		}
 		c.clusterQueues[v.Name] = v
 	case *kueue.Cohort:
+		if old, ok := c.cohorts[v.Name]; !ok || !sameCovered(old.Spec.ResourceGroups, v.Spec.ResourceGroups) {
+			c.covered = nil
+		}
 		c.cohorts[v.Name] = v
 	case *kueue.LocalQueue:
 		c.localQueues[v.Namespace+"/"+v.Name] = v
@@ -223,8 +232,10 @@ func (c *Config) Remove(v any) error {
 		c.flavorDerived = nil
 	case *kueue.ClusterQueue:
 		removeKey(c.clusterQueues, key, forget)
+		c.covered = nil
 	case *kueue.Cohort:
 		removeKey(c.cohorts, key, forget)
+		c.covered = nil
 	case *kueue.LocalQueue:
 		removeKey(c.localQueues, key, forget)
 	case *kueue.WorkloadPriorityClass:

@@ -40,6 +40,31 @@ type ResourceNames struct {
 // ignored resources). More than allot's eight, or two that look like
 // GPUs, is an error.
 func (c *Config) Resources() (ResourceNames, error) {
+	if c.covered == nil {
+		names, err := c.resources()
+		c.covered = &coveredMemo{names, err}
+	}
+	out := c.covered.names
+	out.Names = slices.Clone(out.Names)
+	return out, c.covered.err
+}
+
+// coveredMemo is what resources found, kept while the objects it reads
+// cover the same resources (Config.covered).
+type coveredMemo struct {
+	names ResourceNames
+	err   error
+}
+
+// sameCovered reports whether two versions of an object's resource
+// groups cover the same resources in the same order: all Resources reads
+// of them.
+func sameCovered(a, b []kueue.ResourceGroup) bool {
+	return slices.EqualFunc(a, b, func(x, y kueue.ResourceGroup) bool { return slices.Equal(x.CoveredResources, y.CoveredResources) })
+}
+
+// resources is Resources, found anew.
+func (c *Config) resources() (ResourceNames, error) {
 	// resource → the object that first covers it: the ClusterQueues
 	// before the Cohorts, each kind by name. Found without sorting the
 	// objects; named (objectName) only in an error.
