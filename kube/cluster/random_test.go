@@ -323,7 +323,8 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 // changed, the PriorityClass batch (which some pods name, their priority
 // unset) added, made the global default or not, changed or deleted; the
 // namespace sandbox or its LocalQueue batch deleted or back, sandbox
-// labelled for team-a-cq's selector or not.
+// labelled for team-a-cq's selector or not, training-cq moved from the
+// cohort research to one of its own (named by it alone) and back.
 func randomQueueChange(rng *rand.Rand, c *Cluster, w *world) string {
 	upsert := func(v any) { c.Upsert(v); w.set(v) }
 	toggle := func(name string) string {
@@ -338,7 +339,19 @@ func randomQueueChange(rng *rand.Rand, c *Cluster, w *world) string {
 		w.gone[name] = v
 		return "delete " + name
 	}
-	switch rng.IntN(7) {
+	switch rng.IntN(8) {
+	case 7:
+		o, ok := w.objs["clusterqueues/training-cq"]
+		if !ok {
+			return "move nothing"
+		}
+		cq := o.Value.(*kueue.ClusterQueue).DeepCopy()
+		cq.Spec.CohortName = map[kueue.CohortReference]kueue.CohortReference{"research": "training-only"}[cq.Spec.CohortName]
+		if cq.Spec.CohortName == "" {
+			cq.Spec.CohortName = "research"
+		}
+		upsert(cq)
+		return fmt.Sprintf("move training-cq to cohort %s", cq.Spec.CohortName)
 	case 4:
 		return toggle("namespaces/sandbox")
 	case 5:

@@ -443,8 +443,24 @@ func (c *Cluster) syncQueues(changed kueueconfig.Key, gangs []string) {
 	if all && !c.setNamespaces() {
 		return
 	}
+	// A ClusterQueue's update: its description, nil once it went. Its
+	// coming or going moves the local queues that name it, and with its
+	// cohort's change the cohorts (one named by queues alone comes and
+	// goes with them); its update moves neither.
+	var cq *allot.Queue
+	if changed.Kind == "ClusterQueue" && c.cfg.HasClusterQueue(changed.Name) {
+		q, _, err := c.cfg.Queue(changed.Name)
+		if err != nil {
+			c.fail(err, "clusterqueues/"+changed.Name)
+			return
+		}
+		cq = &q
+	}
+	have, had := l.queues[changed.Name]
+	moved := changed.Kind == "ClusterQueue" && had != (cq != nil)
+	cohortsToo := all || changed.Kind == "Cohort" || moved || (cq != nil && cq.Cohort != have.Cohort)
 	var cohorts map[string]allot.Cohort
-	if quotas {
+	if cohortsToo {
 		cohorts = map[string]allot.Cohort{}
 		for _, name := range c.cfg.CohortNames() {
 			co, _, err := c.cfg.Cohort(name)
@@ -463,28 +479,31 @@ func (c *Cluster) syncQueues(changed kueueconfig.Key, gangs []string) {
 			}
 		}
 	}
-	// A ClusterQueue's coming or going moves the local queues that name
-	// it; its update does not.
-	_, had := l.queues[changed.Name]
-	moved := changed.Kind == "ClusterQueue" && had != c.cfg.HasClusterQueue(changed.Name)
-	var names []string // the queues to compare
+	setQueue := func(q allot.Queue) bool {
+		if have, ok := l.queues[q.Name]; ok && reflect.DeepEqual(have, q) {
+			return true
+		}
+		if !c.apply(allot.SetQueue{Queue: q}) {
+			return false
+		}
+		l.queues[q.Name] = q
+		return true
+	}
 	switch {
 	case all || changed.Kind == "Cohort":
-		names = c.cfg.ClusterQueueNames()
-	case changed.Kind == "ClusterQueue" && c.cfg.HasClusterQueue(changed.Name):
-		names = []string{changed.Name}
-	}
-	for _, name := range names {
-		q, _, err := c.cfg.Queue(name)
-		if err != nil {
-			c.fail(err, "clusterqueues/"+name)
-			return
-		}
-		if have, ok := l.queues[name]; !ok || !reflect.DeepEqual(have, q) {
-			if !c.apply(allot.SetQueue{Queue: q}) {
+		for _, name := range c.cfg.ClusterQueueNames() {
+			q, _, err := c.cfg.Queue(name)
+			if err != nil {
+				c.fail(err, "clusterqueues/"+name)
 				return
 			}
-			l.queues[name] = q
+			if !setQueue(q) {
+				return
+			}
+		}
+	case cq != nil:
+		if !setQueue(*cq) {
+			return
 		}
 	}
 	switch {
@@ -519,7 +538,7 @@ func (c *Cluster) syncQueues(changed kueueconfig.Key, gangs []string) {
 		}
 		delete(l.queues, name)
 	}
-	if quotas {
+	if cohortsToo {
 		went := map[string]allot.Cohort{}
 		for name, co := range l.cohorts {
 			if _, ok := cohorts[name]; !ok {
