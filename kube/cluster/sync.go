@@ -348,13 +348,14 @@ func (c *Cluster) setNode(name string, want allot.Node, ok bool) {
 // syncGang makes the store's running workload of a gang the
 // configuration's.
 func (c *Cluster) syncGang(id string) {
-	want, ok, _, err := c.cfg.RunningGang(id)
+	var reads kueueconfig.Reads
+	want, ok, _, err := c.cfg.RunningGangReads(id, &reads)
 	if err != nil {
 		c.fail(err, "gang "+id)
 		return
 	}
 	l := c.live
-	c.setReads(id, c.cfg.GangReads(id))
+	c.setReads(id, reads)
 	have, in := l.running[id]
 	switch {
 	case ok && in && reflect.DeepEqual(have, want):

@@ -86,6 +86,11 @@ func TestGangReads(t *testing.T) {
 	}
 	var r kueueconfig.Reads
 	for _, id := range c.Gangs() {
+		// The description reads what GangReads says it does.
+		var described kueueconfig.Reads
+		if _, _, _, err := c.RunningGangReads(id, &described); err != nil || described != c.GangReads(id) {
+			t.Fatalf("gang %s: described reading %+v (%v), GangReads %+v", id, described, err, c.GangReads(id))
+		}
 		if r = c.GangReads(id); r.LocalQueue != "" && r.WorkloadPriorityClass != "" {
 			break
 		}

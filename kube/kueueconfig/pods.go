@@ -343,7 +343,7 @@ func (c *Config) Running() ([]allot.Workload, []Warning, error) {
 	var out []allot.Workload
 	var warns []Warning
 	for _, id := range sortedKeys(gangs) {
-		wl, ok, w, err := c.gang(id, gangs[id], onNode)
+		wl, ok, w, err := c.gang(id, gangs[id], onNode, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -370,8 +370,17 @@ func (c *Config) GangID(p *corev1.Pod) string {
 // regroup them here, as it does in Running). The cost is the gang's pods,
 // not the cluster's: one object's change, one gang described anew.
 func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error) {
+	return c.RunningGangReads(id, nil)
+}
+
+// RunningGangReads is RunningGang, and sets *r (when r is not nil) to
+// what the description read (GangReads), from the same pods and owners.
+func (c *Config) RunningGangReads(id string, r *Reads) (allot.Workload, bool, []Warning, error) {
 	var one [1]*corev1.Pod
 	pods := c.activePods(id, one[:0])
+	if r != nil {
+		*r = Reads{}
+	}
 	if len(pods) == 0 {
 		return allot.Workload{}, false, nil, nil
 	}
@@ -382,7 +391,7 @@ func (c *Config) RunningGang(id string) (allot.Workload, bool, []Warning, error)
 		}
 		flavor, _, ok, _, err := c.placement(n)
 		return flavor, ok, err
-	})
+	}, r)
 }
 
 // activePods appends to out the active pods added under a gang's ID,
@@ -518,7 +527,12 @@ func (c *Config) GangReads(id string) Reads {
 	}
 	first := pods[0] // as gang reads it
 	var stack [ownerChain]owner
-	ch := c.chain(first, stack[:0])
+	return c.readsOf(first, c.chain(first, stack[:0]))
+}
+
+// readsOf is what a gang's description reads (Reads), from its first
+// pod and that pod's owner chain.
+func (c *Config) readsOf(first *corev1.Pod, ch []owner) Reads {
 	var r Reads
 	if name := label(ch, QueueLabel); name != "" {
 		r.Namespace, r.LocalQueue = first.Namespace, name
@@ -630,11 +644,15 @@ func (s keySet) sorted() []string {
 func (c *Config) Gangs() []string { return sortedKeys(c.gangPods) }
 
 // gang describes the running workload of a gang's active pods (sorted by
-// key); onNode gives the flavor of a node placed on.
-func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string, bool, error)) (allot.Workload, bool, []Warning, error) {
+// key); onNode gives the flavor of a node placed on. It sets *r, when r
+// is not nil, to what the description reads.
+func (c *Config) gang(id string, pods []*corev1.Pod, onNode func(string) (string, bool, error), r *Reads) (allot.Workload, bool, []Warning, error) {
 	first := pods[0]
 	var stack [ownerChain]owner
 	ch := c.chain(first, stack[:0])
+	if r != nil {
+		*r = c.readsOf(first, ch)
+	}
 	var warns []Warning
 	queue, w := c.queueOf(first.Namespace, label(ch, QueueLabel), first)
 	warns = append(warns, w...)
