@@ -138,7 +138,8 @@ func podEvents() (probe, pending, bound, done *corev1.Pod, beat [2]*corev1.Pod) 
 // pending then bound to its node (SetRunning) and succeeded (Finish), a
 // Pod created bound and deleted (described, SetRunning, then Finish), a
 // running Pod's status heartbeat (no store event), a ResourceFlavor
-// created and deleted (a resync: AddFlavor, RemoveFlavor), a ClusterQueue's
+// created and deleted (AddFlavor, RemoveFlavor: every node stays as
+// described, no resync), a ClusterQueue's
 // nominal quota changed and back (SetQueue; the gangs, which do not read
 // a quota, stay as described). The events of a pair alternate, one each
 // op.
@@ -180,7 +181,7 @@ func BenchmarkEvent(b *testing.B) {
 	// The ClusterQueue's nominal GPUs one node fewer and back (SetQueue).
 	cqs := [2]*kueue.ClusterQueue{benchQueue(n, int64(n)*8-8), benchQueue(n, int64(n)*8)}
 	// A ResourceFlavor no quota names and no topology places on: AddFlavor
-	// and RemoveFlavor, each a resync.
+	// and RemoveFlavor, the nodes not described again.
 	spare := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "spare"}}
 	// A node more for rack r0, where room waits: its name sorts before
 	// the rack's nodes, which move a slot, or after them.

@@ -33,7 +33,13 @@
 //     object can touch (a ClusterQueue's update, that queue and the
 //     cohorts), and the gangs that read what changed of it described anew
 //     (kueueconfig.Reads and Config.View: a quota is read by none).
-//   - A ResourceFlavor added, deleted or described anew, a Topology, or
+//   - A ResourceFlavor added, deleted or described anew while every node
+//     stays described as it was (kueueconfig.Config.NodeRule stays: the
+//     levels, the labels flavors select by, the topology-aware flavors
+//     and their nodeLabels): AddFlavor, SetFlavor, the queues and the
+//     gangs with a pod off the store's nodes (Config.GangsOff) described
+//     anew, RemoveFlavor. Nothing else is read again.
+//   - A ResourceFlavor that moves the nodes, a Topology, or
 //     the quotas coming to cover another set of resources: a resync, the
 //     configuration's description compared with what the store was told
 //     and the difference applied as one ordered batch — SetResources

@@ -117,7 +117,12 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 		if free, ok := c.Load().NodeFree(node.Name); ok && free["nvidia.com/gpu"] < gpus {
 			return "full " + name
 		}
-		if !slices.Contains([]string{"gpu-8", "gpu-9"}, node.Name) {
+		if strings.HasPrefix(node.Name, "a40g-") && worldFree(w, node) < gpus {
+			// Outside the snapshot its pods are quota alone; kept within
+			// its GPUs all the same, for a label may bring it in.
+			return "full " + name
+		}
+		if !slices.Contains([]string{"gpu-8", "gpu-9", "a40g-0", "a40g-1"}, node.Name) {
 			if _, ok := c.Load().NodeFree(node.Name); !ok {
 				return "not placed on " + name
 			}
@@ -138,6 +143,11 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 			p.Labels = map[string]string{kueueconfig.PodGroupNameLabel: fmt.Sprintf("group-%d", rng.IntN(3))}
 		case 2:
 			p.Labels = map[string]string{kueueconfig.QueueLabel: "training", kueueconfig.WorkloadPriorityClassLabel: "high"}
+		}
+		if strings.HasPrefix(node.Name, "a40g-") {
+			// Through team-a-cq, charging its flavor a100 by the node's
+			// labels while the flavor is there.
+			p.Namespace, p.Labels = "sandbox", map[string]string{kueueconfig.QueueLabel: "batch"}
 		}
 		if rng.IntN(3) == 0 {
 			p.Spec.PriorityClassName = "batch" // its priority unset: the class's, when there is one
@@ -184,7 +194,9 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 
 // TestHandlersRandomConfig: TestHandlersRandom's changes with, between
 // them, the configuration's: ResourceFlavors added (selecting a rack's
-// nodes of the topology) and deleted, a flavor's node labels changed (its
+// nodes of the topology) and deleted, the quota-only flavor a100 deleted,
+// back and given a toleration or none (its nodes' pods, through
+// team-a-cq, charging it or nothing), a flavor's node labels changed (its
 // nodes labelled for it or not), the Topology losing its block level and
 // getting it back, the quotas covering one resource more and no more, the
 // queues and priority classes the running gangs read deleted, back and
@@ -208,7 +220,7 @@ func TestHandlersRandomConfig(t *testing.T) {
 			}
 			gone := map[string]*corev1.Node{}
 			pods, config := 0, map[string]int{}
-			for i := range 150 {
+			for i := range 250 {
 				what := ""
 				if rng.IntN(3) == 0 {
 					what = randomConfig(rng, c, w)
@@ -221,7 +233,7 @@ func TestHandlersRandomConfig(t *testing.T) {
 			if st := c.Stats(); st.Rebuilds != 1 || st.Refused != 0 {
 				t.Fatalf("stats %+v, want events alone", st)
 			}
-			for _, k := range []string{"add", "delete", "relabel", "levels", "label", "resources", "queue"} {
+			for _, k := range []string{"add", "delete", "relabel", "levels", "label", "resources", "queue", "flavor"} {
 				if config[k] == 0 {
 					t.Fatalf("config changes %v: no %s", config, k)
 				}
@@ -241,7 +253,9 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 		}
 	}
 	base := w.objs["resourceflavors/a100-80gb"].Value.(*kueue.ResourceFlavor)
-	switch k := rng.IntN(8); {
+	switch k := rng.IntN(9); {
+	case k == 8:
+		return "flavor " + randomQuotaFlavor(rng, c, w)
 	case k >= 6:
 		return "queue " + randomQueueChange(rng, c, w)
 	case k == 0 && len(added) < 3:
@@ -266,7 +280,7 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 		}
 		upsert(rf)
 		return fmt.Sprintf("relabel a100-80gb %v", rf.Spec.NodeLabels)
-	case k == 4 && rng.IntN(2) == 0 && w.objs["clusterqueues/training-cq"].Value != nil:
+	case k == 4 && w.objs["clusterqueues/training-cq"].Value != nil:
 		// The quotas come to cover ephemeral-storage, which the nodes
 		// carry, or cover it no more.
 		cq := w.objs["clusterqueues/training-cq"].Value.(*kueue.ClusterQueue).DeepCopy()
@@ -314,6 +328,49 @@ func randomConfig(rng *rand.Rand, c *Cluster, w *world) string {
 	}
 	upsert(n)
 	return "label " + name
+}
+
+// worldFree is how many of a node's GPUs w's active pods bound to it
+// leave.
+func worldFree(w *world, node *corev1.Node) int64 {
+	free := node.Status.Allocatable.Name("nvidia.com/gpu", resource.DecimalSI).Value()
+	for _, name := range w.names {
+		if p, ok := w.objs[name].Value.(*corev1.Pod); ok && p.Spec.NodeName == node.Name &&
+			p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			free -= p.Spec.Containers[0].Resources.Requests.Name("nvidia.com/gpu", resource.DecimalSI).Value()
+		}
+	}
+	return free
+}
+
+// randomQuotaFlavor deletes the ResourceFlavor a100, which team-a-cq
+// names and no node is placed under (it has no topology), brings it back,
+// or gives it a toleration or takes it away, and says which: changes that
+// leave every node described as it was, the queue held or freed, the pods
+// on its nodes charging it or not.
+func randomQuotaFlavor(rng *rand.Rand, c *Cluster, w *world) string {
+	v := w.objs["resourceflavors/a100"].Value
+	if v == nil {
+		rf := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "a100"},
+			Spec: kueue.ResourceFlavorSpec{NodeLabels: map[string]string{"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB"}}}
+		c.Upsert(rf)
+		w.set(rf)
+		return "a100 back"
+	}
+	if rng.IntN(2) == 0 {
+		c.Delete(v)
+		w.remove("resourceflavors/a100")
+		return "a100 deleted"
+	}
+	rf := v.(*kueue.ResourceFlavor).DeepCopy()
+	if len(rf.Spec.Tolerations) == 0 {
+		rf.Spec.Tolerations = []corev1.Toleration{{Key: "example.com/spot", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+	} else {
+		rf.Spec.Tolerations = nil
+	}
+	c.Upsert(rf)
+	w.set(rf)
+	return fmt.Sprintf("a100 tolerations %d", len(rf.Spec.Tolerations))
 }
 
 // randomQueueChange makes one change to the queues, the namespaces and

@@ -29,6 +29,9 @@ type state struct {
 	store     *allot.Store
 	resources kueueconfig.ResourceNames
 	levels    []string
+	// nodeRule is the configuration's NodeRule its nodes were described
+	// under; "" while a resync has not finished.
+	nodeRule  string
 	nodes     map[string]allot.Node
 	cohorts   map[string]allot.Cohort
 	queues    map[string]allot.Queue
@@ -196,7 +199,10 @@ func (c *Cluster) changed(obj any, oldGang string, deleted bool) {
 		// namespace's change is its own event, the queues' stay.
 		c.syncNamespace(v.Name)
 	case *kueue.ResourceFlavor, *kueue.Topology:
-		if !c.flavorsStay() {
+		switch {
+		case c.cfg.NodeRule() == c.live.nodeRule:
+			c.flavorsOnly()
+		case !c.flavorsStay():
 			c.resync()
 		}
 	case *kueue.ClusterQueue, *kueue.Cohort, *kueue.LocalQueue, *kueue.WorkloadPriorityClass, *schedulingv1.PriorityClass:
@@ -255,6 +261,63 @@ func (c *Cluster) flavorsStay() bool {
 		}
 	}
 	return true
+}
+
+// flavorsOnly applies a ResourceFlavor's or Topology's change that
+// leaves every node described as it was (NodeRule stays: the levels, the
+// labels flavors select by, the topology-aware flavors and their
+// nodeLabels), without the resync's description of the whole
+// configuration: AddFlavor for each flavor new (no node can serve it),
+// SetFlavor for each described anew (its tolerations, say), the queues
+// (a flavor found or lost holds or frees them, its quota kept or left
+// out) and the gangs whose pods charge a flavor by their node's labels
+// described anew (GangsOff), then RemoveFlavor for each flavor gone.
+// O(flavors + queues + the pods off the store's nodes).
+func (c *Cluster) flavorsOnly() {
+	l := c.live
+	cur := l.store.Load()
+	have := map[string]allot.Flavor{}
+	for _, f := range cur.Flavors() {
+		have[f.Name] = f
+	}
+	names := c.cfg.FlavorNames()
+	for i, name := range names {
+		f, _, err := c.cfg.Flavor(name)
+		if err != nil {
+			c.fail(err, "resourceflavors/"+name)
+			return
+		}
+		h, ok := have[name]
+		switch {
+		case !ok:
+			before := ""
+			for _, g := range names[i+1:] {
+				if _, ok := have[g]; ok {
+					before = g
+					break
+				}
+			}
+			if !c.apply(allot.AddFlavor{Flavor: f, Before: before}) {
+				return
+			}
+		case !sameFlavor(h, f):
+			if !c.apply(allot.SetFlavor{Flavor: f}) {
+				return
+			}
+		default:
+			continue
+		}
+		have[name] = f
+	}
+	c.syncQueues(kueueconfig.Key{}, c.cfg.GangsOff(func(node string) bool { _, ok := l.nodes[node]; return ok }))
+	if c.broken {
+		return
+	}
+	for _, f := range cur.Flavors() {
+		if !slices.Contains(names, f.Name) && !c.apply(allot.RemoveFlavor{Flavor: f.Name}) {
+			return
+		}
+	}
 }
 
 // started tells whether Start has run (the caches synced).
@@ -731,6 +794,7 @@ func (c *Cluster) rebuild(reason string) error {
 		queues: map[string]allot.Queue{}, running: map[string]allot.Workload{},
 		reads: map[string]kueueconfig.Reads{}, readers: map[kueueconfig.Key]map[string]bool{}, views: map[kueueconfig.Key]string{}}
 	l.resources, _ = c.cfg.Resources() // Builder read them without an error
+	l.nodeRule = c.cfg.NodeRule()
 	for _, n := range b.Nodes {
 		l.nodes[n.Name] = n
 	}
@@ -797,12 +861,14 @@ func (c *Cluster) rebuild(reason string) error {
 // next change resyncs again.
 func (c *Cluster) resync() {
 	c.broken = false
+	l := c.live
+	l.nodeRule = "" // until the batch is through
+	rule := c.cfg.NodeRule()
 	b, _, err := c.cfg.Builder()
 	if err != nil {
 		c.fail(err, "the configuration")
 		return
 	}
-	l := c.live
 	cur := l.store.Load()
 	// 1. The resources of both.
 	union := slices.Clone(b.Resources)
@@ -991,6 +1057,9 @@ func (c *Cluster) resync() {
 	}
 	if now := l.store.Load(); !slices.Equal(b.Resources, now.Resources()) || !slices.Equal(ignoredAll(b.Resources), sorted(now.IgnoredResources())) {
 		c.apply(allot.SetResources{Resources: b.Resources, GPUResource: b.GPUResource, IgnoredResources: ignoredAll(b.Resources)})
+	}
+	if !c.broken {
+		l.nodeRule = rule
 	}
 }
 

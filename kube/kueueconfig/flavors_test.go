@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
 
@@ -167,6 +168,50 @@ spec:
 				if tc.node != "" && p.Node != tc.node {
 					t.Errorf("pod %d on %s, want %s", p.Pod, p.Node, tc.node)
 				}
+			}
+		})
+	}
+}
+
+// TestNodeRule: NodeRule stays through the flavor changes that describe
+// every node as it was, and moves with each one that may not.
+func TestNodeRule(t *testing.T) {
+	rf := func(y string) *kueue.ResourceFlavor {
+		var f kueue.ResourceFlavor
+		if err := yaml.Unmarshal([]byte(y), &f); err != nil {
+			t.Fatal(err)
+		}
+		return &f
+	}
+	for _, tc := range []struct {
+		name  string
+		edit  any // an object added or replaced
+		moves bool
+	}{
+		{"quota-only flavor, known key", rf(`{metadata: {name: a100}, spec: {nodeLabels: {pool: a100}}}`), false},
+		{"quota-only flavor, no labels", rf(`{metadata: {name: spare}}`), false},
+		{"tolerations changed", rf(`{metadata: {name: h100}, spec: {topologyName: t, nodeLabels: {pool: h100}}}`), false},
+		{"quota-only flavor, new key", rf(`{metadata: {name: a100}, spec: {nodeLabels: {zone: a}}}`), true},
+		{"topology-aware flavor added", rf(`{metadata: {name: b200}, spec: {topologyName: t, nodeLabels: {pool: b200}}}`), true},
+		{"nodeLabels changed", rf(`{metadata: {name: h100}, spec: {topologyName: t, nodeLabels: {pool: h200}}}`), true},
+		{"topology gone", rf(`{metadata: {name: h100}, spec: {topologyName: other, nodeLabels: {pool: h100}}}`), true},
+		{"levels changed", &kueue.Topology{ObjectMeta: metav1.ObjectMeta{Name: "t"}, Spec: kueue.TopologySpec{Levels: []kueue.TopologyLevel{{NodeLabel: "kubernetes.io/hostname"}}}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := kueueconfig.Decode("tainted", []byte(taintedCluster))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := kueueconfig.Import(objs, kueueconfig.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := c.NodeRule()
+			if err := c.Add(kueueconfig.Object{Source: "edit", Value: tc.edit}); err != nil {
+				t.Fatal(err)
+			}
+			if moved := c.NodeRule() != before; moved != tc.moves {
+				t.Fatalf("rule moved %v, want %v:\n%s\n%s", moved, tc.moves, before, c.NodeRule())
 			}
 		})
 	}

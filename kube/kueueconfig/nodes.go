@@ -7,6 +7,7 @@ package kueueconfig
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -29,12 +30,47 @@ func (c *Config) Levels() ([]string, error) {
 // flavorDerived is what every node's description reads of the
 // ResourceFlavors and Topologies, worked out once for all nodes (and
 // again after one of them changes): the flavors' names sorted, the node
-// labels they select nodes by, sorted, and the topology's levels.
+// labels they select nodes by, sorted, the topology's levels, and all of
+// that as one value (NodeRule).
 type flavorDerived struct {
 	names     []string
 	keys      []string
 	levels    []string
 	levelsErr error
+	rule      string
+}
+
+// NodeRule is everything a node's description (Node) reads of the
+// ResourceFlavors and Topologies, as one value: the topology's levels, the
+// labels the flavors select nodes by, and each topology-aware flavor whose
+// Topology exists, by name, with its nodeLabels. While it stays, every
+// node is described as it was, whatever else of the flavors changed
+// (their tolerations, taints, a flavor no node can serve added or gone).
+func (c *Config) NodeRule() string { return c.derived().rule }
+
+// nodeRule is NodeRule worked out from d's names, keys and levels.
+func (c *Config) nodeRule(d *flavorDerived) string {
+	var b strings.Builder
+	if d.levelsErr != nil {
+		fmt.Fprintf(&b, "levels error %q", d.levelsErr)
+	} else {
+		fmt.Fprintf(&b, "levels %q", d.levels)
+	}
+	fmt.Fprintf(&b, " keys %q", d.keys)
+	for _, name := range d.names {
+		rf := c.flavors[name]
+		if !isTAS(rf) {
+			continue
+		}
+		if _, ok := c.topologies[string(*rf.Spec.TopologyName)]; !ok {
+			continue
+		}
+		fmt.Fprintf(&b, " flavor %q", name)
+		for _, k := range sortedKeys(rf.Spec.NodeLabels) {
+			fmt.Fprintf(&b, " %q=%q", k, rf.Spec.NodeLabels[k])
+		}
+	}
+	return b.String()
 }
 
 // derived returns the flavorDerived of the configuration as it is.
@@ -51,6 +87,7 @@ func (c *Config) derived() *flavorDerived {
 	}
 	d.keys = sortedKeys(keys)
 	d.levels, d.levelsErr = c.levels(d.names)
+	d.rule = c.nodeRule(d)
 	c.flavorDerived = d
 	return d
 }

@@ -565,6 +565,25 @@ func (c *Config) GangsOn(node string) []string {
 	return sortedKeys(ids)
 }
 
+// GangsOff lists the gangs with an active pod bound to a node placed does
+// not hold, sorted: the pods that charge the first flavor of their
+// ClusterQueue whose nodeLabels their node carries, which a
+// ResourceFlavor's change may move while every node stays as described.
+func (c *Config) GangsOff(placed func(node string) bool) []string {
+	ids := map[string]bool{}
+	for node, keys := range c.nodePods {
+		if placed(node) {
+			continue
+		}
+		for key := range keys.all() {
+			if active(c.pods[key]) {
+				ids[c.podGang[key]] = true
+			}
+		}
+	}
+	return sortedKeys(ids)
+}
+
 // keySet is a set of keys (the pods of a gang, or of a node): the one key
 // of a set of one, the most common, held without a map.
 type keySet struct {

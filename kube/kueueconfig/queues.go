@@ -171,6 +171,10 @@ func (c *Config) Flavor(name string) (allot.Flavor, []Warning, error) {
 		Tolerations: tolerations(rf.Spec.Tolerations)}, warns, nil
 }
 
+// FlavorNames are the ResourceFlavors' names, sorted: the order of the
+// Builder's flavors.
+func (c *Config) FlavorNames() []string { return slices.Clone(c.derived().names) }
+
 // FlavorCount is how many ResourceFlavors the configuration holds.
 func (c *Config) FlavorCount() int { return len(c.flavors) }
 
