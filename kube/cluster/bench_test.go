@@ -139,7 +139,8 @@ func podEvents() (probe, pending, bound, done *corev1.Pod, beat [2]*corev1.Pod) 
 // Pod created bound and deleted (described, SetRunning, then Finish), a
 // running Pod's status heartbeat (no store event), a ResourceFlavor
 // created and deleted (AddFlavor, RemoveFlavor: every node stays as
-// described, no resync), a ClusterQueue's
+// described, no resync), a ResourceFlavor's finalizer added and taken
+// away (no store event), a ClusterQueue's
 // nominal quota changed and back (SetQueue; the gangs, which do not read
 // a quota, stay as described). The events of a pair alternate, one each
 // op.
@@ -183,6 +184,10 @@ func BenchmarkEvent(b *testing.B) {
 	// A ResourceFlavor no quota names and no topology places on: AddFlavor
 	// and RemoveFlavor, the nodes not described again.
 	spare := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "spare"}}
+	// The flavor h100 with Kueue's finalizer and without: nothing allot
+	// reads changes.
+	h100s := [2]*kueue.ResourceFlavor{benchObjects(0)[2].(*kueue.ResourceFlavor).DeepCopy(), benchObjects(0)[2].(*kueue.ResourceFlavor)}
+	h100s[0].Finalizers = []string{"kueue.x-k8s.io/resource-in-use"}
 	// A node more for rack r0, where room waits: its name sorts before
 	// the rack's nodes, which move a slot, or after them.
 	first, last := benchNode(0), benchNode(0)
@@ -244,6 +249,7 @@ func BenchmarkEvent(b *testing.B) {
 			}
 			return nil
 		}, false, nil},
+		{"event=flavor-finalizer", func(c *Cluster, i int) { c.Upsert(h100s[i%2]) }, nil, true, nil},
 		{"event=pod-bound-succeeded", func(c *Cluster, i int) {
 			if i%2 == 0 {
 				c.Upsert(bound)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/allot-sched/allot"
@@ -195,8 +196,8 @@ func randomChange(t *testing.T, rng *rand.Rand, c *Cluster, w *world, gone map[s
 // TestHandlersRandomConfig: TestHandlersRandom's changes with, between
 // them, the configuration's: ResourceFlavors added (selecting a rack's
 // nodes of the topology) and deleted, the quota-only flavor a100 deleted,
-// back and given a toleration or none (its nodes' pods, through
-// team-a-cq, charging it or nothing), a flavor's node labels changed (its
+// back, given a toleration or none, or a Topology that does not exist or
+// none (its nodes' pods, through team-a-cq, charging it or nothing), a flavor's node labels changed (its
 // nodes labelled for it or not), the Topology losing its block level and
 // getting it back, the quotas covering one resource more and no more, the
 // queues and priority classes the running gangs read deleted, back and
@@ -363,6 +364,18 @@ func randomQuotaFlavor(rng *rand.Rand, c *Cluster, w *world) string {
 		return "a100 deleted"
 	}
 	rf := v.(*kueue.ResourceFlavor).DeepCopy()
+	if rng.IntN(2) == 0 {
+		// Topology-aware on a Topology that does not exist: team-a-cq
+		// held, no node placed under it, its pods charging nothing.
+		if rf.Spec.TopologyName == nil {
+			rf.Spec.TopologyName = ptr.To(kueue.TopologyReference("missing"))
+		} else {
+			rf.Spec.TopologyName = nil
+		}
+		c.Upsert(rf)
+		w.set(rf)
+		return fmt.Sprintf("a100 topologyName %v", rf.Spec.TopologyName != nil)
+	}
 	if len(rf.Spec.Tolerations) == 0 {
 		rf.Spec.Tolerations = []corev1.Toleration{{Key: "example.com/spot", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
 	} else {

@@ -31,14 +31,17 @@ type state struct {
 	levels    []string
 	// nodeRule is the configuration's NodeRule its nodes were described
 	// under; "" while a resync has not finished.
-	nodeRule  string
-	nodes     map[string]allot.Node
-	cohorts   map[string]allot.Cohort
-	queues    map[string]allot.Queue
-	spaces    map[string]allot.Namespace  // by name
-	locals    map[string]allot.LocalQueue // by namespace/name
-	running   map[string]allot.Workload
-	unmanaged int // running workloads of kueueconfig.UnmanagedQueue
+	nodeRule string
+	// flavorsRead is the configuration's FlavorsRead its queues and gangs
+	// were described under.
+	flavorsRead string
+	nodes       map[string]allot.Node
+	cohorts     map[string]allot.Cohort
+	queues      map[string]allot.Queue
+	spaces      map[string]allot.Namespace  // by name
+	locals      map[string]allot.LocalQueue // by namespace/name
+	running     map[string]allot.Workload
+	unmanaged   int // running workloads of kueueconfig.UnmanagedQueue
 	// reads is what each gang's description read when it was last
 	// described (kueueconfig.Reads), readers the gangs by object read,
 	// views what they read of it (kueueconfig.Config.View): a queue's or
@@ -281,6 +284,7 @@ func (c *Cluster) flavorsOnly() {
 		have[f.Name] = f
 	}
 	names := c.cfg.FlavorNames()
+	applied := false
 	for i, name := range names {
 		f, _, err := c.cfg.Flavor(name)
 		if err != nil {
@@ -307,7 +311,11 @@ func (c *Cluster) flavorsOnly() {
 		default:
 			continue
 		}
-		have[name] = f
+		have[name], applied = f, true
+	}
+	read := c.cfg.FlavorsRead()
+	if !applied && len(names) == len(cur.Flavors()) && read == l.flavorsRead {
+		return // an update of nothing allot reads: Kueue's finalizer, a label
 	}
 	c.syncQueues(kueueconfig.Key{}, c.cfg.GangsOff(func(node string) bool { _, ok := l.nodes[node]; return ok }))
 	if c.broken {
@@ -318,6 +326,7 @@ func (c *Cluster) flavorsOnly() {
 			return
 		}
 	}
+	l.flavorsRead = read
 }
 
 // started tells whether Start has run (the caches synced).
@@ -794,7 +803,7 @@ func (c *Cluster) rebuild(reason string) error {
 		queues: map[string]allot.Queue{}, running: map[string]allot.Workload{},
 		reads: map[string]kueueconfig.Reads{}, readers: map[kueueconfig.Key]map[string]bool{}, views: map[kueueconfig.Key]string{}}
 	l.resources, _ = c.cfg.Resources() // Builder read them without an error
-	l.nodeRule = c.cfg.NodeRule()
+	l.nodeRule, l.flavorsRead = c.cfg.NodeRule(), c.cfg.FlavorsRead()
 	for _, n := range b.Nodes {
 		l.nodes[n.Name] = n
 	}
@@ -863,7 +872,7 @@ func (c *Cluster) resync() {
 	c.broken = false
 	l := c.live
 	l.nodeRule = "" // until the batch is through
-	rule := c.cfg.NodeRule()
+	rule, read := c.cfg.NodeRule(), c.cfg.FlavorsRead()
 	b, _, err := c.cfg.Builder()
 	if err != nil {
 		c.fail(err, "the configuration")
@@ -1059,7 +1068,7 @@ func (c *Cluster) resync() {
 		c.apply(allot.SetResources{Resources: b.Resources, GPUResource: b.GPUResource, IgnoredResources: ignoredAll(b.Resources)})
 	}
 	if !c.broken {
-		l.nodeRule = rule
+		l.nodeRule, l.flavorsRead = rule, read
 	}
 }
 

@@ -38,6 +38,7 @@ type flavorDerived struct {
 	levels    []string
 	levelsErr error
 	rule      string
+	read      string
 }
 
 // NodeRule is everything a node's description (Node) reads of the
@@ -47,6 +48,37 @@ type flavorDerived struct {
 // node is described as it was, whatever else of the flavors changed
 // (their tolerations, taints, a flavor no node can serve added or gone).
 func (c *Config) NodeRule() string { return c.derived().rule }
+
+// FlavorsRead is what the queues' and the running gangs' descriptions
+// read of the ResourceFlavors and Topologies, as one value: each flavor by
+// name, whether it is topology-aware and its Topology exists (a queue
+// listing it is held without), and its nodeLabels (a pod on a node no
+// topology-aware flavor holds charges the first its queue lists that the
+// node carries). While it stays, those descriptions stay.
+func (c *Config) FlavorsRead() string { return c.derived().read }
+
+// flavorsRead is FlavorsRead worked out from d's names.
+func (c *Config) flavorsRead(d *flavorDerived) string {
+	var b strings.Builder
+	for _, name := range d.names {
+		rf := c.flavors[name]
+		_, found := c.topologies[string(ptrOr(rf.Spec.TopologyName))]
+		fmt.Fprintf(&b, "flavor %q tas %v topology %v", name, isTAS(rf), isTAS(rf) && found)
+		for _, k := range sortedKeys(rf.Spec.NodeLabels) {
+			fmt.Fprintf(&b, " %q=%q", k, rf.Spec.NodeLabels[k])
+		}
+		b.WriteString("; ")
+	}
+	return b.String()
+}
+
+// ptrOr is *p, or the zero value for nil.
+func ptrOr[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
+	}
+	return v
+}
 
 // nodeRule is NodeRule worked out from d's names, keys and levels.
 func (c *Config) nodeRule(d *flavorDerived) string {
@@ -87,7 +119,7 @@ func (c *Config) derived() *flavorDerived {
 	}
 	d.keys = sortedKeys(keys)
 	d.levels, d.levelsErr = c.levels(d.names)
-	d.rule = c.nodeRule(d)
+	d.rule, d.read = c.nodeRule(d), c.flavorsRead(d)
 	c.flavorDerived = d
 	return d
 }
