@@ -274,8 +274,10 @@ func (c *Cluster) flavorsStay() bool {
 // SetFlavor for each described anew (its tolerations, say), the queues
 // (a flavor found or lost holds or frees them, its quota kept or left
 // out) and the gangs whose pods charge a flavor by their node's labels
-// described anew (GangsOff), then RemoveFlavor for each flavor gone.
-// O(flavors + queues + the pods off the store's nodes).
+// described anew (GangsOff), then RemoveFlavor for each flavor gone. An
+// update of nothing allot reads, the flavors and FlavorsRead as they were,
+// applies and describes nothing. O(flavors + queues + nodes with pods),
+// the store's events aside.
 func (c *Cluster) flavorsOnly() {
 	l := c.live
 	cur := l.store.Load()
@@ -321,7 +323,9 @@ func (c *Cluster) flavorsOnly() {
 	if c.broken {
 		return
 	}
-	for _, f := range cur.Flavors() {
+	// The store's flavors now, not cur's: a resync the queues' sync
+	// fell back to has removed the flavors gone already.
+	for _, f := range l.store.Load().Flavors() {
 		if !slices.Contains(names, f.Name) && !c.apply(allot.RemoveFlavor{Flavor: f.Name}) {
 			return
 		}
