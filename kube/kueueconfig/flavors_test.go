@@ -89,14 +89,7 @@ status:
 // set's tolerations onto the request; a decision then keeps the pods off
 // the node whose taint they do not tolerate.
 func TestFlavorNodeSelection(t *testing.T) {
-	objs, err := kueueconfig.Decode("tainted", []byte(taintedCluster))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := kueueconfig.Import(objs, kueueconfig.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := importTainted(t)
 	b, _, err := c.Builder()
 	if err != nil {
 		t.Fatal(err)
@@ -173,6 +166,20 @@ spec:
 	}
 }
 
+// importTainted is the configuration of taintedCluster.
+func importTainted(t *testing.T) *kueueconfig.Config {
+	t.Helper()
+	objs, err := kueueconfig.Decode("tainted", []byte(taintedCluster))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := kueueconfig.Import(objs, kueueconfig.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestNodeRule: NodeRule stays through the flavor changes that describe
 // every node as it was, and moves with each one that may not.
 func TestNodeRule(t *testing.T) {
@@ -198,14 +205,7 @@ func TestNodeRule(t *testing.T) {
 		{"levels changed", &kueue.Topology{ObjectMeta: metav1.ObjectMeta{Name: "t"}, Spec: kueue.TopologySpec{Levels: []kueue.TopologyLevel{{NodeLabel: "kubernetes.io/hostname"}}}}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs, err := kueueconfig.Decode("tainted", []byte(taintedCluster))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := kueueconfig.Import(objs, kueueconfig.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := importTainted(t)
 			before := c.NodeRule()
 			if err := c.Add(kueueconfig.Object{Source: "edit", Value: tc.edit}); err != nil {
 				t.Fatal(err)
