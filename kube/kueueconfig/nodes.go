@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/allot-sched/allot"
@@ -62,7 +63,7 @@ func (c *Config) flavorsRead(d *flavorDerived) string {
 	var b strings.Builder
 	for _, name := range d.names {
 		rf := c.flavors[name]
-		_, found := c.topologies[string(ptrOr(rf.Spec.TopologyName))]
+		_, found := c.topologies[string(ptr.Deref(rf.Spec.TopologyName, ""))]
 		fmt.Fprintf(&b, "flavor %q tas %v topology %v", name, isTAS(rf), isTAS(rf) && found)
 		for _, k := range sortedKeys(rf.Spec.NodeLabels) {
 			fmt.Fprintf(&b, " %q=%q", k, rf.Spec.NodeLabels[k])
@@ -70,14 +71,6 @@ func (c *Config) flavorsRead(d *flavorDerived) string {
 		b.WriteString("; ")
 	}
 	return b.String()
-}
-
-// ptrOr is *p, or the zero value for nil.
-func ptrOr[T any](p *T) (v T) {
-	if p != nil {
-		v = *p
-	}
-	return v
 }
 
 // nodeRule is NodeRule worked out from d's names, keys and levels.
